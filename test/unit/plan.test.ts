@@ -1,0 +1,247 @@
+import {
+  GeneratorLimits,
+  Phase,
+  PlanError,
+  capacityPerGenerator,
+  estimateArrivals,
+  estimatePeakConcurrent,
+  planLoad,
+  splitPhases,
+} from '../../scripts/core/plan';
+
+/** mulberry32: small seeded PRNG so failures reproduce. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomPhase(rnd: () => number): Phase {
+  const int = (max: number): number => Math.floor(rnd() * (max + 1));
+  const num = (max: number): number => (rnd() < 0.5 ? int(max) : Math.round(rnd() * max * 1000) / 1000);
+  const duration = rnd() < 0.7 ? 1 + int(120) : `${1 + int(5)}m`;
+  const withCap = (p: Phase): Phase => (rnd() < 0.3 ? { ...p, maxVusers: rnd() < 0.7 ? int(50) : num(50) } : p);
+  switch (int(4)) {
+    case 0:
+      return { name: 'p', pause: rnd() < 0.5 ? 1 + int(60) : '30s' };
+    case 1:
+      return withCap({ duration, arrivalCount: int(rnd() < 0.5 ? 5 : 5000), extraKey: { x: 1 } });
+    case 2:
+      return withCap({ name: 'steady', duration, arrivalRate: num(rnd() < 0.5 ? 4 : 300) });
+    case 3:
+      return withCap({ duration, arrivalRate: num(100), rampTo: num(400) });
+    default:
+      return withCap({ duration, rampTo: num(50) });
+  }
+}
+
+const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
+
+describe('splitPhases (property)', () => {
+  test('over 1500 random profiles: totals exact, shares within one, same shape, zero shares pause', () => {
+    const rnd = prng(20240601);
+    for (let run = 0; run < 1500; run++) {
+      const phases = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => randomPhase(rnd));
+      const m = 1 + Math.floor(rnd() * 12);
+      const split = splitPhases(phases, m);
+      expect(split).toHaveLength(m);
+      phases.forEach((orig, i) => {
+        const parts = split.map((list) => {
+          expect(list).toHaveLength(phases.length);
+          return list[i] as Phase;
+        });
+        const ctx = `run ${run}, phase ${i}: ${JSON.stringify(orig)} over ${m}`;
+        if (orig.pause !== undefined) {
+          for (const p of parts) expect(p).toEqual(orig);
+          return;
+        }
+        const originalIdle = (orig.arrivalCount ?? 0) === 0 && (orig.arrivalRate ?? 0) === 0 && (orig.rampTo ?? 0) === 0;
+        for (const field of FIELDS) {
+          const v = orig[field];
+          const got = parts.map((p) => p[field] ?? 0);
+          if (v === undefined) {
+            for (const p of parts) expect(p[field]).toBeUndefined();
+            continue;
+          }
+          const sum = got.reduce((a, b) => a + b, 0);
+          if (Number.isInteger(v) && got.every(Number.isInteger)) {
+            expect({ ctx, field, sum }).toEqual({ ctx, field, sum: v });
+          } else {
+            expect(Math.abs(sum - v)).toBeLessThan(1e-9 * Math.max(1, v));
+          }
+        }
+        // Integer fields among generators that run the phase differ by at most one.
+        for (const field of ['arrivalCount', 'arrivalRate', 'rampTo'] as const) {
+          const v = orig[field];
+          if (v === undefined || !Number.isInteger(v)) continue;
+          const got = parts.map((p) => p[field] ?? 0);
+          expect(Math.max(...got) - Math.min(...got)).toBeLessThanOrEqual(1);
+        }
+        parts.forEach((p) => {
+          const zero = (p.arrivalCount ?? 0) === 0 && (p.arrivalRate ?? 0) === 0 && (p.rampTo ?? 0) === 0;
+          if (p.pause !== undefined) {
+            expect(p.pause).toEqual(orig.duration);
+            expect(p.name).toEqual(orig.name);
+          } else {
+            expect(p.duration).toEqual(orig.duration);
+            if (!originalIdle) expect({ ctx, zero }).toEqual({ ctx, zero: false });
+          }
+          if (orig.extraKey !== undefined) expect(p.extraKey).toEqual(orig.extraKey);
+          if (p.arrivalRate !== undefined && p.rampTo !== undefined && orig.arrivalRate !== undefined && orig.rampTo !== undefined) {
+            // Each generator's ramp keeps the original direction.
+            expect(Math.sign(p.rampTo - p.arrivalRate) * Math.sign(orig.rampTo - orig.arrivalRate)).toBeGreaterThanOrEqual(0);
+          }
+        });
+      });
+    }
+  });
+
+  test('301 over 3 is 101/100/100', () => {
+    const split = splitPhases([{ name: 'x', duration: 60, arrivalCount: 301 }], 3);
+    expect(split.map((s) => s[0]?.arrivalCount)).toEqual([101, 100, 100]);
+    expect(split.map((s) => s[0]?.name)).toEqual(['x', 'x', 'x']);
+  });
+
+  test('a whole arrivalCount is spread, and generators without a share pause for the duration', () => {
+    const split = splitPhases([{ duration: '20m', arrivalCount: 2, maxVusers: 5 }], 4);
+    expect(split.map((s) => s[0])).toEqual([
+      { duration: '20m', arrivalCount: 1, maxVusers: 3 },
+      { duration: '20m', arrivalCount: 1, maxVusers: 2 },
+      { pause: '20m' },
+      { pause: '20m' },
+    ]);
+  });
+
+  test('ramps round both ends in the same order', () => {
+    const split = splitPhases([{ duration: 60, arrivalRate: 5, rampTo: 7 }], 3);
+    expect(split.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[2, 3], [2, 2], [1, 2]]);
+    const frac = splitPhases([{ duration: 60, arrivalRate: 3, rampTo: 3.5 }], 2);
+    expect(frac.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[1.5, 1.75], [1.5, 1.75]]);
+  });
+
+  test('fractional rates split into equal fractional shares', () => {
+    const split = splitPhases([{ duration: 10, arrivalRate: 0.5 }], 4);
+    expect(split.map((s) => s[0]?.arrivalRate)).toEqual([0.125, 0.125, 0.125, 0.125]);
+  });
+});
+
+describe('estimates', () => {
+  test('arrivals follow Artillery arithmetic', () => {
+    expect(estimateArrivals([{ duration: 10, arrivalCount: 100 }])).toBe(100);
+    expect(estimateArrivals([{ duration: '90s', arrivalRate: 3 }])).toBe(270);
+    expect(estimateArrivals([{ duration: 10, arrivalRate: 0 }, { pause: '1m' }])).toBe(0);
+    // Ramp 0→9 over 10 s: one arrival per second step, trapezoid = 45.
+    expect(estimateArrivals([{ duration: 10, arrivalRate: 0, rampTo: 9 }])).toBe(45);
+    expect(estimateArrivals([{ duration: 1, arrivalRate: 1, rampTo: 2 }])).toBe(2); // (1+2)/2 rounded half up
+    // Sub-microsecond interval: the `arrivals` timer's floor() yields a few extra, as Artillery does.
+    expect(estimateArrivals([{ duration: 1, arrivalCount: 3000 }])).toBe(3003);
+  });
+
+  test('peak concurrency is the busiest session-length window, capped by maxVusers', () => {
+    expect(estimatePeakConcurrent([{ duration: 100, arrivalRate: 10 }], 30)).toBe(300);
+    expect(estimatePeakConcurrent([{ duration: 10, arrivalCount: 500 }], 3600)).toBe(500);
+    expect(estimatePeakConcurrent([{ duration: 100, arrivalRate: 10, maxVusers: 120 }], 30)).toBe(120);
+    expect(estimatePeakConcurrent([{ duration: 10, arrivalRate: 10 }, { pause: 100 }, { duration: 10, arrivalRate: 10 }], 50)).toBe(100);
+    expect(estimatePeakConcurrent([{ duration: 10, arrivalRate: 2 }], 1.5)).toBe(3);
+  });
+});
+
+const roomy: GeneratorLimits = {
+  openFiles: 1000,
+  ephemeralPorts: 1_000_000,
+  sourceAddresses: 1,
+  processes: 1,
+  memoryBytes: 1e12,
+  bytesPerVuser: 1,
+  socketsPerVuser: 1,
+};
+
+describe('capacity', () => {
+  test('the smallest limit binds', () => {
+    expect(capacityPerGenerator({ ...roomy, openFiles: 65_000, processes: 2, ephemeralPorts: 28_232 })).toEqual({ vusers: 28_232, binding: 'ephemeralPorts' });
+    expect(capacityPerGenerator({ ...roomy, memoryBytes: 999, bytesPerVuser: 2 })).toEqual({ vusers: 499, binding: 'memory' });
+    expect(capacityPerGenerator({ ...roomy, socketsPerVuser: 3 })).toEqual({ vusers: 333, binding: 'openFiles' });
+  });
+
+  test('exactly at capacity fits one generator; one vuser over needs one more', () => {
+    const at = planLoad({ phases: [{ duration: 10, arrivalCount: 1000 }], limits: roomy, sessionSeconds: 60 });
+    expect(at.generators).toHaveLength(1);
+    expect(at.peakConcurrent).toBe(1000);
+    const over = planLoad({ phases: [{ duration: 10, arrivalCount: 1001 }], limits: roomy, sessionSeconds: 60 });
+    expect(over.generatorsNeeded).toBe(2);
+    expect(over.generators.map((g) => g.arrivals)).toEqual([501, 500]);
+    expect(over.totalArrivals).toBe(1001);
+  });
+
+  test('a forced generator count that cannot hold the load says how many are needed and what binds', () => {
+    const limits = { ...roomy, openFiles: 65_536, ephemeralPorts: 28_232 };
+    const req = { phases: [{ duration: 600, arrivalCount: 60_000 }], limits, sessionSeconds: 3600, generators: 2 };
+    expect(() => planLoad(req)).toThrow(PlanError);
+    try {
+      planLoad(req);
+    } catch (e) {
+      const err = e as PlanError;
+      expect(err.kind).toBe('capacity');
+      expect(err.generatorsNeeded).toBe(3);
+      expect(err.message).toContain('need 3 generators');
+      expect(err.message).toContain('ephemeral ports bind at 28,232');
+      expect(err.message).toContain('--generators 3');
+      expect(err.message).not.toContain('\n');
+    }
+    expect(planLoad({ ...req, generators: 3 }).generators).toHaveLength(3);
+  });
+
+  test('capacity errors fire exactly when a slice exceeds capacity (random)', () => {
+    const rnd = prng(7);
+    for (let run = 0; run < 300; run++) {
+      const cap = 50 + Math.floor(rnd() * 500);
+      const total = Math.floor(rnd() * 3000);
+      const m = 1 + Math.floor(rnd() * 8);
+      const req = { phases: [{ duration: 10, arrivalCount: total }], limits: { ...roomy, openFiles: cap }, sessionSeconds: 100, generators: m };
+      const fits = Math.ceil(total / m) <= cap;
+      if (fits) expect(planLoad(req).generators).toHaveLength(m);
+      else expect(() => planLoad(req)).toThrow(expect.objectContaining({ kind: 'capacity', generatorsNeeded: Math.max(1, Math.ceil(total / cap)) }));
+      expect(planLoad({ ...req, generators: undefined }).generatorsNeeded).toBe(Math.max(1, Math.ceil(total / cap)));
+    }
+  });
+
+  test('more generators than allowed is refused with the count needed', () => {
+    expect(() => planLoad({ phases: [{ duration: 10, arrivalCount: 5000 }], limits: roomy, sessionSeconds: 60, maxGenerators: 4 })).toThrow(
+      expect.objectContaining({ kind: 'max-generators', generatorsNeeded: 5 }),
+    );
+  });
+});
+
+describe('invalid input', () => {
+  const bad: Array<[Phase[], RegExp]> = [
+    [[], /non-empty/],
+    [[{ duration: 10 }], /phase 0 has none of/],
+    [[{ duration: 10, arrivalRate: 1 }, { duration: 10, arrivalRate: -1 }], /phase 1\.arrivalRate must not be negative/],
+    [[{ duration: 10, arrivalRate: Number.NaN }], /phase 0\.arrivalRate must be a finite number/],
+    [[{ duration: 0, arrivalRate: 1 }], /phase 0\.duration must be longer than zero/],
+    [[{ duration: '10 parsecs', arrivalRate: 1 }], /phase 0\.duration: "10 parsecs" is not a valid duration/],
+    [[{ duration: '1.5', arrivalRate: 1 }], /ambiguous/],
+    [[{ arrivalRate: 1 }], /phase 0\.duration is required/],
+    [[{ duration: 10, arrivalCount: 2.5 }], /whole number/],
+    [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],
+    [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /phase 0 \("warm"\): pause cannot be combined with arrivalRate/],
+    [[{ pause: 0 }], /phase 0\.pause must be longer than zero/],
+  ];
+  test.each(bad)('%j is rejected', (phases, message) => {
+    expect(() => splitPhases(phases, 2)).toThrow(message);
+    expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 10 })).toThrow(expect.objectContaining({ kind: 'invalid' }));
+  });
+
+  test('bad generator counts, limits and session lengths are rejected', () => {
+    const phases = [{ duration: 10, arrivalRate: 1 }];
+    expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 10, generators: 0 })).toThrow(/generators must be a whole number/);
+    expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 10, generators: 1.5 })).toThrow(PlanError);
+    expect(() => planLoad({ phases, limits: { ...roomy, openFiles: -1 }, sessionSeconds: 10 })).toThrow(/limits\.openFiles must be a positive number/);
+    expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 0 })).toThrow(/sessionSeconds/);
+  });
+});
