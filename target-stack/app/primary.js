@@ -1,0 +1,236 @@
+// @ts-check
+'use strict';
+/**
+ * The cluster primary: forks WORKERS workers, relays the cluster adapter's messages (setupPrimary), sequences
+ * broadcasts and stores sessions for connection state recovery, counts room members exactly, aggregates /metrics,
+ * prints the one stdout line when every worker listens, and stops everything on SIGTERM/SIGINT.
+ */
+const cluster = require('node:cluster');
+const path = require('node:path');
+const { setupPrimary: setupAdapterPrimary } = require('@socket.io/cluster-adapter');
+const { loadConfig, ConfigError } = require('./config');
+const { SOURCE } = require('./ipc');
+const { RecoveryStore } = require('./recovery-store');
+const { ClusterRates, aggregate } = require('./metrics');
+
+const SHUTDOWN_GRACE_MS = 4000;
+const BROADCAST = 3; // socket.io-adapter MessageType.BROADCAST
+
+/** @param {string} msg */
+function log(msg) {
+  process.stderr.write(`target[primary pid ${process.pid}]: ${msg}\n`);
+}
+
+function main() {
+  /** @type {import('./config').TargetConfig} */
+  let cfg;
+  try {
+    cfg = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const local = !cfg.redisUrl;
+  const store = new RecoveryStore(cfg.recoveryMs);
+  const rates = new ClusterRates();
+  /** @type {Map<string, number>} */
+  const roomSizes = new Map();
+  /** @type {Map<number, number>} worker id → port */
+  const listening = new Map();
+  let announced = false;
+  let shuttingDown = false;
+  let exitCode = 0;
+  let lastCpu = process.cpuUsage();
+  let lastCpuAt = performance.now();
+
+  /**
+   * @param {import('node:cluster').Worker} worker
+   * @param {Record<string, unknown>} msg
+   */
+  const sendTo = (worker, msg) => {
+    if (worker.isConnected()) worker.send({ source: SOURCE, ...msg }, undefined, () => {});
+  };
+  /**
+   * @param {import('node:cluster').Worker} worker
+   * @param {any} req
+   * @param {Record<string, unknown>} body
+   */
+  const reply = (worker, req, body) => sendTo(worker, { reply: true, reqId: req.reqId, ...body });
+
+  /** @type {Map<number, { snaps: any[], expected: number, done: (snaps: any[]) => void }>} */
+  const collections = new Map();
+  let nextCollectId = 0;
+  /** @returns {Promise<any[]>} */
+  const collectSnapshots = () =>
+    new Promise((resolve) => {
+      const workers = Object.values(cluster.workers || {}).filter((w) => w && w.isConnected());
+      const collectId = ++nextCollectId;
+      const finish = (/** @type {any[]} */ snaps) => {
+        collections.delete(collectId);
+        clearTimeout(t);
+        resolve(snaps.sort((a, b) => a.worker - b.worker));
+      };
+      const t = setTimeout(() => {
+        const c = collections.get(collectId);
+        finish(c ? c.snaps : []);
+      }, 2000);
+      collections.set(collectId, { snaps: [], expected: workers.length, done: finish });
+      for (const w of workers) if (w) sendTo(w, { t: 'snapshot', collectId });
+      if (workers.length === 0) finish([]);
+    });
+
+  // Registered BEFORE the adapter's setupPrimary() listener: it stamps the offset onto a BROADCAST message object,
+  // which setupPrimary's listener then relays (same object) to the other workers.
+  cluster.on('message', (worker, /** @type {any} */ msg) => {
+    if (!msg) return;
+    if (msg.source === '_sio_adapter') {
+      if (msg.type === BROADCAST && msg.seqReq !== undefined && msg.data) {
+        const offset = store.record(msg.data.opts || {}, msg.data.packet);
+        msg.offset = offset;
+        sendTo(worker, { t: 'offset', seqReq: msg.seqReq, offset });
+      }
+      return;
+    }
+    if (msg.source !== SOURCE) return;
+    switch (msg.t) {
+      case 'listening':
+        listening.set(worker.id, msg.port);
+        maybeAnnounce();
+        break;
+      case 'listen-error':
+        if (!shuttingDown) {
+          if (msg.code === 'EADDRINUSE') {
+            process.stderr.write(
+              `target: port ${cfg.port} on ${cfg.host} is already in use; pass another PORT or stop the other process\n`,
+            );
+            shutdown(2);
+          } else {
+            process.stderr.write(`target: cannot listen on ${cfg.host}:${cfg.port}: ${msg.message}\n`);
+            shutdown(msg.code === 'EACCES' || msg.code === 'EADDRNOTAVAIL' ? 2 : 1);
+          }
+        }
+        break;
+      case 'conns':
+        rates.setConnections(worker.id, msg.n);
+        break;
+      case 'bucket':
+        rates.addBucket(msg);
+        break;
+      case 'join': {
+        /** @type {number[]} */
+        const counts = [];
+        for (const room of msg.rooms) {
+          const n = (roomSizes.get(room) ?? 0) + 1;
+          roomSizes.set(room, n);
+          counts.push(n);
+        }
+        reply(worker, msg, { counts });
+        break;
+      }
+      case 'leave':
+        for (const room of msg.rooms) {
+          const n = (roomSizes.get(room) ?? 0) - 1;
+          if (n <= 0) roomSizes.delete(room);
+          else roomSizes.set(room, n);
+        }
+        break;
+      case 'rooms':
+        reply(worker, msg, { rooms: roomSizes.size });
+        break;
+      case 'persist':
+        store.persist(msg.session);
+        break;
+      case 'restore':
+        store.restore(msg.pid, msg.offset).then(
+          (session) => reply(worker, msg, { session }),
+          () => reply(worker, msg, { session: null }),
+        );
+        break;
+      case 'snapshot': {
+        const c = collections.get(msg.collectId);
+        if (c) {
+          c.snaps.push(msg.snap);
+          if (c.snaps.length >= c.expected) c.done(c.snaps);
+        }
+        break;
+      }
+      case 'metrics':
+        collectSnapshots().then((snaps) => {
+          const cpu = process.cpuUsage(lastCpu);
+          const at = performance.now();
+          const primaryCpu = ((cpu.user + cpu.system) / 1000 / Math.max(1, at - lastCpuAt)) * 100;
+          lastCpu = process.cpuUsage();
+          lastCpuAt = at;
+          const metrics = aggregate(snaps, rates, roomSizes.size, {
+            adapter: local ? 'cluster' : 'redis',
+            workersConfigured: cfg.workers,
+            primaryCpu,
+          });
+          reply(worker, msg, { metrics });
+        });
+        break;
+      default:
+        break;
+    }
+  });
+  if (local) setupAdapterPrimary();
+
+  function maybeAnnounce() {
+    if (announced || shuttingDown || listening.size < cfg.workers) return;
+    const ports = new Set(listening.values());
+    const port = /** @type {number} */ ([...ports][0]);
+    if (ports.size > 1) log(`workers listen on different ports ${[...ports].join(', ')}; announcing ${port}`);
+    announced = true;
+    process.stdout.write(
+      `${JSON.stringify({ event: 'listening', port, host: cfg.host, workers: cfg.workers, pid: process.pid })}\n`,
+    );
+  }
+
+  /** @param {number} code */
+  function shutdown(code) {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    exitCode = code;
+    const workers = Object.values(cluster.workers || {});
+    if (workers.length === 0) process.exit(exitCode);
+    for (const w of workers) {
+      if (!w) continue;
+      if (code === 2 || !announced) w.process.kill('SIGKILL');
+      else sendTo(w, { t: 'shutdown' });
+    }
+    const force = setTimeout(() => {
+      for (const w of Object.values(cluster.workers || {})) if (w) w.process.kill('SIGKILL');
+      setTimeout(() => process.exit(exitCode), 300).unref();
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    if (shuttingDown) {
+      if (Object.keys(cluster.workers || {}).length === 0) {
+        store.close();
+        process.exit(exitCode);
+      }
+      return;
+    }
+    log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal || `code ${code}`}); stopping the target`);
+    shutdown(1);
+  });
+
+  process.on('SIGTERM', () => shutdown(0));
+  process.on('SIGINT', () => shutdown(0));
+
+  cluster.setupPrimary({
+    exec: path.join(__dirname, 'server.js'),
+    serialization: 'advanced',
+    // workers' stdout goes to our stderr: stdout carries only the listening line
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  for (let i = 0; i < cfg.workers; i++) cluster.fork();
+}
+
+module.exports = { main };

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+/**
+ * Reference Socket.IO target: entry point for the cluster primary and for every worker.
+ *   node target-stack/app/server.js      (or: npm run target)
+ * Env: PORT, HOST, WORKERS, REDIS_URL, FAULT_DELIVERY_DELAY_MS, FAULT_WITHHOLD_FRACTION, FAULT_COOKIE_503_FRACTION,
+ * FAULT_SEED — see docs/reference-target.md. Stdout carries exactly one line, the primary's "listening" JSON.
+ */
+const cluster = require('node:cluster');
+
+if (cluster.isPrimary) {
+  require('./primary').main();
+} else {
+  require('./worker')
+    .main()
+    .catch((/** @type {Error} */ err) => {
+      process.stderr.write(`target[worker pid ${process.pid}]: failed to start: ${err && err.stack}\n`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,277 @@
+// @ts-check
+'use strict';
+/**
+ * One worker process: HTTP routes + Socket.IO (protocol in docs/reference-target.md). Holds its own sockets; rooms
+ * are shared with the other workers through the Socket.IO adapter (cluster adapter via the primary, or Redis).
+ * Never writes to stdout (the primary owns stdout); logs go to stderr.
+ */
+const http = require('node:http');
+const crypto = require('node:crypto');
+const cluster = require('node:cluster');
+const { Server } = require('socket.io');
+const { loadConfig } = require('./config');
+const ipc = require('./ipc');
+const { WorkerMetrics } = require('./metrics');
+const { WITHHELD_ROOM, makeWithholdDecider, makeCookie503Decider } = require('./faults');
+const { createLocalAdapter, primaryRoomCounter, createRedis } = require('./adapter');
+
+const MAX_BODY = 1024 * 1024;
+
+/** @param {string} msg */
+function log(msg) {
+  process.stderr.write(`target[worker ${cluster.worker ? cluster.worker.id : '?'} pid ${process.pid}]: ${msg}\n`);
+}
+
+/**
+ * @param {http.ServerResponse} res
+ * @param {number} status
+ * @param {unknown} body
+ * @param {Record<string, string>} [headers]
+ */
+function json(res, status, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * @param {http.IncomingMessage} req
+ * @returns {Promise<string>}
+ */
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    req.on('data', (/** @type {Buffer} */ c) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** @param {string | undefined} header */
+function sidFromCookie(header) {
+  if (!header) return undefined;
+  const m = /(?:^|;\s*)sid=([^;]*)/.exec(header);
+  return m && m[1] && m[1].trim() !== '' ? m[1].trim() : undefined;
+}
+
+/** @param {unknown} room */
+function validRoom(room) {
+  return typeof room === 'string' && room.length > 0 && room.length <= 256 && room !== WITHHELD_ROOM;
+}
+
+async function main() {
+  const cfg = loadConfig(process.env);
+  const workerId = cluster.worker ? cluster.worker.id : 0;
+  const metrics = new WorkerMetrics(workerId, (bucket) => ipc.send({ t: 'bucket', ...bucket }));
+  const isWithheld = makeWithholdDecider(cfg.seed, cfg.withholdFraction);
+  const cookie503 = makeCookie503Decider(cfg.seed, cfg.cookie503Fraction);
+
+  let adapter;
+  let counter;
+  /** @type {() => Promise<void>} */
+  let closeAdapter = async () => {};
+  if (cfg.redisUrl) {
+    const r = await createRedis(cfg.redisUrl);
+    adapter = r.adapter;
+    counter = r.counter;
+    closeAdapter = r.close;
+  } else {
+    adapter = createLocalAdapter();
+    counter = primaryRoomCounter();
+  }
+
+  // connection count → primary (coalesced: at most one message per event-loop turn)
+  let connsDirty = false;
+  const flushConns = () => {
+    connsDirty = false;
+    ipc.send({ t: 'conns', n: metrics.connections });
+  };
+  const connsChanged = () => {
+    if (!connsDirty) {
+      connsDirty = true;
+      setImmediate(flushConns);
+    }
+  };
+
+  /** @type {Server} */
+  let io;
+
+  /**
+   * @param {string} room
+   * @param {unknown} payload
+   */
+  function publish(room, payload) {
+    const send = () => io.to(room).except(WITHHELD_ROOM).emit('message', { room, payload, serverAt: Date.now() });
+    if (cfg.deliveryDelayMs > 0) setTimeout(send, cfg.deliveryDelayMs);
+    else send();
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = req.url || '/';
+    const q = url.indexOf('?');
+    const path = q >= 0 ? url.slice(0, q) : url;
+    const method = req.method || 'GET';
+    if (method === 'GET' && path === '/set-cookie') {
+      if (cookie503()) {
+        metrics.cookie503++;
+        json(res, 503, { ok: false, error: 'fault injection: FAULT_COOKIE_503_FRACTION' }, { 'retry-after': '1' });
+        return;
+      }
+      metrics.cookiesIssued++;
+      const sid = crypto.randomBytes(16).toString('hex');
+      json(res, 200, { ok: true, sid }, { 'set-cookie': `sid=${sid}; Path=/; HttpOnly` });
+    } else if (method === 'GET' && path === '/time') {
+      json(res, 200, { now: Date.now() });
+    } else if (method === 'GET' && path === '/healthz') {
+      json(res, 200, { ok: true });
+    } else if (method === 'GET' && path === '/metrics') {
+      Promise.all([ipc.request({ t: 'metrics' }), counter.roomCount()]).then(
+        ([reply, rooms]) => json(res, 200, { ...reply.metrics, rooms }),
+        (err) => json(res, 500, { ok: false, error: String(err && err.message) }),
+      );
+    } else if (method === 'POST' && path === '/publish') {
+      readBody(req).then(
+        (text) => {
+          /** @type {any} */
+          let body;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            json(res, 400, { ok: false, error: 'body must be JSON: { "room": string, "payload": any }' });
+            return;
+          }
+          if (!body || typeof body !== 'object' || !validRoom(body.room) || !('payload' in body)) {
+            json(res, 400, { ok: false, error: 'body must be { "room": non-empty string, "payload": any }' });
+            return;
+          }
+          publish(body.room, body.payload);
+          json(res, 200, { ok: true });
+        },
+        (err) => json(res, 413, { ok: false, error: String(err.message) }),
+      );
+    } else {
+      json(res, 404, { ok: false, error: `no route ${method} ${path}` });
+    }
+  });
+
+  io = new Server(server, {
+    path: '/socket.io',
+    serveClient: false,
+    perMessageDeflate: false,
+    httpCompression: false,
+    maxHttpBufferSize: 64 * 1024,
+    connectionStateRecovery: { maxDisconnectionDuration: cfg.recoveryMs, skipMiddlewares: true },
+    adapter,
+  });
+
+  io.use((socket, next) => {
+    if (sidFromCookie(socket.handshake.headers.cookie)) next();
+    else next(new Error('unauthorized'));
+  });
+
+  io.on('connection', (socket) => {
+    metrics.connected();
+    connsChanged();
+    socket.onAnyOutgoing(metrics.countOutgoing);
+    const withheld = isWithheld(socket.id);
+    if (withheld) {
+      metrics.withheldSocketsCurrent++;
+      if (!socket.recovered) {
+        metrics.withheldSocketsConnected++;
+        socket.join(WITHHELD_ROOM);
+      }
+    }
+    if (socket.recovered) {
+      // rooms were restored by Socket.IO; restore their member counts (no presence announcement)
+      const rooms = [...socket.rooms].filter((r) => r !== socket.id && r !== WITHHELD_ROOM);
+      if (rooms.length > 0) counter.join(rooms).catch((err) => log(`room count: ${err.message}`));
+    }
+
+    socket.on('subscribe', (room, ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      if (!validRoom(room)) {
+        reply({ ok: false, error: 'room must be a non-empty string' });
+        return;
+      }
+      if (socket.rooms.has(room)) {
+        reply({ ok: true });
+        return;
+      }
+      socket.join(room);
+      counter.join([room]).then(
+        ([count]) => {
+          reply({ ok: true });
+          if (room.startsWith('presence-') && socket.connected) {
+            socket.to(room).except(WITHHELD_ROOM).emit('presence', { room, member: socket.id, count });
+          }
+        },
+        (err) => {
+          log(`room count: ${err.message}`);
+          reply({ ok: true });
+        },
+      );
+    });
+
+    socket.on('publish', (msg, ack) => {
+      const ok = msg && typeof msg === 'object' && validRoom(msg.room);
+      if (ok) publish(msg.room, msg.payload);
+      if (typeof ack === 'function') ack(ok ? { ok: true } : { ok: false, error: 'expected { room, payload }' });
+    });
+
+    socket.on('echo', (data, ack) => {
+      if (typeof ack === 'function') ack(data);
+    });
+
+    socket.on('disconnecting', () => {
+      const rooms = [...socket.rooms].filter((r) => r !== socket.id && r !== WITHHELD_ROOM);
+      if (rooms.length > 0) counter.leave(rooms);
+      if (withheld) metrics.withheldSocketsCurrent--;
+      metrics.disconnected();
+      connsChanged();
+    });
+  });
+
+  ipc.on('snapshot', (msg) => ipc.send({ t: 'snapshot', reply: false, collectId: msg.collectId, snap: metrics.snapshot() }));
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    metrics.close();
+    const force = setTimeout(() => process.exit(0), 3000);
+    force.unref();
+    io.close(() => {
+      closeAdapter().finally(() => process.exit(0));
+    });
+  };
+  ipc.on('shutdown', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => {}); // Ctrl-C reaches the whole process group: the primary orchestrates the stop
+  process.on('disconnect', () => process.exit(0)); // the primary is gone: never linger as an orphan
+
+  server.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
+    ipc.send({ t: 'listen-error', code: err.code || 'ERROR', message: err.message });
+  });
+  server.listen(cfg.port, cfg.host, () => {
+    const addr = server.address();
+    const port = addr && typeof addr === 'object' ? addr.port : cfg.port;
+    ipc.send({ t: 'listening', port });
+  });
+}
+
+module.exports = { main, sidFromCookie };
