@@ -117,9 +117,9 @@ export function deserializePeriod(json: string): PeriodMetrics {
     histograms,
     rates: numberMap(raw.rates, 'rates'),
   };
-  for (const k of TIMESTAMP_KEYS) {
-    const v = raw[k];
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  // Keep the writer's key order so a re-serialized period is byte-identical.
+  for (const [k, v] of Object.entries(raw)) {
+    if ((TIMESTAMP_KEYS as readonly string[]).includes(k) && typeof v === 'number' && Number.isFinite(v)) out[k as TimestampKey] = v;
   }
   return out;
 }
