@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+/**
+ * The generator agent: one per generator (a local process, or an EC2 instance via SSM Run Command).
+ *
+ *   node load-generators/agent.js --store <folder|s3://bucket/prefix> --generator <id>
+ *
+ * It reads its slice from the run store, starts one Artillery process per slice entry (each with its
+ * own source address), reports ready, waits for the shared start instant, streams every period's
+ * serialized metrics and its own resource samples into the store while the load runs, and writes
+ * done.json when the load processes end. It stops itself when the orchestrator's heartbeat goes stale
+ * (the orchestrator died) or when the orchestrator writes control/abort.json.
+ *
+ * Exit codes: 0 every load process ended normally; 1 a load process failed; 3 the agent itself failed
+ * (bad store, bad slice) or was stopped (abort, orphaned, signal).
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { parseArgs } = require('node:util');
+const { openStore } = require('./lib/run-store');
+const { sampleProcess, countPortsInUse } = require('./lib/health');
+
+const PLUGINS_DIR = path.join(__dirname, 'plugins');
+const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
+
+/**
+ * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
+ * @typedef {{ generator: string, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number }} Slice
+ */
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** @param {string} msg @returns {never} */
+function usage(msg) {
+  process.stderr.write(`agent: ${msg}\nusage: node load-generators/agent.js --store <folder|s3://bucket/prefix> --generator <id>\n`);
+  process.exit(3);
+}
+
+/**
+ * Makes every path the script names (processor, payload files) absolute against the scenario's folder.
+ * @param {any} script @param {string} scriptDir
+ */
+function resolveScriptPaths(script, scriptDir) {
+  const cfg = script.config || {};
+  if (typeof cfg.processor === 'string') cfg.processor = path.resolve(scriptDir, cfg.processor);
+  const payloads = Array.isArray(cfg.payload) ? cfg.payload : cfg.payload ? [cfg.payload] : [];
+  for (const p of payloads) if (p && typeof p.path === 'string') p.path = path.resolve(scriptDir, p.path);
+  return script;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { store: { type: 'string' }, generator: { type: 'string' }, workdir: { type: 'string' } },
+  });
+  if (!values.store) usage('--store is required');
+  if (!values.generator) usage('--generator is required');
+  const store = openStore(/** @type {string} */ (values.store));
+  const gid = /** @type {string} */ (values.generator);
+  const gkey = (/** @type {string} */ k) => `generators/${gid}/${k}`;
+
+  const sliceText = await store.get(gkey('slice.json'));
+  if (!sliceText) usage(`no slice at ${store.location}/${gkey('slice.json')}`);
+  /** @type {Slice} */
+  const slice = JSON.parse(/** @type {string} */ (sliceText));
+  const heartbeatTimeoutMs = slice.heartbeatTimeoutMs ?? 30_000;
+  const healthIntervalMs = slice.healthIntervalMs ?? 5_000;
+
+  const work = fs.mkdtempSync(path.join(values.workdir || os.tmpdir(), `rig-${gid}-`));
+  /** @type {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, pushed: Set<string>, logFile: string }[]} */
+  const procs = [];
+  let stopping = '';
+
+  const stopAll = (/** @type {string} */ reason) => {
+    if (stopping) return;
+    stopping = reason;
+    for (const p of procs) {
+      try { fs.writeFileSync(path.join(p.spool, 'abort'), reason); } catch { /* spool gone */ }
+      if (p.exit === undefined) p.child.kill('SIGTERM');
+    }
+    // A load process that ignores SIGTERM is killed: the agent never leaves one behind.
+    setTimeout(() => { for (const p of procs) if (p.exit === undefined) p.child.kill('SIGKILL'); }, 3000).unref();
+  };
+  process.on('SIGTERM', () => stopAll('signal'));
+  process.on('SIGINT', () => stopAll('signal'));
+
+  slice.processes.forEach((spec, k) => {
+    const spool = path.join(work, `p${k}`);
+    fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });
+    const script = resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir);
+    script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
+    const scriptFile = path.join(spool, 'script.json');
+    fs.writeFileSync(scriptFile, JSON.stringify(script));
+    const logFile = path.join(spool, 'artillery.log');
+    const log = fs.openSync(logFile, 'a');
+    const child = spawn(process.execPath, [ARTILLERY_BIN, 'run', scriptFile], {
+      cwd: spool,
+      stdio: ['ignore', log, log],
+      env: {
+        ...process.env,
+        WORKERS: '1',
+        ARTILLERY_DISABLE_TELEMETRY: 'true',
+        ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
+        RIG_SOURCE_ADDRESS: spec.sourceAddress || '',
+      },
+    });
+    fs.closeSync(log);
+    const entry = { k, spool, child, exit: /** @type {number | null | undefined} */ (undefined), pushed: new Set(), logFile };
+    child.on('exit', (code, signal) => { entry.exit = code ?? (signal ? 128 : 1); });
+    procs.push(entry);
+  });
+
+  /** Copies every new spool file into the store (periods are immutable once renamed into place). */
+  const push = async () => {
+    for (const p of procs) {
+      const names = fs.readdirSync(p.spool).filter((n) => /^(started-|ready-).*\.json$|^final\.json$/.test(n));
+      const periods = fs.readdirSync(path.join(p.spool, 'periods')).filter((n) => n.endsWith('.json')).map((n) => `periods/${n}`);
+      for (const rel of [...periods, ...names]) {
+        if (p.pushed.has(rel)) continue;
+        await store.put(gkey(`p${p.k}/${rel}`), fs.readFileSync(path.join(p.spool, rel)));
+        p.pushed.add(rel);
+      }
+    }
+  };
+
+  // 1. Ready once every load process has a thread waiting at the barrier.
+  const readyDeadline = Date.now() + 120_000;
+  for (;;) {
+    if (stopping) break;
+    const allReady = procs.every((p) => fs.readdirSync(p.spool).some((n) => n.startsWith('ready-')));
+    const dead = procs.find((p) => p.exit !== undefined);
+    if (dead) { stopAll(`load process p${dead.k} exited before start (see ${gkey(`p${dead.k}/artillery.log`)})`); break; }
+    if (allReady) break;
+    if (Date.now() > readyDeadline) { stopAll('load processes not ready within 120 s'); break; }
+    await sleep(50);
+  }
+  if (!stopping) {
+    await store.put(gkey('ready.json'), JSON.stringify({ at: Date.now(), pid: process.pid, host: os.hostname(), processes: procs.length }));
+  }
+
+  // 2. Wait for the start instant (or an abort / a dead orchestrator), then hand it to the load processes.
+  let lastHeartbeatSeen = Date.now();
+  const checkControl = async () => {
+    const abort = await store.get('control/abort.json');
+    if (abort) { stopAll(`aborted by the orchestrator: ${JSON.parse(abort).reason || ''}`); return; }
+    const hb = await store.get('control/heartbeat.json');
+    if (hb) lastHeartbeatSeen = Math.max(lastHeartbeatSeen, Number(JSON.parse(hb).at) || 0);
+    if (Date.now() - lastHeartbeatSeen > heartbeatTimeoutMs) stopAll('orphaned: the orchestrator heartbeat stopped');
+  };
+  while (!stopping) {
+    const start = await store.get('control/start.json');
+    if (start) {
+      for (const p of procs) fs.writeFileSync(path.join(p.spool, 'start.json'), start);
+      break;
+    }
+    await checkControl();
+    await sleep(50);
+  }
+
+  // 3. Run: stream periods and health samples until every load process has exited.
+  let nextHealth = 0;
+  let nextControl = 0;
+  while (procs.some((p) => p.exit === undefined)) {
+    await push();
+    const now = Date.now();
+    if (now >= nextControl) { await checkControl(); nextControl = now + 1000; }
+    if (now >= nextHealth) {
+      nextHealth = now + healthIntervalMs;
+      const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
+        process: `p${p.k}`,
+        ...sampleProcess(/** @type {number} */ (p.child.pid)),
+        portsInUse: countPortsInUse(slice.processes[p.k]?.sourceAddress),
+      }));
+      await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));
+    }
+    await sleep(250);
+  }
+  await push();
+  for (const p of procs) await store.put(gkey(`p${p.k}/artillery.log`), fs.readFileSync(p.logFile));
+  const exitCodes = procs.map((p) => p.exit);
+  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason: stopping || 'completed' }));
+  fs.rmSync(work, { recursive: true, force: true });
+  process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
+}
+
+main().catch((err) => {
+  process.stderr.write(`agent: ${err && err.stack ? err.stack : err}\n`);
+  process.exitCode = 3;
+});

@@ -1,0 +1,144 @@
+// @ts-check
+'use strict';
+/**
+ * The run store: where a run's control files and every generator's raw data live.
+ * One small interface, two adapters — a local folder (local platform, and tests) and an S3 prefix
+ * (AWS platform) — shared by the agent and the orchestrator so both read one layout:
+ *
+ *   run.json                               the plan and options (orchestrator)
+ *   control/heartbeat.json                 { at } refreshed by the orchestrator; agents stop when it goes stale
+ *   control/start.json                     { startAt } the shared start instant, written once every agent is ready
+ *   control/abort.json                     { at, reason } the orchestrator asks every agent to stop
+ *   generators/<id>/slice.json             this generator's Artillery scripts (one per load process)
+ *   generators/<id>/ready.json             the agent is loaded and waiting
+ *   generators/<id>/p<k>/periods/*.json    per-period metrics, Artillery's SSMS serialization
+ *   generators/<id>/p<k>/final.json        Artillery's final report for that process
+ *   generators/<id>/p<k>/started-*.json    when each load thread really started
+ *   generators/<id>/p<k>/artillery.log     the load process's output
+ *   generators/<id>/health/*.json          resource samples (CPU, memory, files, ports)
+ *   generators/<id>/done.json              { at, exitCodes, reason }
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+/**
+ * @typedef {object} RunStore
+ * @property {string} location human-readable location (folder or s3:// URL)
+ * @property {(key: string, body: string | Buffer) => Promise<void>} put   atomic whole-object write
+ * @property {(key: string) => Promise<string | undefined>} get           undefined when absent
+ * @property {(prefix: string) => Promise<string[]>} list                  keys under a prefix, sorted
+ */
+
+/**
+ * A run store in a local folder. Writes are atomic (temp file + rename) so a reader never sees half a file.
+ * @param {string} root
+ * @returns {RunStore}
+ */
+function localStore(root) {
+  const abs = path.resolve(root);
+  const fileOf = (/** @type {string} */ key) => {
+    const file = path.resolve(abs, key);
+    if (!file.startsWith(abs + path.sep)) throw new Error(`run store: key escapes the run folder: ${key}`);
+    return file;
+  };
+  return {
+    location: abs,
+    async put(key, body) {
+      const file = fileOf(key);
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(tmp, body);
+      await fs.promises.rename(tmp, file);
+    },
+    async get(key) {
+      try {
+        return await fs.promises.readFile(fileOf(key), 'utf8');
+      } catch (err) {
+        if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+    async list(prefix) {
+      const dir = fileOf(prefix.replace(/\/+$/, '') || '.');
+      /** @type {string[]} */
+      const out = [];
+      /** @param {string} d */
+      const walk = async (d) => {
+        let entries;
+        try {
+          entries = await fs.promises.readdir(d, { withFileTypes: true });
+        } catch (err) {
+          if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return;
+          throw err;
+        }
+        for (const e of entries) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) await walk(p);
+          else if (!e.name.endsWith('.tmp')) out.push(path.relative(abs, p).split(path.sep).join('/'));
+        }
+      };
+      await walk(dir);
+      return out.sort();
+    },
+  };
+}
+
+/**
+ * A run store under an S3 prefix (`s3://bucket/prefix`). The client is injected (built once at the edge).
+ * @param {string} url
+ * @param {{ send: (cmd: any) => Promise<any> }} client an S3Client
+ * @returns {RunStore}
+ */
+function s3Store(url, client) {
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
+  if (!m) throw new Error(`run store: not an s3:// URL: ${url}`);
+  const bucket = /** @type {string} */ (m[1]);
+  const base = (m[2] || '').replace(/\/+$/, '');
+  const keyOf = (/** @type {string} */ key) => (base ? `${base}/${key}` : key);
+  // Loaded lazily so the local path never needs the SDK.
+  const s3 = () => require('@aws-sdk/client-s3');
+  return {
+    location: url,
+    async put(key, body) {
+      await client.send(new (s3().PutObjectCommand)({ Bucket: bucket, Key: keyOf(key), Body: body }));
+    },
+    async get(key) {
+      try {
+        const res = await client.send(new (s3().GetObjectCommand)({ Bucket: bucket, Key: keyOf(key) }));
+        return await res.Body.transformToString();
+      } catch (err) {
+        if (err instanceof s3().NoSuchKey || /** @type {any} */ (err).name === 'NoSuchKey') return undefined;
+        throw err;
+      }
+    },
+    async list(prefix) {
+      /** @type {string[]} */
+      const out = [];
+      let token;
+      do {
+        const res = await client.send(
+          new (s3().ListObjectsV2Command)({ Bucket: bucket, Prefix: keyOf(prefix), ContinuationToken: token }),
+        );
+        for (const o of res.Contents || []) out.push(base ? o.Key.slice(base.length + 1) : o.Key);
+        token = res.IsTruncated ? res.NextContinuationToken : undefined;
+      } while (token);
+      return out.sort();
+    },
+  };
+}
+
+/**
+ * Opens the store a location names: `s3://…` or a folder.
+ * @param {string} location
+ * @param {{ s3Client?: () => any }} [deps]
+ * @returns {RunStore}
+ */
+function openStore(location, deps = {}) {
+  if (location.startsWith('s3://')) {
+    const make = deps.s3Client || (() => new (require('@aws-sdk/client-s3').S3Client)({}));
+    return s3Store(location, make());
+  }
+  return localStore(location);
+}
+
+module.exports = { localStore, s3Store, openStore };

@@ -1,0 +1,98 @@
+// @ts-check
+'use strict';
+/**
+ * The rig's Artillery plugin (v2 plugin API, full metrics format).
+ *
+ * Artillery loads it twice per process:
+ *  - in each worker thread, while the worker prepares: there it announces readiness and BLOCKS the
+ *    thread until the run's shared start instant. Artillery starts a worker's phases right after
+ *    the worker reports ready, so blocking here is what aligns the first arrival of every generator
+ *    (a `pause` phase could not: Artillery's own start-up time varies by a second or more).
+ *  - in the main thread: there it receives every period's merged `stats` (with DDSketch histograms)
+ *    and the final report, and writes them serialized with Artillery's own SSMS serializer, the
+ *    way Artillery's Fargate reporter ships them.
+ *
+ * It talks to the agent only through files in `spoolDir` (written atomically: tmp + rename), so the
+ * agent decides where they go (the local run folder or S3).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { isMainThread, threadId } = require('node:worker_threads');
+
+const POLL_MS = 10;
+
+/** @param {string} file @param {unknown} data */
+function writeAtomic(file, data) {
+  const tmp = `${file}.${process.pid}.${threadId}.tmp`;
+  fs.writeFileSync(tmp, typeof data === 'string' ? data : JSON.stringify(data));
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Sleeps the current thread without spinning (only ever called in a worker thread).
+ * @param {number} ms
+ */
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, ms));
+}
+
+/**
+ * Blocks until `<spool>/start.json` names the start instant, then until that instant.
+ * @param {string} spoolDir @param {number} timeoutMs
+ * @returns {{ plannedAt: number, actualAt: number }}
+ */
+function awaitStart(spoolDir, timeoutMs) {
+  const startFile = path.join(spoolDir, 'start.json');
+  const abortFile = path.join(spoolDir, 'abort');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (fs.existsSync(abortFile)) throw new Error('rig: run aborted before start');
+    if (fs.existsSync(startFile)) {
+      const { startAt } = JSON.parse(fs.readFileSync(startFile, 'utf8'));
+      // Coarse sleep, then a short spin for the last milliseconds: start skew is a reported figure.
+      while (startAt - Date.now() > 5) sleepSync(Math.min(startAt - Date.now() - 5, 50));
+      while (Date.now() < startAt) { /* spin < 5 ms */ }
+      return { plannedAt: startAt, actualAt: Date.now() };
+    }
+    if (Date.now() > deadline) throw new Error(`rig: no start instant within ${timeoutMs} ms`);
+    sleepSync(POLL_MS);
+  }
+}
+
+class Plugin {
+  /**
+   * @param {any} script the test script (a throw-away copy in the main thread)
+   * @param {import('node:events').EventEmitter} events
+   */
+  constructor(script, events) {
+    const cfg = (script && script.config && script.config.plugins && script.config.plugins.rig) || {};
+    /** @type {string} */
+    this.spoolDir = cfg.spoolDir || process.env.RIG_SPOOL_DIR || '';
+    if (!this.spoolDir) return; // not under the rig (e.g. plain `artillery run`): do nothing
+    fs.mkdirSync(path.join(this.spoolDir, 'periods'), { recursive: true });
+
+    if (!isMainThread) {
+      writeAtomic(path.join(this.spoolDir, `ready-${threadId}.json`), { at: Date.now(), pid: process.pid, threadId });
+      const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
+      writeAtomic(path.join(this.spoolDir, `started-${threadId}.json`), { ...started, pid: process.pid, threadId });
+      return;
+    }
+
+    let seq = 0;
+    const ssms = /** @type {any} */ (global).artillery.__SSMS;
+    events.on('stats', (stats) => {
+      const name = `${String(stats.period)}-${String(seq++).padStart(6, '0')}.json`;
+      writeAtomic(path.join(this.spoolDir, 'periods', name), ssms.serializeMetrics(stats));
+    });
+    events.on('done', (report) => {
+      writeAtomic(path.join(this.spoolDir, 'final.json'), ssms.serializeMetrics(report));
+    });
+  }
+
+  /** @param {() => void} done */
+  cleanup(done) {
+    done();
+  }
+}
+
+module.exports = { Plugin, LEGACY_METRICS_FORMAT: false };

@@ -1,0 +1,142 @@
+// @ts-check
+'use strict';
+/**
+ * The Twine connect flow (seeds 000/001) as Artillery processor functions, so both steps run in
+ * ONE vuser, in sequence: Artillery's built-in socketio engine would connect before the first step
+ * and could not fetch the cookie first.
+ *
+ *   fetchCookie  GET /set-cookie, retried up to 3 times (exponential backoff with full jitter) on a
+ *                network error or a 5xx           → cookie.ok | cookie.retry | cookie.failed
+ *   openSocket   Socket.IO over websocket carrying the cookie
+ *                                                  → ws.connected | ws.connect_failed, ws.connect_time (ms)
+ *   (think)      hold for {{ hold }} seconds;      a loss during the hold → ws.dropped
+ *   closeSocket  clean disconnect
+ *
+ * A vuser fails (vusers.failed) when it never gets a cookie or never connects.
+ * Connections leave from RIG_SOURCE_ADDRESS when the rig sets it (a loopback alias per load process
+ * locally, a secondary private IP on AWS), so generators never share an ephemeral port range.
+ */
+const http = require('node:http');
+const https = require('node:https');
+const { io } = require('socket.io-client');
+
+const MAX_RETRIES = 3;
+const BASE_BACKOFF_MS = 200;
+const REQUEST_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 20_000;
+
+/** Where connections leave from; read once at load (process edge), empty = the OS's choice. */
+const SOURCE_ADDRESS = process.env.RIG_SOURCE_ADDRESS || undefined;
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Full-jitter exponential backoff: uniform in [0, base * 2^attempt).
+ * @param {number} attempt
+ */
+function backoffMs(attempt) {
+  return Math.floor(Math.random() * BASE_BACKOFF_MS * 2 ** attempt);
+}
+
+/** @param {any} context */
+function targetOf(context) {
+  return String(context.vars.target).replace(/\/+$/, '');
+}
+
+/**
+ * One GET; resolves with status and the `sid` cookie pair, rejects on a network error/timeout.
+ * @param {string} url
+ * @returns {Promise<{ status: number, cookie: string | undefined }>}
+ */
+function getCookieOnce(url) {
+  return new Promise((resolve, reject) => {
+    const client = url.startsWith('https:') ? https : http;
+    const req = client.get(url, { localAddress: SOURCE_ADDRESS, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+      res.resume();
+      const setCookie = res.headers['set-cookie'] || [];
+      const sid = setCookie.map((c) => c.split(';')[0]).find((c) => c && c.startsWith('sid='));
+      res.on('end', () => resolve({ status: res.statusCode || 0, cookie: sid }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+  });
+}
+
+/** @param {any} context @param {import('node:events').EventEmitter} events */
+async function fetchCookie(context, events) {
+  const url = `${targetOf(context)}/set-cookie`;
+  for (let attempt = 0; ; attempt++) {
+    let retryable;
+    try {
+      const { status, cookie } = await getCookieOnce(url);
+      if (status === 200 && cookie) {
+        context.vars.cookie = cookie;
+        events.emit('counter', 'cookie.ok', 1);
+        return;
+      }
+      retryable = status >= 500;
+      if (!retryable) {
+        events.emit('counter', 'cookie.failed', 1);
+        throw Object.assign(new Error(`set-cookie answered ${status}`), { code: `COOKIE_HTTP_${status}` });
+      }
+    } catch (err) {
+      if (/** @type {any} */ (err).code && String(/** @type {any} */ (err).code).startsWith('COOKIE_HTTP_')) throw err;
+      retryable = true;
+    }
+    if (attempt >= MAX_RETRIES) {
+      events.emit('counter', 'cookie.failed', 1);
+      throw Object.assign(new Error('set-cookie failed after retries'), { code: 'COOKIE_FAILED' });
+    }
+    events.emit('counter', 'cookie.retry', 1);
+    await sleep(backoffMs(attempt));
+  }
+}
+
+/** @param {any} context @param {import('node:events').EventEmitter} events */
+async function openSocket(context, events) {
+  const startedAt = Date.now();
+  const socket = io(targetOf(context), {
+    path: context.vars.socketPath || '/socket.io',
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    timeout: CONNECT_TIMEOUT_MS,
+    extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
+    // engine.io-client hands this to `ws`, which binds the source address.
+    ...(SOURCE_ADDRESS ? { localAddress: SOURCE_ADDRESS } : {}),
+  });
+  try {
+    await new Promise((resolve, reject) => {
+      socket.once('connect', () => resolve(undefined));
+      socket.once('connect_error', reject);
+    });
+  } catch (err) {
+    socket.close();
+    events.emit('counter', 'ws.connect_failed', 1);
+    const message = /** @type {Error} */ (err).message || 'connect_error';
+    throw Object.assign(new Error(`socket.io connect failed: ${message}`), { code: `WS_CONNECT_FAILED` });
+  }
+  events.emit('counter', 'ws.connected', 1);
+  events.emit('histogram', 'ws.connect_time', Date.now() - startedAt);
+  const state = { socket, closing: false, dropped: false };
+  socket.on('disconnect', (reason) => {
+    if (state.closing || state.dropped) return;
+    state.dropped = true;
+    events.emit('counter', 'ws.dropped', 1);
+    events.emit('counter', `ws.dropped.${String(reason).replace(/\s+/g, '_')}`, 1);
+  });
+  context.rigSocket = state;
+}
+
+/** @param {any} context @param {import('node:events').EventEmitter} _events */
+async function closeSocket(context, _events) {
+  const state = context.rigSocket;
+  if (!state) return;
+  state.closing = true;
+  state.socket.disconnect();
+  delete context.rigSocket;
+}
+
+module.exports = { fetchCookie, openSocket, closeSocket, backoffMs };

@@ -1,0 +1,91 @@
+/**
+ * The local reference target (edge adapter): starts target-stack/app as child processes for a run,
+ * waits for its one "listening" line, and always stops it.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as path from 'node:path';
+import { RigError, UsageError } from '../errors';
+
+/** A running target the run points at. */
+export interface TargetHandle {
+  readonly url: string;
+  /** Set when the rig started the target itself. */
+  readonly pid?: number;
+  stop(): Promise<void>;
+}
+
+/** Options for the local reference target. */
+export interface LocalTargetOptions {
+  readonly appDir: string;
+  readonly port: number;
+  readonly workers: number;
+  /** Extra environment (fault injection, e.g. FAULT_COOKIE_503_FRACTION). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly startTimeoutMs?: number;
+}
+
+/** Starts the reference target on 127.0.0.1; rejects with a UsageError when the port is taken. */
+export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle> {
+  const child = spawn(process.execPath, [path.join(opts.appDir, 'server.js')], {
+    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1', WORKERS: String(opts.workers) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => {
+      void stopChild(child);
+      reject(new RigError(`the local target did not start within ${(opts.startTimeoutMs ?? 30000) / 1000} s: ${lastLine(stderr)}`));
+    }, opts.startTimeoutMs ?? 30000);
+    child.stdout?.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const line = buffered.split('\n').find((l) => l.includes('"listening"'));
+      if (!line) return;
+      clearTimeout(timer);
+      const info = JSON.parse(line) as { port: number };
+      resolve({ url: `http://127.0.0.1:${info.port}`, pid: child.pid, stop: () => stopChild(child) });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 2) reject(new UsageError(lastLine(stderr) || `the local target's port ${opts.port} is unavailable; pick another with --target-port`));
+      else reject(new RigError(`the local target exited with code ${code} before listening: ${lastLine(stderr)}`));
+    });
+  });
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').filter(Boolean).pop()?.replace(/^target:\s*/, '') ?? '';
+}
+
+/** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. Idempotent. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Checks that something answers HTTP at the target; a refusal is bad input (exit 2), nothing started. */
+export function checkReachable(url: string, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const client = url.startsWith('https:') ? https : http;
+    const req = client.get(`${url}/socket.io/?EIO=4&transport=polling`, { timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve();
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      reject(new UsageError(`--target ${url} is unreachable (${err.code ?? err.message}); start the target or fix the URL`));
+    });
+  });
+}

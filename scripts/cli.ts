@@ -1,0 +1,98 @@
+/**
+ * `npm run loadtest -- [flags]`: parses flags, wires the adapters for the platform, runs, reports,
+ * and sets the exit code (0 ok, 1 thresholds breached / too many failed vusers, 2 bad input,
+ * 3 rig failure, 130 interrupted). Progress goes to stderr; `--json` puts the summary on stdout.
+ */
+import { Command, Option } from 'commander';
+import * as path from 'node:path';
+import { ExitCode, RigError, UsageError } from './errors';
+import { RawFlags, validateFlags } from './options';
+import { runLocal } from './run-local';
+
+const ROOT = path.resolve(__dirname, '..');
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Builds the command-line parser (exported for tests of the help text). */
+export function buildProgram(): Command {
+  return new Command('loadtest')
+    .description('Run a load test against a Socket.IO / WebSocket target, locally or on the deployed AWS rig')
+    .addOption(new Option('--platform <where>', 'where generators run: local | aws (default: aws when the stacks are deployed, else local)'))
+    .option('--vusers <n>', 'total virtual users across all generators')
+    .option('--ramp <duration>', 'spread arrivals evenly over this time (90s, 20m); default 100 arrivals/s, at least 10s')
+    .option('--hold <duration>', 'how long each vuser keeps its connection (scenario variable "hold")')
+    .option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script', 'connect')
+    .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
+    .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
+    .option('--target <url>', 'an existing target (default: a local reference target started for the run)')
+    .option('--target-port <port>', 'port for the local reference target (default: any free port)')
+    .option('--out <dir>', 'run folder (default runs/<run-id>)')
+    .option('--json', 'print the summary JSON on stdout')
+    .option('--ensure <expr>', 'pass/fail threshold (Artillery ensure syntax), repeatable', collect, [])
+    .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
+    .option('--teardown', 'destroy the stacks after the run (aws)')
+    .option('--keep-generators', 'leave the generator fleet running after the run (aws)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .allowExcessArguments(false);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.ok;
+    return ExitCode.badInput; // commander already printed its one line
+  }
+  const o = program.opts<Record<string, unknown>>();
+  const raw: RawFlags = {
+    platform: o.platform as string | undefined,
+    vusers: o.vusers as string | undefined,
+    ramp: o.ramp as string | undefined,
+    hold: o.hold as string | undefined,
+    scenario: o.scenario as string | undefined,
+    var: o.var as string[],
+    generators: o.generators as string | undefined,
+    target: o.target as string | undefined,
+    targetPort: o.targetPort as string | undefined,
+    out: o.out as string | undefined,
+    json: o.json as boolean | undefined,
+    ensure: o.ensure as string[],
+    maxErrorRate: o.maxErrorRate as string | undefined,
+    teardown: o.teardown as boolean | undefined,
+    keepGenerators: o.keepGenerators as boolean | undefined,
+  };
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    const options = validateFlags(raw);
+    if (options.platform === 'aws') {
+      throw new UsageError('--platform aws: the AWS run path is not in this version yet; deploy with `npm run deploy` once it lands, or run with --platform local');
+    }
+    if (options.teardown || options.keepGenerators) {
+      throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
+    }
+    log('platform: local (no deployed AWS stacks are used by this version)');
+    const { summary, exitCode } = await runLocal(options, { root: ROOT, log, env: process.env });
+    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return exitCode;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      log(`error: ${err.message}`);
+      return ExitCode.badInput;
+    }
+    if (err instanceof RigError) {
+      log(`rig failure: ${err.message}`);
+      return ExitCode.rigFailure;
+    }
+    log(`rig failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return ExitCode.rigFailure;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

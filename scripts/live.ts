@@ -1,0 +1,95 @@
+/**
+ * Live view of a running test: reads new period files from the run store as agents write them,
+ * merges each period across generators (exactly: the same merge as the final report) and produces
+ * one progress line per period once every generator still running has moved past it.
+ */
+import type { RunStore } from '../load-generators/lib/run-store';
+import { PeriodMetrics, deserializePeriod, mergePeriods, summarize } from './core/merge';
+
+/** Cumulative figures the live line shows. */
+interface Totals {
+  created: number;
+  completed: number;
+  failed: number;
+  errors: number;
+}
+
+/** Formats one period's line: created / active / completed / failed, errors, connect p95. */
+export function formatPeriodLine(period: PeriodMetrics, totals: Totals): string {
+  const c = period.counters;
+  const errors = Object.entries(c).filter(([k]) => k.startsWith('errors.')).reduce((a, [, v]) => a + v, 0);
+  const connect = period.histograms['ws.connect_time'];
+  const p95 = connect ? `${summarize(connect).p95} ms` : '-';
+  const time = new Date(period.period).toISOString().slice(11, 19);
+  return (
+    `${time}  created ${totals.created} (+${c['vusers.created'] ?? 0})  active ${totals.created - totals.completed - totals.failed}` +
+    `  completed ${totals.completed}  failed ${totals.failed}  errors ${errors}  connect p95 ${p95}`
+  );
+}
+
+/** Tracks which period files were read and which periods were already shown. */
+export class LiveMerger {
+  private readonly seen = new Set<string>();
+  private readonly pending = new Map<number, PeriodMetrics[]>();
+  private readonly latestByProcess = new Map<string, number>();
+  private readonly done = new Set<string>();
+  private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0 };
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly generatorIds: readonly string[],
+  ) {}
+
+  /** A generator that has ended no longer holds periods back. */
+  markDone(id: string): void {
+    this.done.add(id);
+  }
+
+  /** Reads new files; returns the lines of periods that every running generator has passed. */
+  async poll(): Promise<string[]> {
+    for (const id of this.generatorIds) {
+      const keys = (await this.store.list(`generators/${id}/`)).filter((k) => /\/periods\/[^/]+\.json$/.test(k));
+      for (const key of keys) {
+        if (this.seen.has(key)) continue;
+        const text = await this.store.get(key);
+        if (text === undefined) continue;
+        this.seen.add(key);
+        const p = deserializePeriod(text);
+        const list = this.pending.get(p.period) ?? [];
+        list.push(p);
+        this.pending.set(p.period, list);
+        // Keyed per load process: each emits its periods in order, but processes run side by side.
+        const proc = key.split('/periods/')[0] ?? id;
+        this.latestByProcess.set(proc, Math.max(this.latestByProcess.get(proc) ?? 0, p.period));
+      }
+    }
+    const running = this.generatorIds.filter((id) => !this.done.has(id));
+    const horizons = running.flatMap((id) => {
+      const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(`generators/${id}/`));
+      return procs.length ? procs.map(([, latest]) => latest) : [-Infinity];
+    });
+    return this.emitUpTo(running.length === 0 ? Infinity : Math.min(...horizons) - 1);
+  }
+
+  /** Shows every period still held back (end of run). */
+  async flush(): Promise<string[]> {
+    for (const id of this.generatorIds) this.done.add(id);
+    return this.poll();
+  }
+
+  private emitUpTo(limit: number): string[] {
+    const lines: string[] = [];
+    for (const period of [...this.pending.keys()].sort((a, b) => a - b)) {
+      if (period > limit) break;
+      const merged = mergePeriods(this.pending.get(period) ?? [])[0];
+      this.pending.delete(period);
+      if (!merged) continue;
+      const c = merged.counters;
+      this.totals.created += c['vusers.created'] ?? 0;
+      this.totals.completed += c['vusers.completed'] ?? 0;
+      this.totals.failed += c['vusers.failed'] ?? 0;
+      lines.push(formatPeriodLine(merged, this.totals));
+    }
+    return lines;
+  }
+}

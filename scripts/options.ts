@@ -1,0 +1,166 @@
+/**
+ * The `npm run loadtest` flags (DESIGN.md), validated into one typed object before anything starts.
+ * Pure: no file system, no environment — the CLI hands in what it parsed.
+ */
+import ms from 'ms';
+import { UsageError } from './errors';
+
+/** Built-in scenarios shipped in load-generators/scenarios/<name>.yml. */
+export const BUILT_IN_SCENARIOS = ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery'] as const;
+
+/** The most vusers one run may ask for: far beyond any plan that fits, but stops typos like 1e12. */
+export const MAX_VUSERS = 10_000_000;
+
+/** Raw flag values as the CLI parser hands them over (strings, unvalidated). */
+export interface RawFlags {
+  readonly platform?: string;
+  readonly vusers?: string;
+  readonly ramp?: string;
+  readonly hold?: string;
+  readonly scenario?: string;
+  readonly var?: readonly string[];
+  readonly generators?: string;
+  readonly target?: string;
+  readonly out?: string;
+  readonly json?: boolean;
+  readonly ensure?: readonly string[];
+  readonly teardown?: boolean;
+  readonly keepGenerators?: boolean;
+  readonly maxErrorRate?: string;
+  readonly targetPort?: string;
+}
+
+/** Validated run options. */
+export interface RunOptions {
+  /** `undefined`: decided later (aws when the stacks are deployed, else local). */
+  readonly platform?: 'local' | 'aws';
+  /** Total vusers; `undefined` keeps the scenario's own phases. */
+  readonly vusers?: number;
+  /** Seconds the arrivals are spread over. */
+  readonly rampSeconds?: number;
+  /** Seconds each vuser holds its connection (scenario variable `hold`). */
+  readonly holdSeconds?: number;
+  /** A built-in scenario name or a path to the user's Artillery script. */
+  readonly scenario: string;
+  readonly vars: Readonly<Record<string, string | number | boolean>>;
+  readonly generators?: number;
+  readonly target?: string;
+  readonly out?: string;
+  readonly json: boolean;
+  readonly ensure: readonly string[];
+  readonly teardown: boolean;
+  readonly keepGenerators: boolean;
+  /** Largest share of failed vusers (0..1) that still passes. */
+  readonly maxErrorRate: number;
+  /** Port for the local reference target; 0 = any free port. */
+  readonly targetPort: number;
+}
+
+/** Parses a duration: plain seconds (`90`) or an ms-style string (`90s`, `20m`, `1h`). Returns seconds. */
+export function parseDurationSeconds(flag: string, value: string): number {
+  const trimmed = value.trim();
+  const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : (ms(trimmed as ms.StringValue) ?? NaN) / 1000;
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
+  }
+  return seconds;
+}
+
+function parsePositiveInt(flag: string, value: string, max: number, hint: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} must be a whole number of at least 1, e.g. ${flag} ${hint}`);
+  }
+  if (n > max) {
+    throw new UsageError(`${flag} ${value} is more than the ${max.toLocaleString('en-US')} this rig accepts; ask for fewer`);
+  }
+  return n;
+}
+
+/** `--var key=value`: numbers and booleans become typed, everything else stays a string. */
+export function parseVars(pairs: readonly string[]): Record<string, string | number | boolean> {
+  const vars: Record<string, string | number | boolean> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = eq > 0 ? pair.slice(0, eq).trim() : '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+      throw new UsageError(`--var ${JSON.stringify(pair)} is not KEY=VALUE with a plain key; e.g. --var rooms=10`);
+    }
+    const raw = pair.slice(eq + 1);
+    vars[key] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+  }
+  return vars;
+}
+
+function parseTarget(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--target ${JSON.stringify(value)} is not a URL; e.g. --target http://127.0.0.1:3000`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--target ${value} must be http:// or https:// (Socket.IO upgrades to WebSocket itself)`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** Validates every flag; throws {@link UsageError} on the first bad one. */
+export function validateFlags(raw: RawFlags): RunOptions {
+  let platform: RunOptions['platform'];
+  if (raw.platform !== undefined) {
+    if (raw.platform !== 'local' && raw.platform !== 'aws') {
+      throw new UsageError(`--platform ${JSON.stringify(raw.platform)} is not a platform; use --platform local or --platform aws`);
+    }
+    platform = raw.platform;
+  }
+  const vusers = raw.vusers === undefined ? undefined : parsePositiveInt('--vusers', raw.vusers, MAX_VUSERS, '300');
+  const rampSeconds = raw.ramp === undefined ? undefined : parseDurationSeconds('--ramp', raw.ramp);
+  const holdSeconds = raw.hold === undefined ? undefined : parseDurationSeconds('--hold', raw.hold);
+  const generators = raw.generators === undefined ? undefined : parsePositiveInt('--generators', raw.generators, 1000, '3');
+  const scenario = (raw.scenario ?? 'connect').trim();
+  if (!scenario) throw new UsageError(`--scenario is empty; use one of ${BUILT_IN_SCENARIOS.join(', ')} or a path to an Artillery script`);
+  let maxErrorRate = 0;
+  if (raw.maxErrorRate !== undefined) {
+    const pct = Number(raw.maxErrorRate.replace(/%$/, ''));
+    if (!Number.isFinite(pct) || pct < 0 || pct > 100) {
+      throw new UsageError(`--max-error-rate ${JSON.stringify(raw.maxErrorRate)} must be a percentage from 0 to 100, e.g. --max-error-rate 0.1`);
+    }
+    maxErrorRate = pct / 100;
+  }
+  let targetPort = 0;
+  if (raw.targetPort !== undefined) {
+    targetPort = parsePositiveInt('--target-port', raw.targetPort, 65535, '3000');
+  }
+  if (raw.target !== undefined && raw.targetPort !== undefined) {
+    throw new UsageError('--target-port only applies to the local reference target; drop it when you pass --target');
+  }
+  for (const e of raw.ensure ?? []) {
+    if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
+  }
+  return {
+    platform,
+    vusers,
+    rampSeconds,
+    holdSeconds,
+    scenario,
+    vars: parseVars(raw.var ?? []),
+    generators,
+    target: raw.target === undefined ? undefined : parseTarget(raw.target),
+    out: raw.out,
+    json: Boolean(raw.json),
+    ensure: raw.ensure ?? [],
+    teardown: Boolean(raw.teardown),
+    keepGenerators: Boolean(raw.keepGenerators),
+    maxErrorRate,
+    targetPort,
+  };
+}
+
+/** Arrivals per second the default ramp assumes: River's 100/s, gentle enough for a small target. */
+export const DEFAULT_ARRIVALS_PER_SECOND = 100;
+
+/** The ramp used when `--vusers` is given without `--ramp`: 100 arrivals/s, at least 10 s. */
+export function defaultRampSeconds(vusers: number): number {
+  return Math.max(10, Math.ceil(vusers / DEFAULT_ARRIVALS_PER_SECOND));
+}

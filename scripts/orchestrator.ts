@@ -1,0 +1,159 @@
+/**
+ * The run sequence, the same for every platform: write the slices → launch the fleet → ready barrier
+ * → shared start instant → watch periods live → collect → merge → report. Everything that touches
+ * the outside world comes in through {@link OrchestratorDeps}.
+ */
+import type { RunStore } from '../load-generators/lib/run-store';
+import type { Fleet } from './adapters/local-fleet';
+import { RigError } from './errors';
+import { LiveMerger } from './live';
+import type { Plan } from './core/plan';
+import type { ArtilleryScript } from './scenario';
+
+/** What the CLI shows; the orchestrator only emits. */
+export type ProgressEvent =
+  | { readonly kind: 'info'; readonly message: string }
+  | { readonly kind: 'period'; readonly line: string };
+
+/** The clock, injected so tests and the live loop never depend on wall time directly. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** The outside world the orchestrator uses. */
+export interface OrchestratorDeps {
+  readonly store: RunStore;
+  readonly fleet: Fleet;
+  readonly clock: Clock;
+  readonly progress: (e: ProgressEvent) => void;
+  /** Resolves when the user interrupts (Ctrl-C); never resolves otherwise. */
+  readonly interrupted: Promise<void>;
+}
+
+/** One generator's part of the run, as written to its slice.json. */
+export interface GeneratorSpec {
+  readonly id: string;
+  /** One Artillery script per load process, each with its own source address. */
+  readonly processes: ReadonlyArray<{ readonly script: ArtilleryScript; readonly sourceAddress?: string }>;
+}
+
+/** The run as planned. */
+export interface RunSpec {
+  readonly runId: string;
+  readonly scriptDir: string;
+  readonly plan: Plan;
+  readonly generators: readonly GeneratorSpec[];
+  /** Seconds from start until every phase and session should be over. */
+  readonly expectedSeconds: number;
+  readonly heartbeatTimeoutMs: number;
+  readonly readyTimeoutMs: number;
+  /** Lead time between the last agent reporting ready and the shared start. */
+  readonly startLeadMs: number;
+  readonly meta: Record<string, unknown>;
+}
+
+/** How the run ended, before any report is built. */
+export interface RunOutcome {
+  readonly startAt?: number;
+  readonly endedAt: number;
+  readonly interrupted: boolean;
+  readonly timedOut: boolean;
+  /** Generators whose agent failed or vanished, with why. */
+  readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
+}
+
+const HEARTBEAT_MS = 2000;
+
+/** Runs the load test; always stops the fleet, whatever happens. */
+export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promise<RunOutcome> {
+  const { store, fleet, clock, progress } = deps;
+  let interrupted = false;
+  void deps.interrupted.then(() => {
+    interrupted = true;
+  });
+  const ids = spec.generators.map((g) => g.id);
+
+  await store.put('run.json', JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
+  for (const g of spec.generators) {
+    await store.put(
+      `generators/${g.id}/slice.json`,
+      JSON.stringify({ generator: g.id, scriptDir: spec.scriptDir, processes: g.processes, heartbeatTimeoutMs: spec.heartbeatTimeoutMs }),
+    );
+  }
+  const beat = () => store.put('control/heartbeat.json', JSON.stringify({ at: clock.now() }));
+  await beat();
+  let beating = true;
+  const heartbeatLoop = (async () => {
+    while (beating) {
+      await clock.sleep(HEARTBEAT_MS);
+      if (beating) await beat().catch(() => undefined);
+    }
+  })();
+
+  const lost = new Map<string, string>();
+  let startAt: number | undefined;
+  let timedOut = false;
+  try {
+    progress({ kind: 'info', message: `launching ${ids.length} generator${ids.length === 1 ? '' : 's'}` });
+    await fleet.launch(ids);
+
+    // Ready barrier: every agent has its load processes loaded and blocked before the start.
+    const readyDeadline = clock.now() + spec.readyTimeoutMs;
+    for (;;) {
+      if (interrupted) break;
+      const ready = await Promise.all(ids.map(async (id) => (await store.get(`generators/${id}/ready.json`)) !== undefined));
+      if (ready.every(Boolean)) break;
+      for (const [id, code] of fleet.status()) {
+        if (code !== undefined) throw new RigError(`generator ${id} stopped before it was ready (exit ${code}); see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
+      }
+      if (clock.now() > readyDeadline) {
+        const missing = ids.filter((_, i) => !ready[i]);
+        throw new RigError(`generator${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not ready within ${spec.readyTimeoutMs / 1000} s`);
+      }
+      await clock.sleep(100);
+    }
+
+    if (!interrupted) {
+      startAt = clock.now() + spec.startLeadMs;
+      await store.put('control/start.json', JSON.stringify({ startAt }));
+      progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
+      const live = new LiveMerger(store, ids);
+      const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
+      for (;;) {
+        if (interrupted) break;
+        const status = fleet.status();
+        for (const [id, code] of status) {
+          if (code !== undefined && code !== 0 && !lost.has(id)) {
+            lost.set(id, `agent exited with code ${code}`);
+            live.markDone(id);
+            progress({ kind: 'info', message: `generator ${id} lost (agent exit ${code}); the run continues on the others` });
+          } else if (code === 0) live.markDone(id);
+        }
+        for (const line of await live.poll()) progress({ kind: 'period', line });
+        if ([...status.values()].every((c) => c !== undefined)) break;
+        if (clock.now() > deadline) {
+          timedOut = true;
+          progress({ kind: 'info', message: `the run overran its expected ${spec.expectedSeconds} s by 2 minutes; stopping it` });
+          break;
+        }
+        await clock.sleep(500);
+      }
+      for (const line of await live.flush()) progress({ kind: 'period', line });
+    }
+  } finally {
+    if (interrupted || timedOut || [...fleet.status().values()].some((c) => c === undefined)) {
+      await store.put('control/abort.json', JSON.stringify({ at: clock.now(), reason: interrupted ? 'interrupted' : 'stopped' })).catch(() => undefined);
+    }
+    await fleet.stop();
+    beating = false;
+    await heartbeatLoop.catch(() => undefined);
+  }
+  return {
+    startAt,
+    endedAt: clock.now(),
+    interrupted,
+    timedOut,
+    lostGenerators: [...lost].map(([id, reason]) => ({ id, reason })),
+  };
+}

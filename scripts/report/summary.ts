@@ -1,0 +1,161 @@
+/**
+ * The run's summary (DESIGN.md "Summary JSON", also the top of report.json) and its terminal table.
+ * Pure: built from collected data, no I/O.
+ */
+import type { Plan } from '../core/plan';
+import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
+import { Verdict, decideVerdict } from '../core/verdict';
+import type { GeneratorData } from './collect';
+
+const PERIOD_MS = 10_000;
+
+/** One generator in the summary's `rig` section. */
+export interface GeneratorSummary {
+  readonly id: string;
+  readonly counters: Record<string, number>;
+  readonly startedAt?: number;
+  readonly health: {
+    readonly peakCpuPercent?: number;
+    readonly peakRssBytes?: number;
+    readonly peakOpenFiles?: number;
+    readonly openFilesLimit?: number;
+    readonly peakPortsInUse?: number;
+  };
+  readonly lost?: string;
+}
+
+/** A threshold's outcome. */
+export interface ThresholdResult {
+  readonly expression: string;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+/** The summary JSON. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly platform: 'local' | 'aws';
+  readonly target: string;
+  readonly scenario: string;
+  readonly status: 'completed' | 'interrupted' | 'partial' | 'timed-out';
+  readonly startedAt?: number;
+  readonly endedAt: number;
+  readonly aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>;
+  readonly rig: {
+    readonly plan: { readonly generators: number; readonly arrivalsPerGenerator: number[]; readonly peakConcurrent: number; readonly capacityPerGenerator: number; readonly bindingLimit: string };
+    readonly generators: GeneratorSummary[];
+    readonly startSkewMs: number | null;
+    readonly verdict: Verdict['verdict'];
+    readonly verdictDetail: Verdict;
+    readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
+  };
+  readonly failedRatio: number;
+  readonly thresholds: ThresholdResult[];
+}
+
+/** What the summary is built from. */
+export interface SummaryInput {
+  readonly runId: string;
+  readonly platform: 'local' | 'aws';
+  readonly target: string;
+  readonly scenario: string;
+  readonly plan: Plan;
+  readonly data: readonly GeneratorData[];
+  readonly startAt?: number;
+  readonly endedAt: number;
+  readonly interrupted: boolean;
+  readonly timedOut: boolean;
+  readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
+  readonly portRange: number;
+}
+
+const maxOf = (xs: Array<number | undefined>): number | undefined => {
+  const v = xs.filter((x): x is number => typeof x === 'number');
+  return v.length ? Math.max(...v) : undefined;
+};
+
+/** Builds the merged Artillery report and the summary. */
+export function buildSummary(input: SummaryInput): { summary: RunSummary; report: ArtilleryReport } {
+  const report = buildArtilleryReport(Object.fromEntries(input.data.map((g) => [g.id, g.periods])));
+  const allStarts = input.data.flatMap((g) => g.startedAt);
+  const startSkewMs = allStarts.length ? Math.max(...allStarts) - Math.min(...allStarts) : null;
+  const errorsByPeriod = new Map<number, number>(
+    report.intermediate.map((s) => [s.period, Object.entries(s.counters).filter(([k]) => k.startsWith('errors.')).reduce((a, [, v]) => a + v, 0)]),
+  );
+  const verdict = decideVerdict({
+    samples: input.data.flatMap((g) => g.health),
+    portRange: input.portRange,
+    periodMs: PERIOD_MS,
+    errorsByPeriod,
+    lostGenerators: input.lostGenerators.map((l) => l.id),
+  });
+  const lost = new Map(input.lostGenerators.map((l) => [l.id, l.reason]));
+  const generators: GeneratorSummary[] = input.data.map((g) => ({
+    id: g.id,
+    counters: report.byGenerator[g.id]?.counters ?? {},
+    startedAt: g.startedAt.length ? Math.min(...g.startedAt) : undefined,
+    health: {
+      peakCpuPercent: maxOf(g.health.map((h) => h.cpuPercent)),
+      peakRssBytes: maxOf(g.health.map((h) => h.rssBytes)),
+      peakOpenFiles: maxOf(g.health.map((h) => h.openFiles)),
+      openFilesLimit: maxOf(g.health.map((h) => h.openFilesLimit)),
+      peakPortsInUse: maxOf(g.health.map((h) => h.portsInUse)),
+    },
+    ...(lost.has(g.id) ? { lost: lost.get(g.id) } : {}),
+  }));
+  const c = report.aggregate.counters;
+  const created = c['vusers.created'] ?? 0;
+  const failedRatio = created > 0 ? (c['vusers.failed'] ?? 0) / created : 0;
+  const status: RunSummary['status'] = input.interrupted ? 'interrupted' : input.timedOut ? 'timed-out' : input.lostGenerators.length ? 'partial' : 'completed';
+  const summary: RunSummary = {
+    runId: input.runId,
+    platform: input.platform,
+    target: input.target,
+    scenario: input.scenario,
+    status,
+    startedAt: input.startAt,
+    endedAt: input.endedAt,
+    aggregate: { counters: report.aggregate.counters, rates: report.aggregate.rates, summaries: report.aggregate.summaries },
+    rig: {
+      plan: {
+        generators: input.plan.generators.length,
+        arrivalsPerGenerator: input.plan.generators.map((g) => g.arrivals),
+        peakConcurrent: input.plan.peakConcurrent,
+        capacityPerGenerator: input.plan.capacityPerGenerator,
+        bindingLimit: input.plan.bindingLimit,
+      },
+      generators,
+      startSkewMs,
+      verdict: verdict.verdict,
+      verdictDetail: verdict,
+      lostGenerators: input.lostGenerators,
+    },
+    failedRatio,
+    thresholds: [],
+  };
+  return { summary, report };
+}
+
+/** The terminal summary: a plain-text table for stderr. */
+export function formatSummaryTable(s: RunSummary): string {
+  const c = s.aggregate.counters;
+  const rows: Array<[string, string]> = [
+    ['run', `${s.runId} (${s.platform}, ${s.status})`],
+    ['target', s.target],
+    ['scenario', s.scenario],
+    ['vusers created / completed / failed', `${c['vusers.created'] ?? 0} / ${c['vusers.completed'] ?? 0} / ${c['vusers.failed'] ?? 0}`],
+  ];
+  for (const name of Object.keys(c).filter((k) => /^(cookie|ws|pubsub|presence|broadcast|recovery)\./.test(k)).sort()) {
+    rows.push([name, String(c[name])]);
+  }
+  for (const name of Object.keys(c).filter((k) => k.startsWith('errors.')).sort()) rows.push([name, String(c[name])]);
+  for (const [name, h] of Object.entries(s.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b))) {
+    rows.push([`${name} (min/p50/p95/p99/max)`, `${h.min} / ${h.p50} / ${h.p95} / ${h.p99} / ${h.max}`]);
+  }
+  rows.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
+  rows.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
+  rows.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
+  for (const t of s.thresholds) rows.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+}
