@@ -5,7 +5,8 @@
  * broadcasts and stores sessions for connection state recovery, counts room members exactly, aggregates /metrics,
  * prints the one stdout line when every worker listens, and stops everything on SIGTERM/SIGINT.
  */
-const cluster = require('node:cluster');
+// the typings declare a default export; at run time the CommonJS module is the Cluster object itself
+const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 const path = require('node:path');
 const { setupPrimary: setupAdapterPrimary } = require('@socket.io/cluster-adapter');
 const { loadConfig, ConfigError } = require('./config');

@@ -7,7 +7,8 @@
  * Env: PORT, HOST, WORKERS, REDIS_URL, FAULT_DELIVERY_DELAY_MS, FAULT_WITHHOLD_FRACTION, FAULT_COOKIE_503_FRACTION,
  * FAULT_SEED — see docs/reference-target.md. Stdout carries exactly one line, the primary's "listening" JSON.
  */
-const cluster = require('node:cluster');
+// the typings declare a default export; at run time the CommonJS module is the Cluster object itself
+const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 
 if (cluster.isPrimary) {
   require('./primary').main();

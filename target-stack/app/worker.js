@@ -7,7 +7,8 @@
  */
 const http = require('node:http');
 const crypto = require('node:crypto');
-const cluster = require('node:cluster');
+// the typings declare a default export; at run time the CommonJS module is the Cluster object itself
+const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 const { Server } = require('socket.io');
 const { loadConfig } = require('./config');
 const ipc = require('./ipc');

@@ -1,0 +1,79 @@
+import * as net from 'node:net';
+import { Socket } from 'socket.io-client';
+import { startTarget, spawnTarget, metrics, connectAcrossWorkers, alive, pidsWithTag, until, closeAll, Target } from './helpers';
+
+const started: Target[] = [];
+afterAll(async () => {
+  for (const t of started) {
+    if (t.proc.exitCode === null && t.proc.signalCode === null) t.proc.kill('SIGKILL');
+    for (const pid of pidsWithTag(t.tag)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+test('PORT=0: the primary prints exactly one listening line; all workers share that one port', async () => {
+  const t = await startTarget({ WORKERS: '2' });
+  started.push(t);
+  expect(t.stdout()).toMatch(/^\{"event":"listening","port":\d+,"host":"127\.0\.0\.1","workers":2,"pid":\d+\}\n$/);
+  expect(t.listening).toEqual({ event: 'listening', port: expect.any(Number), host: '127.0.0.1', workers: 2, pid: t.proc.pid });
+  expect(t.listening.port).toBeGreaterThan(0);
+  const sockets: Socket[] = await connectAcrossWorkers(t, 1);
+  const m = await metrics(t);
+  expect(m.perWorker.map((w: any) => w.connections > 0)).toEqual([true, true]);
+  closeAll(sockets);
+  await t.stop();
+  expect(t.stdout().split('\n').filter((l) => l !== '')).toHaveLength(1);
+});
+
+test('SIGTERM: the primary stops every worker and exits 0 within 5 s, leaving no process', async () => {
+  const t = await startTarget({ WORKERS: '2' });
+  started.push(t);
+  const sockets = await connectAcrossWorkers(t, 1);
+  const workerPids: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
+  expect(workerPids).toHaveLength(2);
+  expect(pidsWithTag(t.tag).sort()).toEqual([t.listening.pid, ...workerPids].sort());
+  const t0 = Date.now();
+  t.proc.kill('SIGTERM');
+  const { code, signal } = await t.exited;
+  expect(Date.now() - t0).toBeLessThan(5000);
+  expect({ code, signal }).toEqual({ code: 0, signal: null });
+  for (const pid of workerPids) expect(alive(pid)).toBe(false);
+  expect(pidsWithTag(t.tag)).toEqual([]);
+  closeAll(sockets);
+});
+
+test('if the primary dies (SIGKILL), its workers exit instead of lingering as orphans', async () => {
+  const t = await startTarget({ WORKERS: '2' });
+  started.push(t);
+  const workerPids: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
+  t.proc.kill('SIGKILL');
+  await t.exited;
+  await until(() => workerPids.every((pid) => !alive(pid)), 5000, 'orphaned workers to exit');
+  expect(pidsWithTag(t.tag)).toEqual([]);
+});
+
+test('port in use: one stderr line naming the port, exit code 2, nothing on stdout, no worker left', async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const s = spawnTarget({ WORKERS: '2', PORT: String(port) });
+    const { code } = await s.exited;
+    expect(code).toBe(2);
+    expect(s.stdout()).toBe('');
+    expect(s.stderr()).toContain(
+      `target: port ${port} on 127.0.0.1 is already in use; pass another PORT or stop the other process\n`,
+    );
+    expect(s.stderr().match(/already in use/g)).toHaveLength(1);
+    await until(() => pidsWithTag(s.tag).length === 0, 3000, 'workers to be gone');
+  } finally {
+    await new Promise((r) => blocker.close(r));
+  }
+});
+
+test('invalid env is refused with exit 2 and a message naming the variable', async () => {
+  const s = spawnTarget({ WORKERS: 'many' });
+  const { code } = await s.exited;
+  expect(code).toBe(2);
+  expect(s.stderr()).toContain('WORKERS="many" is invalid');
+  expect(s.stdout()).toBe('');
+});
