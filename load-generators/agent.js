@@ -28,7 +28,7 @@ const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.
 
 /**
  * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
- * @typedef {{ generator: string, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number }} Slice
+ * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number }} Slice
  */
 
 /** @param {number} ms */
@@ -50,6 +50,21 @@ function resolveScriptPaths(script, scriptDir) {
   const payloads = Array.isArray(cfg.payload) ? cfg.payload : cfg.payload ? [cfg.payload] : [];
   for (const p of payloads) if (p && typeof p.path === 'string') p.path = path.resolve(scriptDir, p.path);
   return script;
+}
+
+/**
+ * The worst recent event-loop delay (p99 of the last window) of a load process's threads.
+ * @param {string} spool
+ */
+function latestLag(spool) {
+  let worst;
+  for (const n of fs.readdirSync(spool).filter((f) => /^lag-\d+\.json$/.test(f))) {
+    try {
+      const { p99Ms } = JSON.parse(fs.readFileSync(path.join(spool, n), 'utf8'));
+      worst = Math.max(worst ?? 0, Number(p99Ms) || 0);
+    } catch { /* being replaced right now */ }
+  }
+  return worst;
 }
 
 async function main() {
@@ -105,6 +120,11 @@ async function main() {
         ARTILLERY_DISABLE_TELEMETRY: 'true',
         ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
         RIG_SOURCE_ADDRESS: spec.sourceAddress || '',
+        // Scenarios with one-per-run duties (e.g. the pub/sub publisher) run them on generator 0, process 0.
+        RIG_GENERATOR_ID: gid,
+        RIG_GENERATOR_INDEX: String(slice.index ?? 0),
+        RIG_GENERATOR_COUNT: String(slice.count ?? 1),
+        RIG_PROCESS_INDEX: String(k),
       },
     });
     fs.closeSync(log);
@@ -173,6 +193,7 @@ async function main() {
         process: `p${p.k}`,
         ...sampleProcess(/** @type {number} */ (p.child.pid)),
         portsInUse: countPortsInUse(slice.processes[p.k]?.sourceAddress),
+        eventLoopLagMs: latestLag(p.spool),
       }));
       await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));
     }

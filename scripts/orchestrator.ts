@@ -75,10 +75,17 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   const ids = spec.generators.map((g) => g.id);
 
   await store.put('run.json', JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
-  for (const g of spec.generators) {
+  for (const [index, g] of spec.generators.entries()) {
     await store.put(
       `generators/${g.id}/slice.json`,
-      JSON.stringify({ generator: g.id, scriptDir: spec.scriptDir, processes: g.processes, heartbeatTimeoutMs: spec.heartbeatTimeoutMs }),
+      JSON.stringify({
+        generator: g.id,
+        index,
+        count: spec.generators.length,
+        scriptDir: spec.scriptDir,
+        processes: g.processes,
+        heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+      }),
     );
   }
   const beat = () => store.put('control/heartbeat.json', JSON.stringify({ at: clock.now() }));

@@ -59,6 +59,27 @@ function awaitStart(spoolDir, timeoutMs) {
   }
 }
 
+/**
+ * Samples this load thread's event-loop delay (the thread that runs the vusers) and leaves the
+ * latest window in `lag-<thread>.json` for the agent's health samples: a lagging loop delays every
+ * timer and socket callback, so latencies measured there describe the rig, not the target.
+ * @param {string} spoolDir
+ */
+function watchEventLoop(spoolDir) {
+  const { monitorEventLoopDelay } = require('node:perf_hooks');
+  const h = monitorEventLoopDelay({ resolution: 20 });
+  h.enable();
+  const timer = setInterval(() => {
+    writeAtomic(path.join(spoolDir, `lag-${threadId}.json`), {
+      at: Date.now(),
+      p99Ms: Math.round(h.percentile(99) / 1e4) / 100,
+      maxMs: Math.round(h.max / 1e4) / 100,
+    });
+    h.reset();
+  }, 2000);
+  timer.unref();
+}
+
 class Plugin {
   /**
    * @param {any} script the test script (a throw-away copy in the main thread)
@@ -75,6 +96,7 @@ class Plugin {
       writeAtomic(path.join(this.spoolDir, `ready-${threadId}.json`), { at: Date.now(), pid: process.pid, threadId });
       const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
       writeAtomic(path.join(this.spoolDir, `started-${threadId}.json`), { ...started, pid: process.pid, threadId });
+      watchEventLoop(this.spoolDir);
       return;
     }
 
