@@ -1,0 +1,181 @@
+/**
+ * The rig's deploy-time configuration: every CDK context key, its default, and the
+ * validation that turns raw context (JSON from cdk.json or strings from `-c key=value`)
+ * into one typed {@link RigConfig}. Nothing else in the app reads context.
+ */
+
+/** Where the system under test comes from. */
+export type TargetKind = 'ec2' | 'fargate' | 'none';
+
+/** The validated configuration every stack is built from. */
+export interface RigConfig {
+  /** `ec2` (auto-scaling group, Twine), `fargate` (ECS service, River) or `none` (bring your own target). */
+  readonly targetKind: TargetKind;
+  /** Target instance type; t2/t3 only, matching the burstable instances the reference systems ran on. */
+  readonly targetInstanceType: string;
+  /** Fewest target instances/tasks. */
+  readonly minCapacity: number;
+  /** Most target instances/tasks. */
+  readonly maxCapacity: number;
+  /** Average target CPU (%) that, held for {@link breachDurationMinutes}, adds one instance/task. */
+  readonly scaleOutCpuPercent: number;
+  /** Average target CPU (%) below which, held as long, one instance/task is removed (half the scale-out threshold). */
+  readonly scaleInCpuPercent: number;
+  /** Minutes the CPU condition must hold (one 60 s datapoint per minute, all must breach). */
+  readonly breachDurationMinutes: number;
+  /** Generator instance type. */
+  readonly generatorInstanceType: string;
+  /** Upper bound of the generator auto-scaling group. */
+  readonly maxGenerators: number;
+  /** Generators running longer than this are scaled away by the safety net. */
+  readonly generatorMaxLifetimeMinutes: number;
+  /** IPv4 CIDR the operator reaches the target's load balancer from; undefined means generators only. */
+  readonly operatorCidr?: string;
+  /** The user's own container image for `fargate`; undefined means build the reference target. */
+  readonly targetImage?: string;
+  /** Whether an ElastiCache Redis backs the Socket.IO Redis adapter. */
+  readonly redis: boolean;
+  /** Days after which run results in the results bucket expire. */
+  readonly resultsExpiryDays: number;
+}
+
+/** The context keys the app reads, with the defaults also written in cdk.json. */
+export const CONTEXT_DEFAULTS = {
+  targetKind: 'ec2',
+  targetInstanceType: 't3.small',
+  minCapacity: 1,
+  maxCapacity: 4,
+  scaleOutCpuPercent: 40,
+  breachDurationMinutes: 2,
+  generatorInstanceType: 'c5.large',
+  maxGenerators: 10,
+  generatorMaxLifetimeMinutes: 180,
+  operatorCidr: 'none',
+  targetImage: 'none',
+  redis: 'auto',
+  resultsExpiryDays: 30,
+} as const;
+
+/** Names of the context keys the rig understands. */
+export type ContextKey = keyof typeof CONTEXT_DEFAULTS;
+
+/** Raw context values as CDK hands them over (JSON values from cdk.json, strings from `-c`). */
+export type RawContext = Partial<Record<ContextKey, unknown>>;
+
+/** Thrown when one or more context values are invalid; the message lists every problem and its fix. */
+export class RigConfigError extends Error {
+  /** One line per invalid key. */
+  public readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid loadtest-rig configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'RigConfigError';
+    this.problems = problems;
+  }
+}
+
+const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
+const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
+// AWS instance type names: family (letters, digits, optional suffix letters), a dot, a size.
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
+
+/**
+ * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}.
+ * @throws RigConfigError naming each bad key, the value given and the allowed values.
+ */
+export function parseRigConfig(raw: RawContext): RigConfig {
+  const problems: string[] = [];
+  const value = (key: ContextKey): unknown => raw[key] ?? CONTEXT_DEFAULTS[key];
+  const bad = (key: ContextKey, allowed: string): void => {
+    problems.push(`context "${key}" is ${JSON.stringify(value(key))}; allowed: ${allowed} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
+  };
+
+  const int = (key: ContextKey, min: number, max: number): number => {
+    const v = value(key);
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < min || n > max) {
+      bad(key, `an integer from ${min} to ${max}`);
+      return Number(CONTEXT_DEFAULTS[key]);
+    }
+    return n;
+  };
+  const optional = (key: ContextKey): string | undefined => {
+    const v = value(key);
+    if (typeof v !== 'string') {
+      bad(key, 'a string, or "none"');
+      return undefined;
+    }
+    const s = v.trim();
+    return s === '' || s === 'none' ? undefined : s;
+  };
+
+  const targetKindRaw = String(value('targetKind'));
+  const targetKind = TARGET_KINDS.find((k) => k === targetKindRaw);
+  if (!targetKind) bad('targetKind', TARGET_KINDS.join(' | '));
+
+  const targetInstanceType = String(value('targetInstanceType'));
+  if (!T_FAMILY.test(targetInstanceType)) bad('targetInstanceType', 't2.* or t3.* (nano … 2xlarge), e.g. t3.small');
+
+  const generatorInstanceType = String(value('generatorInstanceType'));
+  if (!INSTANCE_TYPE.test(generatorInstanceType)) bad('generatorInstanceType', 'an EC2 instance type such as c5.large');
+
+  const minCapacity = int('minCapacity', 1, 100);
+  const maxCapacity = int('maxCapacity', 1, 100);
+  if (maxCapacity < minCapacity) {
+    problems.push(`context "maxCapacity" (${maxCapacity}) is below "minCapacity" (${minCapacity}); allowed: maxCapacity >= minCapacity`);
+  }
+  const scaleOutCpuPercent = int('scaleOutCpuPercent', 2, 99);
+  const breachDurationMinutes = int('breachDurationMinutes', 1, 60);
+  const maxGenerators = int('maxGenerators', 1, 500);
+  // Below ~10 minutes a generator could be killed while still installing Artillery.
+  const generatorMaxLifetimeMinutes = int('generatorMaxLifetimeMinutes', 10, 1440);
+  const resultsExpiryDays = int('resultsExpiryDays', 1, 3650);
+
+  const operatorCidr = optional('operatorCidr');
+  if (operatorCidr !== undefined) {
+    const m = IPV4_CIDR.exec(operatorCidr);
+    const octetsOk = m !== null && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
+    if (!octetsOk) {
+      bad('operatorCidr', 'an IPv4 CIDR such as 203.0.113.7/32, or "none" (generators only)');
+    } else if (Number(m?.[5]) === 0) {
+      bad('operatorCidr', 'a CIDR narrower than /0 (the target must not be open to the internet), e.g. your-ip/32');
+    }
+  }
+
+  const targetImage = optional('targetImage');
+  if (targetImage !== undefined && targetKind !== 'fargate') {
+    problems.push(`context "targetImage" (${JSON.stringify(targetImage)}) only applies to targetKind=fargate; allowed with targetKind=${targetKindRaw}: "none"`);
+  }
+
+  const redisRaw = String(value('redis')).trim().toLowerCase();
+  let redis = maxCapacity > 1;
+  if (redisRaw === 'true') redis = true;
+  else if (redisRaw === 'false') redis = false;
+  else if (redisRaw !== 'auto') bad('redis', 'true | false | auto (auto = on when maxCapacity > 1)');
+
+  if (problems.length > 0) throw new RigConfigError(problems);
+  return {
+    targetKind: targetKind ?? 'ec2',
+    targetInstanceType,
+    minCapacity,
+    maxCapacity,
+    scaleOutCpuPercent,
+    scaleInCpuPercent: Math.floor(scaleOutCpuPercent / 2),
+    breachDurationMinutes,
+    generatorInstanceType,
+    maxGenerators,
+    generatorMaxLifetimeMinutes,
+    operatorCidr,
+    targetImage,
+    redis: targetKind === 'none' ? false : redis,
+    resultsExpiryDays,
+  };
+}
+
+/** Reads every rig context key through `get` (e.g. `app.node.tryGetContext`). */
+export function readRigContext(get: (key: string) => unknown): RawContext {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(CONTEXT_DEFAULTS)) raw[key] = get(key);
+  return raw as RawContext;
+}

@@ -1,0 +1,153 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { Construct } from 'constructs';
+
+/** What the dashboard shows about the target; absent for a bring-your-own target. */
+export interface TargetDashboardMetrics {
+  /** Average target CPU, the metric the scaling alarms watch. */
+  readonly cpu: cw.IMetric;
+  /** The scale-out threshold (%), drawn on the CPU graph. */
+  readonly scaleOutCpuPercent: number;
+  /** Instances / tasks in service. */
+  readonly inService: cw.IMetric;
+  /** The target's load balancer. */
+  readonly loadBalancer: elbv2.IApplicationLoadBalancer;
+}
+
+/** Rig metric names (in the rig namespace) the agents publish; see docs/aws-infrastructure.md. */
+export const RIG_METRICS = {
+  vusersCreated: 'vusers.created',
+  vusersActive: 'vusers.active',
+  vusersFailed: 'vusers.failed',
+  connectLatency: 'ws.connect_latency',
+} as const;
+
+/** Properties of {@link RigDashboard}. */
+export interface RigDashboardProps {
+  /** Dashboard name (also the output the CLI links to). */
+  readonly dashboardName: string;
+  /** Name of the generator auto-scaling group (the CloudWatch agent aggregates by it). */
+  readonly generatorAsgName: string;
+  /** Custom namespace of the rig's own metrics. */
+  readonly rigNamespace: string;
+  /**
+   * Target metrics.
+   * @default - no target rows (bring-your-own target)
+   */
+  readonly target?: TargetDashboardMetrics;
+}
+
+const PERIOD = Duration.minutes(1);
+
+/**
+ * One CloudWatch dashboard for a run: the target (CPU against the scale-out line, in-service count,
+ * load-balancer connections, errors, latency), the generators (CPU, memory, open files, TCP
+ * established) and the rig's own counters, so "target saturated" and "generators saturated"
+ * can be told apart on one screen.
+ */
+export class RigDashboard extends Construct {
+  /** The dashboard. */
+  public readonly dashboard: cw.Dashboard;
+
+  constructor(scope: Construct, id: string, props: RigDashboardProps) {
+    super(scope, id);
+    const d = new cw.Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(1),
+    });
+    this.dashboard = d;
+    if (props.target) d.addWidgets(...targetWidgets(props.target));
+    d.addWidgets(...generatorWidgets(props.generatorAsgName));
+    d.addWidgets(...rigWidgets(props.rigNamespace));
+  }
+}
+
+function targetWidgets(t: TargetDashboardMetrics): cw.IWidget[] {
+  const alb = t.loadBalancer.metrics;
+  return [
+    new cw.GraphWidget({
+      title: 'Target CPU (%) vs scale-out threshold',
+      left: [t.cpu],
+      leftAnnotations: [{ value: t.scaleOutCpuPercent, label: `scale out at ${t.scaleOutCpuPercent}%`, color: cw.Color.RED }],
+      leftYAxis: { min: 0, max: 100 },
+      width: 8,
+    }),
+    new cw.GraphWidget({ title: 'Target in service', left: [t.inService], width: 4 }),
+    new cw.GraphWidget({
+      title: 'ALB connections',
+      left: [
+        alb.activeConnectionCount({ period: PERIOD, label: 'active' }),
+        alb.newConnectionCount({ period: PERIOD, label: 'new' }),
+      ],
+      width: 4,
+    }),
+    new cw.GraphWidget({
+      title: 'ALB 5xx',
+      left: [
+        alb.httpCodeElb(elbv2.HttpCodeElb.ELB_5XX_COUNT, { period: PERIOD, label: 'ELB 5xx' }),
+        alb.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, { period: PERIOD, label: 'target 5xx' }),
+      ],
+      width: 4,
+    }),
+    new cw.GraphWidget({
+      title: 'Target response time (s)',
+      left: [
+        alb.targetResponseTime({ period: PERIOD, statistic: 'p50', label: 'p50' }),
+        alb.targetResponseTime({ period: PERIOD, statistic: 'p99', label: 'p99' }),
+      ],
+      width: 4,
+    }),
+  ];
+}
+
+function generatorWidgets(asgName: string): cw.IWidget[] {
+  const dims = { AutoScalingGroupName: asgName };
+  const agent = (metricName: string, label: string, statistic = 'Maximum'): cw.Metric =>
+    new cw.Metric({ namespace: 'CWAgent', metricName, dimensionsMap: dims, period: PERIOD, statistic, label });
+  return [
+    new cw.GraphWidget({
+      title: 'Generator CPU (%)',
+      left: [
+        new cw.Metric({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensionsMap: dims, period: PERIOD, statistic: 'Maximum', label: 'max' }),
+        new cw.Metric({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensionsMap: dims, period: PERIOD, statistic: 'Average', label: 'avg' }),
+      ],
+      leftYAxis: { min: 0, max: 100 },
+      width: 6,
+    }),
+    new cw.GraphWidget({ title: 'Generator memory used (%)', left: [agent('mem_used_percent', 'max')], leftYAxis: { min: 0, max: 100 }, width: 6 }),
+    new cw.GraphWidget({ title: 'Generator open files', left: [agent('open_files', 'max per generator')], width: 6 }),
+    new cw.GraphWidget({
+      title: 'Generator TCP established',
+      left: [agent('tcp_established', 'max per generator'), agent('tcp_established', 'fleet total', 'Sum')],
+      width: 6,
+    }),
+  ];
+}
+
+function rigWidgets(namespace: string): cw.IWidget[] {
+  // SEARCH so the widgets show the metrics whatever dimensions (run, generator) the agents attach.
+  const search = (metricName: string, stat: string, label: string): cw.MathExpression =>
+    new cw.MathExpression({
+      expression: `SEARCH('{${namespace}} MetricName="${metricName}"', '${stat}', 60)`,
+      usingMetrics: {},
+      label,
+      period: PERIOD,
+    });
+  return [
+    new cw.GraphWidget({
+      title: 'Rig: vusers',
+      left: [
+        search(RIG_METRICS.vusersCreated, 'Sum', 'created'),
+        search(RIG_METRICS.vusersActive, 'Sum', 'active'),
+        search(RIG_METRICS.vusersFailed, 'Sum', 'failed'),
+      ],
+      width: 12,
+    }),
+    new cw.GraphWidget({
+      title: 'Rig: connect latency (ms)',
+      left: [search(RIG_METRICS.connectLatency, 'p50', 'p50'), search(RIG_METRICS.connectLatency, 'p99', 'p99')],
+      width: 12,
+    }),
+  ];
+}

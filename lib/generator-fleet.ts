@@ -1,0 +1,228 @@
+import * as path from 'node:path';
+import { Arn, ArnFormat, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct } from 'constructs';
+import { S3_READ_WILDCARD_ACTIONS, S3_WRITE_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
+import { RIG_HOME, REPO_ROOT, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
+
+/** Tag every generator instance carries; the CLI finds generators by it. */
+export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
+
+/** Packages the agent needs on a generator (versions come from package-lock.json). */
+export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3'] as const;
+
+/** Properties of {@link GeneratorFleet}. */
+export interface GeneratorFleetProps {
+  /** VPC whose public subnets the generators run in. */
+  readonly vpc: ec2.IVpc;
+  /** Security group with no inbound rules (runs are dispatched through SSM). */
+  readonly securityGroup: ec2.ISecurityGroup;
+  /** Bucket the agents read run slices from and write results to; the only bucket they may touch. */
+  readonly resultsBucket: s3.IBucket;
+  /** CloudWatch namespace the agents publish rig metrics to. */
+  readonly metricsNamespace: string;
+  /**
+   * Instance type of every generator.
+   * @default c5.large
+   */
+  readonly instanceType?: ec2.InstanceType;
+  /**
+   * Upper bound of the group; the orchestrator sets desired capacity up to this.
+   * @default 10
+   */
+  readonly maxGenerators?: number;
+  /**
+   * Generators running longer than this are scaled to zero by the safety net.
+   * @default Duration.minutes(180)
+   */
+  readonly maxLifetime?: Duration;
+  /**
+   * SSM Parameter Store prefix (SecureString) for scenario secrets the generators may read.
+   * @default '/loadtest-rig/secrets/'
+   */
+  readonly secretsParameterPrefix?: string;
+  /**
+   * Directory shipped to every generator as the agent bundle.
+   * @default the repository's load-generators/ directory
+   */
+  readonly agentDirectory?: string;
+  /**
+   * `name@version` npm packages installed next to the agent.
+   * @default AGENT_PACKAGES at the versions in package-lock.json
+   */
+  readonly agentPackages?: readonly string[];
+}
+
+/**
+ * The generator fleet: an auto-scaling group at zero until a run scales it, tuned hosts with Node 22,
+ * pinned Artillery and the agent, reachable only through SSM, plus a safety net that scales it back
+ * to zero when instances outlive a run.
+ */
+export class GeneratorFleet extends Construct implements iam.IGrantable {
+  /** The generator auto-scaling group. */
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The instance role. */
+  public readonly role: iam.IRole;
+  /** @inheritdoc */
+  public readonly grantPrincipal: iam.IPrincipal;
+  /** Lambda that enforces the maximum lifetime. */
+  public readonly safetyNet: lambda.IFunction;
+  /** Where the agent bundle is unpacked on each generator (agent.js lives here). */
+  public readonly agentHome = `${RIG_HOME}/load-generators`;
+
+  constructor(scope: Construct, id: string, props: GeneratorFleetProps) {
+    super(scope, id);
+    const maxGenerators = props.maxGenerators ?? 10;
+    const maxLifetime = props.maxLifetime ?? Duration.minutes(180);
+    const prefix = props.secretsParameterPrefix ?? '/loadtest-rig/secrets/';
+    if (!/^\/[A-Za-z0-9_./-]+\/$/.test(prefix)) {
+      throw new Error(`secretsParameterPrefix "${prefix}" must start and end with "/", e.g. /loadtest-rig/secrets/`);
+    }
+
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'loadtest-rig generator: SSM-managed, results bucket only, rig metrics',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    this.role = role;
+    this.grantPrincipal = role;
+    props.resultsBucket.grantReadWrite(role);
+    // PutMetricData and DescribeTags have no resource-level permissions; AWS requires "*".
+    // The namespace condition keeps generators out of every other namespace.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': [props.metricsNamespace, 'CWAgent'] } },
+    }));
+    // The CloudWatch agent resolves ${aws:AutoScalingGroupName} through DescribeTags.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeTags'], resources: ['*'] }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+      resources: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: `${prefix.slice(1)}*` })],
+    }));
+    const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${prefix}*`;
+
+    const agentBundle = new s3assets.Asset(this, 'AgentBundle', {
+      path: props.agentDirectory ?? path.join(REPO_ROOT, 'load-generators'),
+      exclude: ['node_modules', '**/node_modules', '*.log'],
+    });
+    agentBundle.grantRead(role);
+    const packages = props.agentPackages ?? lockedPackages(AGENT_PACKAGES);
+
+    const userData = ec2.UserData.forLinux();
+    userData.addCommands(...userDataPreamble());
+    const zip = userData.addS3DownloadCommand({
+      bucket: agentBundle.bucket,
+      bucketKey: agentBundle.s3ObjectKey,
+      localFile: `${RIG_HOME}/load-generators.zip`,
+    });
+    userData.addCommands(
+      `rm -rf ${this.agentHome} && mkdir -p ${this.agentHome} && unzip -q -o ${zip} -d ${this.agentHome}`,
+      // The tuning script inside the agent bundle is the single source of the host tuning.
+      `bash ${this.agentHome}/host-tuning.sh`,
+      ...installNodeCommands(pinnedNodeVersion()),
+      `bash ${this.agentHome}/install-generator.sh ${this.agentHome} ${packages.join(' ')}`,
+    );
+
+    const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      instanceType: props.instanceType ?? new ec2.InstanceType('c5.large'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      role,
+      securityGroup: props.securityGroup,
+      userData,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      associatePublicIpAddress: true,
+      // One-minute generator CPU on the dashboard during short runs.
+      detailedMonitoring: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
+    });
+
+    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      launchTemplate,
+      minCapacity: 0,
+      maxCapacity: maxGenerators,
+      // No desiredCapacity: CloudFormation would reset a running fleet to it on every deploy.
+      groupMetrics: [autoscaling.GroupMetrics.all()],
+      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
+      cooldown: Duration.seconds(60),
+    });
+    Tags.of(asg).add(GENERATOR_ROLE_TAG.key, GENERATOR_ROLE_TAG.value, { applyToLaunchedInstances: true });
+    this.autoScalingGroup = asg;
+
+    this.safetyNet = this.createSafetyNet(asg, maxLifetime);
+    this.acknowledgeFindings(asg, role, props.resultsBucket, secretsFinding);
+  }
+
+  private createSafetyNet(asg: autoscaling.AutoScalingGroup, maxLifetime: Duration): lambda.IFunction {
+    const logGroup = new logs.LogGroup(this, 'SafetyNetLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const fn = new lambda.Function(this, 'SafetyNet', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromAsset(path.join(__dirname, 'safety-net')),
+      timeout: Duration.seconds(30),
+      memorySize: 128,
+      logGroup,
+      description: `Scales the generator group to 0 when an instance has run longer than ${maxLifetime.toMinutes()} minutes`,
+      environment: {
+        GENERATOR_ASG_NAME: asg.autoScalingGroupName,
+        MAX_LIFETIME_MINUTES: String(maxLifetime.toMinutes()),
+      },
+    });
+    // DescribeInstances has no resource-level permissions; AWS requires "*".
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    fn.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['autoscaling:SetDesiredCapacity'],
+      resources: [Arn.format({
+        service: 'autoscaling',
+        resource: 'autoScalingGroup',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        resourceName: `*:autoScalingGroupName/${asg.autoScalingGroupName}`,
+      }, Stack.of(this))],
+    }));
+    new events.Rule(this, 'SafetyNetSchedule', {
+      description: 'loadtest-rig: check generator lifetimes every 5 minutes',
+      schedule: events.Schedule.rate(Duration.minutes(5)),
+      targets: [new targets.LambdaFunction(fn)],
+    });
+    const asgLogicalId = Stack.of(this).getLogicalId(asg.node.defaultChild as autoscaling.CfnAutoScalingGroup);
+    acknowledge(fn,
+      { id: iam4('service-role/AWSLambdaBasicExecutionRole'), reason: 'AWSLambdaBasicExecutionRole only lets the safety net write its own logs.' },
+      { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement).' },
+      {
+        id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
+        reason: 'SetDesiredCapacity is limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',
+      },
+    );
+    return fn;
+  }
+
+  private acknowledgeFindings(asg: autoscaling.AutoScalingGroup, role: iam.IRole, bucket: s3.IBucket, secretsResource: string): void {
+    const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+    const grants = 'added by bucket.grantReadWrite / asset.grantRead, scoped to the results bucket and the CDK asset objects';
+    acknowledge(role,
+      { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'AmazonSSMManagedInstanceCore is AWS\'s minimal policy for SSM Run Command, the only way runs reach a generator (no SSH).' },
+      ...[...S3_READ_WILDCARD_ACTIONS, ...S3_WRITE_WILDCARD_ACTIONS].map((f) => ({ id: iam5(f), reason: `S3 action family ${grants}.` })),
+      { id: iam5(`Resource::<${bucketLogicalId}.Arn>/*`), reason: 'Agents read run slices and write results under any run prefix of the results bucket.' },
+      { id: iam5(assetBucketObjects(this)), reason: 'asset.grantRead on the agent bundle: CDK grants read on the asset objects of the bootstrap bucket.' },
+      { id: iam5(secretsResource), reason: 'Scenario secrets: any parameter under the rig\'s own SecureString prefix, nothing else in Parameter Store.' },
+      { id: iam5('Resource::*'), reason: 'cloudwatch:PutMetricData (conditioned to the rig and CWAgent namespaces) and ec2:DescribeTags have no resource-level permissions (AWS requirement).' },
+    );
+    acknowledge(asg,
+      { id: 'AwsSolutions-AS3', reason: 'The orchestrator drives and watches scaling itself; notifications would only page on every run.' },
+    );
+  }
+}

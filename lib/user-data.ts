@@ -1,0 +1,87 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct } from 'constructs';
+
+/** Repository root, resolved from this file so synth works from any working directory. */
+export const REPO_ROOT = path.resolve(__dirname, '..');
+
+/** The one host-tuning script (sysctls, nofile limits); generators and EC2 targets both run it. */
+export const HOST_TUNING_SCRIPT = path.join(REPO_ROOT, 'load-generators', 'host-tuning.sh');
+
+/** Where rig files live on instances. */
+export const RIG_HOME = '/opt/loadtest-rig';
+
+/**
+ * Node.js version installed on instances: the same Node 22 the repository pins (`node` devDependency),
+ * so generators run the agent on the Node it was tested with.
+ */
+export function pinnedNodeVersion(): string {
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages?: Record<string, { version?: string }>;
+  };
+  const v = lock.packages?.['node_modules/node']?.version;
+  if (!v || !v.startsWith('22.')) {
+    throw new Error(`package-lock.json pins node ${String(v)}; the rig installs Node 22 on instances. Fix: npm install --save-exact --save-dev node@22`);
+  }
+  return v;
+}
+
+/**
+ * `name@version` for each package, versions read from the repository's package-lock.json, so
+ * instances install exactly what the repository was tested with.
+ */
+export function lockedPackages(names: readonly string[]): string[] {
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages?: Record<string, { version?: string }>;
+  };
+  return names.map((name) => {
+    const v = lock.packages?.[`node_modules/${name}`]?.version;
+    if (!v) throw new Error(`package-lock.json has no version for "${name}". Fix: npm install --save-exact ${name}`);
+    return `${name}@${v}`;
+  });
+}
+
+/**
+ * Shell lines that install Node from the official tarball, checksum-verified, into /usr/local.
+ * The tarball rather than dnf because Amazon Linux's nodejs22 package installs as `node-22`
+ * and its minor version drifts; we want exactly the repository's version as plain `node`.
+ */
+export function installNodeCommands(version: string): string[] {
+  return [
+    `NODE_VERSION=${version}`,
+    'case "$(uname -m)" in x86_64) NODE_ARCH=x64 ;; aarch64) NODE_ARCH=arm64 ;; *) echo "unsupported arch $(uname -m)" >&2; exit 1 ;; esac',
+    'NODE_TGZ="node-v${NODE_VERSION}-linux-${NODE_ARCH}.tar.xz"',
+    'cd /tmp && curl -fsSLO --retry 5 "https://nodejs.org/dist/v${NODE_VERSION}/${NODE_TGZ}" && curl -fsSLO --retry 5 "https://nodejs.org/dist/v${NODE_VERSION}/SHASUMS256.txt"',
+    'grep " ${NODE_TGZ}$" SHASUMS256.txt | sha256sum -c -',
+    'tar -xJf "${NODE_TGZ}" -C /usr/local --strip-components=1 --no-same-owner',
+    'node --version',
+  ];
+}
+
+/**
+ * Adds user-data lines that download the host-tuning script as an S3 asset and run it.
+ * The script itself is the single source of the tuning; user-data never copies its contents.
+ */
+export function addHostTuning(scope: Construct, userData: ec2.UserData, grantee: { grantPrincipal: import('aws-cdk-lib/aws-iam').IPrincipal }): void {
+  const asset = new s3assets.Asset(scope, 'HostTuningScript', { path: HOST_TUNING_SCRIPT });
+  asset.grantRead(grantee);
+  const local = userData.addS3DownloadCommand({
+    bucket: asset.bucket,
+    bucketKey: asset.s3ObjectKey,
+    localFile: `${RIG_HOME}/host-tuning.sh`,
+  });
+  userData.addCommands(`bash ${local}`);
+}
+
+/** Shell lines common to the start of every rig user-data: fail fast and log to the console. */
+export function userDataPreamble(): string[] {
+  return [
+    'set -euxo pipefail',
+    // cloud-init output reaches the EC2 console log, which is where a failed boot is debugged.
+    'exec > >(tee -a /var/log/loadtest-rig-user-data.log) 2>&1',
+    `mkdir -p ${RIG_HOME}`,
+    'dnf install -y unzip tar xz',
+  ];
+}

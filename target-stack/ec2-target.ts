@@ -1,0 +1,164 @@
+import * as path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct } from 'constructs';
+import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from '../lib/nag';
+import { RIG_HOME, addHostTuning, installNodeCommands, pinnedNodeVersion, userDataPreamble } from '../lib/user-data';
+import { CpuScalingSettings, SCALING_PERIOD, ScaledTarget, cpuStepScaling } from './scaling';
+
+/** Port the reference target listens on. */
+export const TARGET_PORT = 3000;
+
+/** The reference target app directory (owned by the app's engineer; deployed as-is). */
+export const TARGET_APP_DIR = path.resolve(__dirname, 'app');
+
+/** Properties of {@link Ec2Target}. */
+export interface Ec2TargetProps extends CpuScalingSettings {
+  /** VPC whose public subnets the instances run in. */
+  readonly vpc: ec2.IVpc;
+  /** Instance type (t2/t3). */
+  readonly instanceType: ec2.InstanceType;
+  /** Fewest instances. */
+  readonly minCapacity: number;
+  /** Most instances. */
+  readonly maxCapacity: number;
+  /**
+   * REDIS_URL for the Socket.IO Redis adapter.
+   * @default - no Redis; rooms stay within one instance
+   */
+  readonly redisUrl?: string;
+  /**
+   * Directory of the target app, shipped as an S3 asset.
+   * @default target-stack/app
+   */
+  readonly appDirectory?: string;
+}
+
+/**
+ * Twine's target: an auto-scaling group of burstable instances running the Socket.IO app under
+ * systemd, scaled one instance at a time on average CPU held over the breach window.
+ */
+export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectable {
+  /** The target auto-scaling group. */
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** @inheritdoc */
+  public readonly connections: ec2.Connections;
+  /** @inheritdoc */
+  public readonly cpuMetric: cw.IMetric;
+  /** @inheritdoc */
+  public readonly inServiceMetric: cw.IMetric;
+  /** @inheritdoc */
+  public readonly scaleOutAlarm: cw.IAlarm;
+  /** @inheritdoc */
+  public readonly scaleInAlarm: cw.IAlarm;
+
+  constructor(scope: Construct, id: string, props: Ec2TargetProps) {
+    super(scope, id);
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'loadtest-rig target instance: SSM-managed (no SSH), reads its own assets',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    const app = new s3assets.Asset(this, 'App', {
+      path: props.appDirectory ?? TARGET_APP_DIR,
+      exclude: ['node_modules', '**/node_modules', '*.log'],
+    });
+    app.grantRead(role);
+
+    const userData = ec2.UserData.forLinux();
+    userData.addCommands(...userDataPreamble());
+    addHostTuning(this, userData, role);
+    userData.addCommands(...installNodeCommands(pinnedNodeVersion()));
+    const zip = userData.addS3DownloadCommand({ bucket: app.bucket, bucketKey: app.s3ObjectKey, localFile: `${RIG_HOME}/target-app.zip` });
+    const appHome = `${RIG_HOME}/target-app`;
+    const env = [`PORT=${TARGET_PORT}`, 'HOST=0.0.0.0', ...(props.redisUrl ? [`REDIS_URL=${props.redisUrl}`] : [])];
+    userData.addCommands(
+      'id loadtest-target >/dev/null 2>&1 || useradd --system --home-dir /nonexistent --shell /sbin/nologin loadtest-target',
+      `rm -rf ${appHome} && mkdir -p ${appHome} && unzip -q -o ${zip} -d ${appHome}`,
+      `cd ${appHome} && npm install --omit=dev --no-audit --no-fund`,
+      `chown -R loadtest-target: ${appHome}`,
+      `cat > /etc/systemd/system/loadtest-target.service <<'EOF'
+[Unit]
+Description=loadtest-rig reference Socket.IO target
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+User=loadtest-target
+WorkingDirectory=${appHome}
+${env.map((e) => `Environment=${e}`).join('\n')}
+ExecStart=/usr/local/bin/node server.js
+Restart=always
+RestartSec=2
+LimitNOFILE=65536
+
+[Install]
+WantedBy=multi-user.target
+EOF`,
+      'systemctl daemon-reload',
+      'systemctl enable --now loadtest-target.service',
+    );
+
+    const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      instanceType: props.instanceType,
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      role,
+      userData,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      associatePublicIpAddress: true,
+      // One-minute EC2 metrics: the scaling alarms use 60 s periods; basic monitoring is 5 minutes.
+      detailedMonitoring: true,
+      // Unlimited credits: a throttled burstable target would measure the credit balance, not the app.
+      cpuCredits: ec2.CpuCredits.UNLIMITED,
+      securityGroup: new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc: props.vpc,
+        description: 'loadtest-rig target instances: app port from the load balancer only',
+        allowAllOutbound: true,
+      }),
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
+    });
+
+    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      launchTemplate,
+      minCapacity: props.minCapacity,
+      maxCapacity: props.maxCapacity,
+      groupMetrics: [autoscaling.GroupMetrics.all()],
+      // Boot installs Node and the app's dependencies; give it time before the ALB judges it.
+      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
+        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+        gracePeriod: Duration.minutes(5),
+      }),
+      cooldown: Duration.seconds(60),
+      // A new app asset changes the launch template; roll the instances so the change is deployed.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: props.minCapacity }),
+    });
+    this.autoScalingGroup = asg;
+    this.connections = asg.connections;
+
+    const dims = { AutoScalingGroupName: asg.autoScalingGroupName };
+    this.cpuMetric = new cw.Metric({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensionsMap: dims, statistic: 'Average', period: SCALING_PERIOD });
+    this.inServiceMetric = new cw.Metric({ namespace: 'AWS/AutoScaling', metricName: 'GroupInServiceInstances', dimensionsMap: dims, statistic: 'Maximum', period: SCALING_PERIOD, label: 'in service' });
+    const policy = asg.scaleOnMetric('CpuStepScaling', {
+      ...cpuStepScaling(props, this.cpuMetric),
+      // Boot takes a few minutes; don't count a booting instance's CPU toward the next step.
+      estimatedInstanceWarmup: Duration.minutes(3),
+    });
+    if (!policy.upperAlarm || !policy.lowerAlarm) throw new Error('CPU step scaling must create both a scale-out and a scale-in alarm');
+    this.scaleOutAlarm = policy.upperAlarm;
+    this.scaleInAlarm = policy.lowerAlarm;
+
+    acknowledge(role,
+      { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'AmazonSSMManagedInstanceCore gives operators Session Manager instead of SSH.' },
+      ...S3_READ_WILDCARD_ACTIONS.map((f) => ({ id: iam5(f), reason: 'S3 read action family added by asset.grantRead, scoped to the CDK asset objects.' })),
+      { id: iam5(assetBucketObjects(this)), reason: 'asset.grantRead on the app bundle and tuning script: read on the bootstrap bucket\'s asset objects.' },
+    );
+    acknowledge(asg, { id: 'AwsSolutions-AS3', reason: 'Scaling is what the test observes; it is on the dashboard and in the run report, notifications add nothing.' });
+  }
+}

@@ -1,0 +1,129 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { acknowledge, iam5 } from '../lib/nag';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { TARGET_PORT } from './ec2-target';
+import { CpuScalingSettings, SCALING_PERIOD, ScaledTarget, cpuStepScaling } from './scaling';
+
+/** Properties of {@link FargateTarget}. */
+export interface FargateTargetProps extends CpuScalingSettings {
+  /** VPC whose public subnets the tasks run in. */
+  readonly vpc: ec2.IVpc;
+  /** Fewest tasks. */
+  readonly minCapacity: number;
+  /** Most tasks. */
+  readonly maxCapacity: number;
+  /**
+   * The user's own image (it must listen on PORT 3000 and answer GET /healthz with 200).
+   * @default - the reference target, built from target-stack/app with target-stack/docker/Dockerfile
+   */
+  readonly image?: string;
+  /**
+   * REDIS_URL for the Socket.IO Redis adapter.
+   * @default - no Redis; rooms stay within one task
+   */
+  readonly redisUrl?: string;
+}
+
+/**
+ * River's target: an ECS Fargate service (1 vCPU / 2 GiB tasks) with the container's nofile
+ * raised from ECS's 1024/4096 default to 50000/65536, scaled one task at a time on average CPU.
+ */
+export class FargateTarget extends Construct implements ScaledTarget, ec2.IConnectable {
+  /** The cluster. */
+  public readonly cluster: ecs.ICluster;
+  /** The service. */
+  public readonly service: ecs.FargateService;
+  /** @inheritdoc */
+  public readonly connections: ec2.Connections;
+  /** @inheritdoc */
+  public readonly cpuMetric: cw.IMetric;
+  /** @inheritdoc */
+  public readonly inServiceMetric: cw.IMetric;
+  /** @inheritdoc */
+  public readonly scaleOutAlarm: cw.IAlarm;
+  /** @inheritdoc */
+  public readonly scaleInAlarm: cw.IAlarm;
+
+  constructor(scope: Construct, id: string, props: FargateTargetProps) {
+    super(scope, id);
+    const cluster = new ecs.Cluster(this, 'Cluster', {
+      vpc: props.vpc,
+      containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    });
+    this.cluster = cluster;
+
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: 1024, memoryLimitMiB: 2048 });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const image = props.image
+      ? ecs.ContainerImage.fromRegistry(props.image)
+      // Context = target-stack/ so the Dockerfile can live outside app/; Docker runs at deploy, not synth.
+      : ecs.ContainerImage.fromAsset(__dirname, {
+        file: path.join('docker', 'Dockerfile'),
+        exclude: ['*.ts', '**/node_modules', 'cdk.out', '*.log'],
+      });
+    const container = taskDefinition.addContainer('Target', {
+      image,
+      portMappings: [{ containerPort: TARGET_PORT }],
+      logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: 'target' }),
+      environment: {
+        PORT: String(TARGET_PORT),
+        HOST: '0.0.0.0',
+        // One worker per vCPU: a 1024-unit task is one vCPU, whatever os.cpus() reports inside Fargate.
+        WORKERS: '1',
+        ...(props.redisUrl ? { REDIS_URL: props.redisUrl } : {}),
+      },
+    });
+    container.addUlimits({ name: ecs.UlimitName.NOFILE, softLimit: 50000, hardLimit: 65536 });
+
+    const service = new ecs.FargateService(this, 'Service', {
+      cluster,
+      taskDefinition,
+      desiredCount: props.minCapacity,
+      // Public subnets, no NAT: tasks need a public address to pull their image.
+      assignPublicIp: true,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      securityGroups: [new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc: props.vpc,
+        description: 'loadtest-rig target tasks: app port from the load balancer only',
+        allowAllOutbound: true,
+      })],
+      circuitBreaker: { rollback: true },
+      healthCheckGracePeriod: Duration.seconds(60),
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+    });
+    this.service = service;
+    this.connections = service.connections;
+
+    this.cpuMetric = service.metricCpuUtilization({ period: SCALING_PERIOD, statistic: 'Average' });
+    this.inServiceMetric = new cw.Metric({
+      namespace: 'ECS/ContainerInsights',
+      metricName: 'RunningTaskCount',
+      dimensionsMap: { ClusterName: cluster.clusterName, ServiceName: service.serviceName },
+      statistic: 'Maximum',
+      period: SCALING_PERIOD,
+      label: 'running tasks',
+    });
+    const scaling = service.autoScaleTaskCount({ minCapacity: props.minCapacity, maxCapacity: props.maxCapacity });
+    scaling.scaleOnMetric('CpuStepScaling', { ...cpuStepScaling(props, this.cpuMetric), cooldown: Duration.seconds(60) });
+    // ScalableTaskCount.scaleOnMetric returns nothing; the policy is created under its scalable target.
+    const policy = scaling.node.findChild('Target').node.findChild('CpuStepScaling') as appscaling.StepScalingPolicy;
+    if (!policy.upperAlarm || !policy.lowerAlarm) throw new Error('CPU step scaling must create both a scale-out and a scale-in alarm');
+    this.scaleOutAlarm = policy.upperAlarm;
+    this.scaleInAlarm = policy.lowerAlarm;
+
+    acknowledge(taskDefinition,
+      { id: 'AwsSolutions-ECS2', reason: 'Environment holds only non-secret settings (port, host, worker count, the in-VPC Redis URL).' },
+      { id: iam5('Resource::*'), reason: 'The execution role\'s ecr:GetAuthorizationToken is only grantable on "*" (AWS requirement); CDK adds it for the image pull.' },
+    );
+  }
+}

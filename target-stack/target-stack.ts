@@ -1,0 +1,132 @@
+import { CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { Construct } from 'constructs';
+import type { TargetDashboardMetrics } from '../lib/dashboard';
+import { Ec2Target, TARGET_PORT } from './ec2-target';
+import { FargateTarget } from './fargate-target';
+import { RedisPubSub } from './redis';
+import type { CpuScalingSettings, ScaledTarget } from './scaling';
+
+/** Properties of {@link TargetStack}. */
+export interface TargetStackProps extends StackProps, CpuScalingSettings {
+  /** VPC from the network stack. */
+  readonly vpc: ec2.IVpc;
+  /** The generators' security group: always allowed to reach the load balancer. */
+  readonly generatorSecurityGroup: ec2.ISecurityGroup;
+  /** `ec2` (auto-scaling group) or `fargate` (ECS service). */
+  readonly kind: 'ec2' | 'fargate';
+  /** Fewest instances/tasks. */
+  readonly minCapacity: number;
+  /** Most instances/tasks. */
+  readonly maxCapacity: number;
+  /**
+   * Instance type for `ec2`.
+   * @default t3.small
+   */
+  readonly instanceType?: ec2.InstanceType;
+  /**
+   * The user's own image for `fargate`.
+   * @default - the reference target built from target-stack/app
+   */
+  readonly image?: string;
+  /**
+   * An IPv4 CIDR the operator may also reach the load balancer from.
+   * @default - generators only
+   */
+  readonly operatorCidr?: string;
+  /**
+   * Back the Socket.IO Redis adapter with ElastiCache so rooms span instances.
+   * @default maxCapacity > 1
+   */
+  readonly redis?: boolean;
+}
+
+/**
+ * The system under test behind an internet-facing ALB that admits only the generators (and the
+ * operator's CIDR when given): `ec2` reproduces Twine, `fargate` reproduces River.
+ */
+export class TargetStack extends Stack {
+  /** The load balancer in front of the target. */
+  public readonly loadBalancer: elbv2.ApplicationLoadBalancer;
+  /** The scaled target (instances or tasks). */
+  public readonly target: ScaledTarget;
+  /** Redis, when on. */
+  public readonly redis?: RedisPubSub;
+  /** Metrics for the rig dashboard. */
+  public readonly dashboardMetrics: TargetDashboardMetrics;
+
+  constructor(scope: Construct, id: string, props: TargetStackProps) {
+    super(scope, id, props);
+    const albSg = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
+      vpc: props.vpc,
+      description: 'loadtest-rig target ALB: generators (and the operator CIDR if set) only',
+      allowAllOutbound: false,
+    });
+    albSg.addIngressRule(props.generatorSecurityGroup, ec2.Port.tcp(80), 'generators');
+    if (props.operatorCidr) albSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
+
+    const alb = new elbv2.ApplicationLoadBalancer(this, 'LoadBalancer', {
+      vpc: props.vpc,
+      internetFacing: true,
+      securityGroup: albSg,
+      // WebSockets are held for a whole test; Socket.IO pings every 25 s, but raw-WebSocket
+      // scenarios may sit silent, so allow an hour of idleness (the maximum is 4000 s).
+      idleTimeout: Duration.seconds(3600),
+      dropInvalidHeaderFields: true,
+    });
+    this.loadBalancer = alb;
+    const listener = alb.addListener('Http', { port: 80, open: false });
+
+    if (props.redis ?? props.maxCapacity > 1) {
+      this.redis = new RedisPubSub(this, 'Redis', { vpc: props.vpc });
+    }
+    const scaling = { scaleOutCpuPercent: props.scaleOutCpuPercent, scaleInCpuPercent: props.scaleInCpuPercent, breachDurationMinutes: props.breachDurationMinutes };
+    const common = { vpc: props.vpc, minCapacity: props.minCapacity, maxCapacity: props.maxCapacity, redisUrl: this.redis?.url, ...scaling };
+
+    let target: (ScaledTarget & ec2.IConnectable);
+    let lbTarget: elbv2.IApplicationLoadBalancerTarget;
+    if (props.kind === 'ec2') {
+      const ec2Target = new Ec2Target(this, 'Ec2', { ...common, instanceType: props.instanceType ?? new ec2.InstanceType('t3.small') });
+      target = ec2Target;
+      lbTarget = ec2Target.autoScalingGroup;
+      new CfnOutput(this, 'TargetAsgName', { value: ec2Target.autoScalingGroup.autoScalingGroupName, description: 'Target auto-scaling group' });
+    } else {
+      const fargate = new FargateTarget(this, 'Fargate', { ...common, image: props.image });
+      target = fargate;
+      lbTarget = fargate.service;
+      new CfnOutput(this, 'TargetServiceName', { value: fargate.service.serviceName, description: 'Target ECS service' });
+      new CfnOutput(this, 'TargetClusterName', { value: fargate.cluster.clusterName, description: 'Target ECS cluster' });
+    }
+    this.target = target;
+    if (this.redis) this.redis.connections.allowDefaultPortFrom(target, 'target instances/tasks');
+
+    listener.addTargets('Target', {
+      port: TARGET_PORT,
+      protocol: elbv2.ApplicationProtocol.HTTP,
+      targets: [lbTarget],
+      healthCheck: { path: '/healthz', healthyHttpCodes: '200', interval: Duration.seconds(15), healthyThresholdCount: 2, unhealthyThresholdCount: 3 },
+      // Socket.IO's HTTP long-polling fallback must keep hitting the instance that holds its session.
+      stickinessCookieDuration: Duration.days(1),
+      // Shorter than the default 300 s so scale-in and deploys don't hang on held WebSockets.
+      deregistrationDelay: Duration.seconds(30),
+    });
+
+    this.dashboardMetrics = {
+      cpu: target.cpuMetric,
+      scaleOutCpuPercent: props.scaleOutCpuPercent,
+      inService: target.inServiceMetric,
+      loadBalancer: alb,
+    };
+
+    new CfnOutput(this, 'TargetUrl', { value: `http://${alb.loadBalancerDnsName}`, description: 'Target URL (ALB)' });
+    new CfnOutput(this, 'LoadBalancerFullName', { value: alb.loadBalancerFullName, description: 'ALB name for AWS/ApplicationELB metrics' });
+    new CfnOutput(this, 'ScaleOutAlarmName', { value: target.scaleOutAlarm.alarmName, description: 'Alarm that adds target capacity' });
+    new CfnOutput(this, 'ScaleInAlarmName', { value: target.scaleInAlarm.alarmName, description: 'Alarm that removes target capacity' });
+
+    Validations.of(alb).acknowledge({
+      id: 'AwsSolutions-ELB2',
+      reason: 'Access logs of a load test are millions of lines per run in a bucket that would outlive teardown; ALB CloudWatch metrics cover what the report uses.',
+    });
+  }
+}
