@@ -14,10 +14,10 @@ import { GeneratorLimits, PlanError, planLoad } from './core/plan';
 import { ExitCode, RigError, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { RunOptions } from './options';
-import { collectRun } from './report/collect';
-import { RunSummary, buildSummary, formatSummaryTable } from './report/summary';
+import { startTargetSampler } from './adapters/target-metrics';
+import { RunSummary, formatSummaryTable } from './report/summary';
+import { writeReport } from './report/write';
 import { applyOptions, expectedSessionSeconds, loadScenario } from './scenario';
-import { evaluateThresholds } from './report/thresholds';
 
 /** What the local run needs from its caller (the CLI or a test). */
 export interface LocalRunContext {
@@ -48,10 +48,21 @@ export function loopbackSourceAddress(n: number): string {
   return `127.0.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
 }
 
-function prepareRunDir(dir: string): void {
+/** Refuses a run folder that holds files or cannot be created, before anything starts. */
+function checkRunDir(dir: string): void {
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
     throw new UsageError(`--out ${dir} already holds files; pass a new or empty folder`);
   }
+  let parent = path.dirname(dir);
+  while (!fs.existsSync(parent)) parent = path.dirname(parent);
+  try {
+    fs.accessSync(parent, fs.constants.W_OK);
+  } catch {
+    throw new UsageError(`cannot write the run folder ${dir} (${parent} is not writable); pass a writable --out`);
+  }
+}
+
+function prepareRunDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
     fs.accessSync(dir, fs.constants.W_OK);
@@ -88,6 +99,7 @@ export async function runLocal(options: RunOptions, ctx: LocalRunContext): Promi
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
+  checkRunDir(runDir);
   let target: TargetHandle | undefined;
   const cleanups: Array<() => Promise<void>> = [];
   let interruptCount = 0;
@@ -113,7 +125,10 @@ export async function runLocal(options: RunOptions, ctx: LocalRunContext): Promi
       target = { url: options.target, stop: async () => undefined };
     } else {
       const workers = Math.max(2, Math.ceil(plan.peakConcurrent / (machine.openFiles * TARGET_WORKER_FILL)));
-      const env = Object.fromEntries(TARGET_ENV_KEYS.filter((k) => ctx.env[k] !== undefined).map((k) => [k, String(ctx.env[k])]));
+      const env: Record<string, string> = {
+        ...Object.fromEntries(TARGET_ENV_KEYS.filter((k) => ctx.env[k] !== undefined).map((k) => [k, String(ctx.env[k])])),
+        RIG_RUN_ID: runId,
+      };
       target = await startLocalTarget({ appDir: path.join(ctx.root, 'target-stack', 'app'), port: options.targetPort, workers, env });
       ctx.log(`local reference target: ${target.url} (${workers} workers)`);
     }
@@ -129,7 +144,9 @@ export async function runLocal(options: RunOptions, ctx: LocalRunContext): Promi
       processes: [{ script: { ...script, config: { ...script.config, phases: g.phases } }, sourceAddress: loopbackSourceAddress(processIndex++) }],
     }));
     const store = localStore(runDir);
-    const fleet = localFleet({ agentScript: path.join(ctx.root, 'load-generators', 'agent.js'), runDir });
+    const targetSampler = startTargetSampler({ url: target.url, store });
+    cleanups.push(() => targetSampler.stop());
+    const fleet = localFleet({ agentScript: path.join(ctx.root, 'load-generators', 'agent.js'), runDir, runId });
     cleanups.push(() => fleet.stop());
     const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
     const outcome = await orchestrate(
@@ -147,25 +164,23 @@ export async function runLocal(options: RunOptions, ctx: LocalRunContext): Promi
       { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted },
     );
 
-    const data = await collectRun(store, generators.map((g) => g.id));
-    const { summary, report } = buildSummary({
+    await targetSampler.stop();
+    const { summary: finalSummary } = await writeReport(store, {
       runId,
       platform: 'local',
       target: target.url,
       scenario: scenario.name,
       plan,
-      data,
+      generatorIds: generators.map((g) => g.id),
       startAt: outcome.startAt,
       endedAt: outcome.endedAt,
       interrupted: outcome.interrupted,
       timedOut: outcome.timedOut,
       lostGenerators: outcome.lostGenerators,
       portRange: machine.ephemeralPorts,
+      ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
     });
-    const thresholds = evaluateThresholds([...options.ensure, ...ensureFromScript(scenario.script)], report.aggregate);
-    const finalSummary: RunSummary = { ...summary, thresholds };
-    await store.put('report.json', JSON.stringify({ ...finalSummary, intermediate: report.intermediate, byGenerator: report.byGenerator }, null, 2));
-    ctx.log(`\n${formatSummaryTable(finalSummary)}\n\nreport: ${path.join(runDir, 'report.json')}`);
+    ctx.log(`\n${formatSummaryTable(finalSummary)}\n\nreport: ${path.join(runDir, 'report.html')} (data: report.json)`);
     return { summary: finalSummary, exitCode: exitCodeOf(finalSummary, options.maxErrorRate) };
   } finally {
     process.off('SIGINT', handler);
@@ -174,7 +189,8 @@ export async function runLocal(options: RunOptions, ctx: LocalRunContext): Promi
   }
 }
 
-function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
+/** The scenario's own `config.ensure` conditions (Artillery's ensure plugin syntax). */
+export function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
   const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
   return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
 }

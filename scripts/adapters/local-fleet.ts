@@ -22,6 +22,8 @@ export interface LocalFleetOptions {
   readonly agentScript: string;
   /** The run folder (the run store's location). */
   readonly runDir: string;
+  /** Tags every process of the run (RIG_RUN_ID in its environment), so none can hide afterwards. */
+  readonly runId: string;
 }
 
 /** A fleet of local agent processes. */
@@ -35,6 +37,7 @@ export function localFleet(opts: LocalFleetOptions): Fleet {
         const log = fs.openSync(path.join(logDir, 'agent.log'), 'a');
         const child = spawn(process.execPath, [opts.agentScript, '--store', opts.runDir, '--generator', id], {
           stdio: ['ignore', log, log],
+          env: { ...process.env, RIG_RUN_ID: opts.runId },
         });
         fs.closeSync(log);
         const entry: { child: ChildProcess; exit?: number | null } = { child };

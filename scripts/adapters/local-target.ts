@@ -21,7 +21,7 @@ export interface LocalTargetOptions {
   readonly appDir: string;
   readonly port: number;
   readonly workers: number;
-  /** Extra environment (fault injection, e.g. FAULT_COOKIE_503_FRACTION). */
+  /** Extra environment (fault injection, e.g. FAULT_COOKIE_503_FRACTION; RIG_RUN_ID tags the processes). */
   readonly env?: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
 }

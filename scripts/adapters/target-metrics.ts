@@ -1,0 +1,126 @@
+/**
+ * Target-side samples (edge adapter): polls the reference target's `GET /metrics` every few seconds
+ * during a run and keeps each answer in the run store under `target/metrics/<ts>.json`, so the report
+ * can show target CPU, instance (worker) count and connections on the same time axis as the load.
+ * A target without `/metrics` (the user's own) simply yields no samples.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { RunStore } from '../../load-generators/lib/run-store';
+
+/** One target sample as the report shows it (a subset of the reference target's /metrics). */
+export interface TargetSample {
+  readonly at: number;
+  /** Instances serving (worker processes locally, tasks/instances on AWS). */
+  readonly instances?: number;
+  readonly connections?: number;
+  /** % of one core, summed over workers. */
+  readonly cpuPercent?: number;
+  readonly rssBytes?: number;
+  readonly eventLoopLagMs?: number;
+  readonly messagesOut?: number;
+  readonly peakSendRatePerSec?: number;
+}
+
+/** A running sampler. */
+export interface TargetSampler {
+  /** Stops polling and waits for the sample in flight to be stored. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startTargetSampler}. */
+export interface TargetSamplerProps {
+  readonly url: string;
+  readonly store: RunStore;
+  /** @default 5000 */
+  readonly intervalMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+function getJson(url: string, timeoutMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const client = url.startsWith('https:') ? https : http;
+    const req = client.get(url, { timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
+        try {
+          resolve(JSON.parse(body));
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+/** Starts polling `<url>/metrics`; the first poll is immediate. */
+export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
+  const intervalMs = props.intervalMs ?? 5000;
+  const now = props.now ?? Date.now;
+  let stopped = false;
+  let inFlight: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const poll = () => {
+    inFlight = (async () => {
+      try {
+        const body = await getJson(`${props.url.replace(/\/+$/, '')}/metrics`, Math.min(4000, intervalMs));
+        const at = now();
+        await props.store.put(`target/metrics/${at}.json`, JSON.stringify({ at, metrics: body }));
+      } catch {
+        // a missed sample is a gap in the chart, not a failed run
+      }
+    })();
+    void inFlight.then(() => {
+      if (!stopped) timer = setTimeout(poll, intervalMs);
+    });
+  };
+  poll();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Maps one stored /metrics answer to a {@link TargetSample}. */
+export function toTargetSample(at: number, m: unknown): TargetSample {
+  const r = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  const memory = (typeof r.memory === 'object' && r.memory !== null ? r.memory : {}) as Record<string, unknown>;
+  // `cpu` is the whole target (workers + primary), % of one core.
+  const cpuSum = num(r.cpu);
+  return {
+    at,
+    instances: num(r.workers),
+    connections: num(r.connections),
+    cpuPercent: cpuSum === undefined ? undefined : Math.round(cpuSum * 10) / 10,
+    rssBytes: num(memory.rss),
+    eventLoopLagMs: num(r.eventLoopLagMs),
+    messagesOut: num(r.messagesOut),
+    peakSendRatePerSec: num(r.peakSendRatePerSec),
+  };
+}
+
+/** Reads every stored target sample back, sorted by time. */
+export async function readTargetSamples(store: RunStore): Promise<TargetSample[]> {
+  const out: TargetSample[] = [];
+  for (const key of await store.list('target/metrics/')) {
+    if (!key.endsWith('.json')) continue;
+    try {
+      const { at, metrics } = JSON.parse((await store.get(key)) ?? '{}') as { at?: number; metrics?: unknown };
+      if (typeof at === 'number') out.push(toTargetSample(at, metrics));
+    } catch {
+      // a torn sample is skipped
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
+}

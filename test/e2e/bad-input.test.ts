@@ -1,0 +1,90 @@
+/**
+ * Bad input, table-driven: each case is refused with one clear line naming the flag or file and the
+ * fix, exit code 2, nothing started, no run folder left behind.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+
+const scratch = tempDir('rig-bad-input-');
+const malformed = path.join(scratch, 'malformed.yml');
+fs.writeFileSync(malformed, 'config:\n  target: "http://x"\n  phases: [ { duration: 5\n');
+const noScenarios = path.join(scratch, 'no-scenarios.yml');
+fs.writeFileSync(noScenarios, 'config:\n  target: "http://127.0.0.1:1"\n  phases:\n    - duration: 5\n      arrivalRate: 1\n');
+const occupied = path.join(scratch, 'occupied');
+fs.mkdirSync(occupied);
+fs.writeFileSync(path.join(occupied, 'something.txt'), 'not a run');
+
+/** A loopback port nobody listens on (bound, then released). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Case {
+  readonly name: string;
+  readonly args: () => Promise<string[]> | string[];
+  /** What the one error line must name. */
+  readonly mentions: RegExp;
+}
+
+const cases: Case[] = [
+  { name: '--vusers 0', args: () => ['--vusers', '0'], mentions: /--vusers "0".*at least 1/ },
+  { name: '--vusers -5', args: () => ['--vusers=-5'], mentions: /--vusers "-5"/ },
+  { name: '--vusers abc', args: () => ['--vusers', 'abc'], mentions: /--vusers "abc"/ },
+  { name: '--vusers 1e12', args: () => ['--vusers', '1e12'], mentions: /--vusers "1e12"/ },
+  { name: '--vusers beyond the limit', args: () => ['--vusers', '1000000000000'], mentions: /--vusers 1000000000000 is more than/ },
+  { name: '--ramp soon', args: () => ['--ramp', 'soon'], mentions: /--ramp "soon" is not a duration/ },
+  { name: '--hold never', args: () => ['--hold', 'never'], mentions: /--hold "never" is not a duration/ },
+  { name: '--generators 0', args: () => ['--generators', '0'], mentions: /--generators "0"/ },
+  { name: '--platform moon', args: () => ['--platform', 'moon'], mentions: /--platform "moon"/ },
+  { name: 'unknown scenario', args: () => ['--scenario', 'warpdrive'], mentions: /--scenario "warpdrive" is not a built-in scenario/ },
+  { name: 'missing scenario file', args: () => ['--scenario', path.join(scratch, 'nope.yml')], mentions: /no such file/ },
+  { name: 'malformed scenario file', args: () => ['--scenario', malformed], mentions: /is not valid YAML/ },
+  { name: 'scenario file without scenarios', args: () => ['--scenario', noScenarios], mentions: /has no "scenarios" list/ },
+  { name: '--var without =', args: () => ['--var', 'rooms'], mentions: /--var "rooms" is not KEY=VALUE/ },
+  { name: '--target not a URL', args: () => ['--target', 'not a url'], mentions: /--target "not a url" is not a URL/ },
+  { name: '--target ftp', args: () => ['--target', 'ftp://127.0.0.1/'], mentions: /must be http/ },
+  { name: 'unreachable --target', args: async () => ['--target', `http://127.0.0.1:${await freePort()}`, '--vusers', '5'], mentions: /is unreachable/ },
+  { name: '--max-error-rate 200', args: () => ['--max-error-rate', '200'], mentions: /--max-error-rate "200"/ },
+  { name: '--teardown on a local run', args: () => ['--platform', 'local', '--teardown'], mentions: /--teardown only applies to --platform aws/ },
+  { name: '--out folder already holding files', args: () => ['--vusers', '5', '--ramp', '1s', '--hold', '1s', '--out', occupied], mentions: /--out .* already holds files/ },
+  { name: 'unknown flag', args: () => ['--vusrs', '10'], mentions: /unknown option '--vusrs'/ },
+];
+
+describe('bad input is refused before anything starts', () => {
+  let occupiedPort: net.Server;
+  let port = 0;
+  beforeAll(async () => {
+    occupiedPort = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => occupiedPort.once('listening', r));
+    port = (occupiedPort.address() as net.AddressInfo).port;
+  });
+  afterAll(() => occupiedPort.close());
+
+  it.each(cases)('$name → exit 2, one clear line', async (c) => {
+    const out = path.join(scratch, `run-${c.name.replace(/\W+/g, '-')}`);
+    const args = await c.args();
+    const withOut = args.includes('--out') ? args : [...args, '--out', out];
+    const r = await runCli(withOut, { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    const errorLines = r.stderr.split('\n').filter((l) => /^error/.test(l));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(c.mentions);
+    expect(r.stdout).toBe('');
+    if (!args.includes('--out')) expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('a local target port already in use → exit 2 naming the port, no run folder', async () => {
+    const out = path.join(scratch, 'run-port-in-use');
+    const r = await runCli(['--vusers', '5', '--target-port', String(port), '--out', out], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`port ${port}.*in use`));
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
