@@ -6,4 +6,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // End-to-end tests start real processes; give them room, they still wait on conditions.
   testTimeout: 120000,
+  reporters: ['default', '<rootDir>/test/helpers/plain-summary-reporter.js'],
 };
