@@ -1,0 +1,125 @@
+// @ts-check
+'use strict';
+/**
+ * Pieces the pub/sub-style scenarios share:
+ *
+ *  - the process-level publisher (one per run: it runs only in the duty process, started by the first
+ *    vuser there): POSTs `/publish` to each room at a fixed rate for a fixed time, every payload
+ *    `{ sentAt, offsetMs, publisher, seq, [filler] }` — `seq` is the tick number (the same for every room
+ *    in one tick), `offsetMs` the publisher's clock offset. Counters are emitted on Artillery's shared
+ *    scenario emitter, which stays live after the vuser that started the loop has ended.
+ *  - the receiver tracker: messages received, gaps and duplicates from the last seq per publisher (no
+ *    per-message allocation), and corrected delivery latency.
+ *  - the process-wide latest tick per publisher, from which a receiver estimates how many messages it
+ *    should have seen while subscribed (the target's fan-out to other sockets of this process tells the
+ *    time, so the estimate needs no clock and works against any target).
+ */
+const { requestJson, sleep } = require('./clock');
+
+/** Latest seq seen by any receiver of this process, per publisher. */
+/** @type {Map<string, number>} */
+const latestSeq = new Map();
+
+/** @returns {Map<string, number>} a snapshot (a publisher or two: tiny) */
+function snapshotLatest() {
+  return new Map(latestSeq);
+}
+
+/**
+ * Ticks published (per publisher) since `since` was taken.
+ * @param {Map<string, number>} since
+ */
+function ticksSince(since) {
+  let n = 0;
+  for (const [p, s] of latestSeq) n += Math.max(0, s - (since.get(p) ?? 0));
+  return n;
+}
+
+class Receiver {
+  /**
+   * @param {import('node:events').EventEmitter} events
+   * @param {number} clockOffset this process's offset (ms)
+   * @param {string} latencyMetric histogram name
+   */
+  constructor(events, clockOffset, latencyMetric) {
+    this.events = events;
+    this.clockOffset = clockOffset;
+    this.latencyMetric = latencyMetric;
+    this.received = 0;
+    this.gaps = 0;
+    this.duplicates = 0;
+    /** @type {Map<string, number>} */
+    this.lastSeq = new Map();
+  }
+
+  /**
+   * Records one `message` event `{ room, payload, serverAt }`; returns the payload when it is one of ours.
+   * @param {any} msg
+   */
+  onMessage(msg) {
+    this.received++;
+    const p = msg && msg.payload;
+    if (!p || typeof p !== 'object') return undefined;
+    const pub = String(p.publisher);
+    const seq = Number(p.seq);
+    if (Number.isFinite(seq)) {
+      const last = this.lastSeq.get(pub);
+      if (last === undefined || seq > last) {
+        if (last !== undefined && seq > last + 1) this.gaps += seq - last - 1;
+        this.lastSeq.set(pub, seq);
+      } else {
+        this.duplicates++;
+      }
+      const l = latestSeq.get(pub);
+      if (l === undefined || seq > l) latestSeq.set(pub, seq);
+    }
+    const sentAt = Number(p.sentAt);
+    if (Number.isFinite(sentAt)) {
+      const latency = Date.now() + this.clockOffset - (sentAt + (Number(p.offsetMs) || 0));
+      if (latency >= 0) this.events.emit('histogram', this.latencyMetric, latency);
+      else this.events.emit('counter', `${this.latencyMetric}_negative`, 1);
+    }
+    return p;
+  }
+}
+
+/** @type {{ running: boolean } | undefined} */
+let publisher;
+
+/**
+ * Starts this process's publisher once (later calls are no-ops).
+ * @param {{ target: string, rooms: string[], ratePerRoom: number, seconds: number, clockOffset: number,
+ *           events: import('node:events').EventEmitter, filler?: string, sentMetric: string, id: string }} o
+ */
+function startPublisher(o) {
+  if (publisher) return;
+  publisher = { running: true };
+  const state = publisher;
+  const intervalMs = 1000 / o.ratePerRoom;
+  const startedAt = Date.now();
+  const endAt = startedAt + o.seconds * 1000;
+  void (async () => {
+    for (let tick = 1; state.running; tick++) {
+      const due = startedAt + (tick - 1) * intervalMs;
+      if (due >= endAt) break;
+      const wait = due - Date.now();
+      if (wait > 0) await sleep(wait);
+      const sentAt = Date.now();
+      const payload = { sentAt, offsetMs: o.clockOffset, publisher: o.id, seq: tick, ...(o.filler ? { filler: o.filler } : {}) };
+      await Promise.all(
+        o.rooms.map(async (room) => {
+          try {
+            const { status } = await requestJson('POST', `${o.target}/publish`, { room, payload }, { keepAlive: true });
+            if (status === 200) o.events.emit('counter', o.sentMetric, 1);
+            else o.events.emit('counter', 'publish.failed', 1);
+          } catch {
+            o.events.emit('counter', 'publish.failed', 1);
+          }
+        }),
+      );
+    }
+    state.running = false;
+  })();
+}
+
+module.exports = { Receiver, startPublisher, snapshotLatest, ticksSince };
