@@ -7,7 +7,9 @@ import { Command, Option } from 'commander';
 import * as path from 'node:path';
 import { ExitCode, RigError, UsageError } from './errors';
 import { RawFlags, validateFlags } from './options';
-import { runLocal } from './run-local';
+import { readMachineLimits } from './adapters/system-limits';
+import { localPlatform } from './platforms/local';
+import { runLoadTest } from './run';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -76,7 +78,16 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
     }
     log('platform: local (no deployed AWS stacks are used by this version)');
-    const { summary, exitCode } = await runLocal(options, { root: ROOT, log, env: process.env });
+    const platform = localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+    const onInterrupt = (handler: () => void) => {
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    };
+    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt });
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return exitCode;
   } catch (err) {

@@ -1,0 +1,74 @@
+/**
+ * The local platform: generators are agent processes on this machine, each connecting from its own
+ * loopback source addresses; the target is the reference target started for the run (or --target).
+ */
+import * as path from 'node:path';
+import { localStore } from '../../load-generators/lib/run-store';
+import { localFleet } from '../adapters/local-fleet';
+import { TargetHandle, checkReachable, startLocalTarget } from '../adapters/local-target';
+import type { MachineLimits } from '../adapters/system-limits';
+import type { Plan } from '../core/plan';
+import type { RunOptions } from '../options';
+import type { Platform } from './platform';
+
+/** Memory a held vuser costs a local generator (socket.io-client + ws); see the README's capacity model. */
+export const GENERATOR_BYTES_PER_VUSER = 80 * 1024;
+/** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */
+export const RESERVED_FILES = 300;
+/** Sockets one target worker should hold at most, as a share of its open-file limit. */
+const TARGET_WORKER_FILL = 0.8;
+/** Fault-injection variables forwarded to the local reference target. */
+const TARGET_ENV_KEYS = ['FAULT_DELIVERY_DELAY_MS', 'FAULT_WITHHOLD_FRACTION', 'FAULT_COOKIE_503_FRACTION', 'FAULT_SEED'];
+
+/** Loopback source address of the n-th load process (127.0.1.10 …): each gets its own port range. */
+export function loopbackSourceAddress(n: number): string {
+  return `127.0.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
+}
+
+/** Target worker processes for a peak of concurrent connections: each stays under its open-file limit. */
+export function targetWorkersFor(peakConcurrent: number, openFiles: number): number {
+  return Math.max(2, Math.ceil(peakConcurrent / (openFiles * TARGET_WORKER_FILL)));
+}
+
+/** Builds the local platform from this machine's limits. */
+export function localPlatform(opts: {
+  readonly root: string;
+  readonly machine: MachineLimits;
+  readonly options: RunOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+}): Platform {
+  const { machine, options } = opts;
+  // One load process per core: Artillery's own runner gives a 2-core machine a single worker thread.
+  const processes = Math.max(1, machine.cores);
+  return {
+    name: 'local',
+    limits: {
+      openFiles: Math.max(1, machine.openFiles - RESERVED_FILES),
+      ephemeralPorts: machine.ephemeralPorts,
+      sourceAddresses: processes,
+      processes,
+      memoryBytes: Math.floor(machine.freeMemoryBytes * 0.5),
+      bytesPerVuser: GENERATOR_BYTES_PER_VUSER,
+      socketsPerVuser: 1,
+    },
+    portRange: machine.ephemeralPorts,
+    async prepareTarget(plan: Plan, runId: string): Promise<TargetHandle> {
+      if (options.target) {
+        await checkReachable(options.target);
+        return { url: options.target, stop: async () => undefined };
+      }
+      const workers = targetWorkersFor(plan.peakConcurrent, machine.openFiles);
+      const env: Record<string, string> = {
+        ...Object.fromEntries(TARGET_ENV_KEYS.filter((k) => opts.env[k] !== undefined).map((k) => [k, String(opts.env[k])])),
+        RIG_RUN_ID: runId,
+      };
+      const target = await startLocalTarget({ appDir: path.join(opts.root, 'target-stack', 'app'), port: options.targetPort, workers, env });
+      opts.log(`local reference target: ${target.url} (${workers} workers)`);
+      return target;
+    },
+    openStore: (_runId, runDir) => localStore(runDir),
+    sourceAddress: (g, k) => loopbackSourceAddress(g * processes + k),
+    createFleet: (runId, store) => localFleet({ agentScript: path.join(opts.root, 'load-generators', 'agent.js'), runDir: store.location, runId }),
+  };
+}

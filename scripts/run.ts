@@ -1,0 +1,157 @@
+/**
+ * One load test, the same on every platform: plan → target → run folder → orchestrate → report.
+ * Always stops what it started (target, fleet), on success, failure or Ctrl-C.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { localStore } from '../load-generators/lib/run-store';
+import { PlanError, planLoad, splitPhases } from './core/plan';
+import { ExitCode, UsageError } from './errors';
+import { GeneratorSpec, orchestrate } from './orchestrator';
+import type { RunOptions } from './options';
+import type { Platform } from './platforms/platform';
+import { RunSummary, formatSummaryTable } from './report/summary';
+import { writeReport } from './report/write';
+import { applyOptions, expectedSessionSeconds, loadScenario } from './scenario';
+
+/** What a run needs from its caller (the CLI or a test). */
+export interface RunContext {
+  /** The repository root (scenarios, agent, target app live under it). */
+  readonly root: string;
+  readonly log: (line: string) => void;
+  /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
+  readonly onInterrupt: (handler: () => void) => () => void;
+}
+
+function newRunId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Refuses a run folder that holds files or cannot be created, before anything starts. */
+function checkRunDir(dir: string): void {
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    throw new UsageError(`--out ${dir} already holds files; pass a new or empty folder`);
+  }
+  let parent = path.dirname(dir);
+  while (!fs.existsSync(parent)) parent = path.dirname(parent);
+  try {
+    fs.accessSync(parent, fs.constants.W_OK);
+  } catch {
+    throw new UsageError(`cannot write the run folder ${dir} (${parent} is not writable); pass a writable --out`);
+  }
+}
+
+/** The documented exit code of a finished run. */
+export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
+  if (s.status === 'interrupted') return ExitCode.interrupted;
+  if (s.status === 'partial' || s.status === 'timed-out') return ExitCode.rigFailure;
+  if (s.failedRatio > maxErrorRate) return ExitCode.thresholdsBreached;
+  if (s.thresholds.some((t) => !t.ok)) return ExitCode.thresholdsBreached;
+  return ExitCode.ok;
+}
+
+function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
+  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
+  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
+}
+
+/** Runs one load test on a platform; resolves with the summary and the exit code. */
+export async function runLoadTest(options: RunOptions, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
+  const scenario = loadScenario(options.scenario, path.join(ctx.root, 'load-generators', 'scenarios'));
+  // Plan on the script with a placeholder target: planning needs only phases and the session length.
+  const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
+  const phases = planned.config.phases ?? [];
+  const phaseSeconds = phases.reduce((a, p) => a + Number(p.duration ?? p.pause ?? 0), 0);
+  const sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
+  let plan;
+  try {
+    plan = planLoad({ phases, generators: options.generators, limits: platform.limits, sessionSeconds, maxGenerators: platform.maxGenerators });
+  } catch (err) {
+    if (err instanceof PlanError) throw new UsageError(err.message);
+    throw err;
+  }
+
+  const runId = newRunId(new Date());
+  const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
+  checkRunDir(runDir);
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  let interruptCount = 0;
+  let signalInterrupt: () => void = () => undefined;
+  const interrupted = new Promise<void>((resolve) => {
+    signalInterrupt = resolve;
+  });
+  const removeHandler = ctx.onInterrupt(() => {
+    interruptCount++;
+    if (interruptCount === 1) {
+      ctx.log('interrupted: stopping generators and writing the partial report (Ctrl-C again to force)');
+      signalInterrupt();
+    } else {
+      ctx.log('forced stop');
+      void runCleanups().finally(() => process.exit(ExitCode.interrupted));
+    }
+  });
+  try {
+    const target = await platform.prepareTarget(plan, runId);
+    cleanups.push(() => target.stop());
+    if (platform.finish) cleanups.unshift(() => platform.finish?.() ?? Promise.resolve());
+    fs.mkdirSync(runDir, { recursive: true });
+    ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
+
+    const script = applyOptions(scenario.script, options, target.url);
+    const processes = platform.limits.processes;
+    const generators: GeneratorSpec[] = plan.generators.map((g, gi) => ({
+      id: `g${String(g.index + 1).padStart(2, '0')}`,
+      // Each load process (one per core) runs its own exact share of the generator's slice.
+      processes: splitPhases(g.phases, processes).map((procPhases, k) => ({
+        script: { ...script, config: { ...script.config, phases: procPhases } },
+        sourceAddress: platform.sourceAddress(gi, k),
+      })),
+    }));
+    const store = platform.openStore(runId, runDir);
+    const fleet = platform.createFleet(runId, store);
+    cleanups.push(() => fleet.stop());
+    const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+    const outcome = await orchestrate(
+      {
+        runId,
+        scriptDir: scenario.dir,
+        plan,
+        generators,
+        expectedSeconds: Math.ceil(phaseSeconds + sessionSeconds),
+        heartbeatTimeoutMs: 30_000,
+        readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
+        startLeadMs: platform.name === 'aws' ? 5000 : 1500,
+        meta: { platform: platform.name, target: target.url, scenario: scenario.name, options },
+      },
+      { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted },
+    );
+    const cloudwatch = outcome.startAt && platform.collectExtra ? await platform.collectExtra({ start: outcome.startAt, end: outcome.endedAt }) : undefined;
+    if (platform.syncToRunDir) await platform.syncToRunDir(store, runDir);
+    const { summary } = await writeReport(localStore(runDir), {
+      runId,
+      platform: platform.name,
+      target: target.url,
+      scenario: scenario.name,
+      plan,
+      generatorIds: generators.map((g) => g.id),
+      startAt: outcome.startAt,
+      endedAt: outcome.endedAt,
+      interrupted: outcome.interrupted,
+      timedOut: outcome.timedOut,
+      lostGenerators: outcome.lostGenerators,
+      portRange: platform.portRange,
+      ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
+      ...(cloudwatch ? { cloudwatch } : {}),
+    });
+    ctx.log(`\n${formatSummaryTable(summary)}\n\nreport: ${path.join(runDir, 'report.html')}`);
+    return { summary, exitCode: exitCodeOf(summary, options.maxErrorRate) };
+  } finally {
+    removeHandler();
+    await runCleanups();
+  }
+}
