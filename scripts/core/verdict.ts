@@ -1,6 +1,16 @@
 /**
- * Rig-health verdict (pure): was any generator saturated while it ran, and did the errors come
- * while it was? Decides whether a run's numbers describe the target or the rig.
+ * Rig-health verdict (pure): was any generator saturated while it ran, in which periods, and did the
+ * errors come while it was? Decides whether a run's numbers describe the target or the rig.
+ *
+ * Rules (documented in docs/report.md):
+ * - A health sample is saturated when any resource passes its threshold ({@link DEFAULT_THRESHOLDS}).
+ * - A sample describes the interval since the previous sample of the same load process (CPU is a
+ *   delta over it), so it marks every reporting period that interval overlaps. The first sample of a
+ *   process covers `sampleIntervalMs` before it.
+ * - A period is rig-limited when any generator was saturated in it; errors in that period coincide
+ *   with saturation. The run is `rig-limited` when any period is, else `partial` when a generator was
+ *   lost, else `trustworthy`.
+ * The output is deterministic: periods, generators and reasons are sorted.
  */
 
 /** One resource sample of one load process. */
@@ -16,10 +26,11 @@ export interface HealthSample {
   readonly eventLoopLagMs?: number;
 }
 
-/** Saturation thresholds (documented in the README). */
+/** Saturation thresholds (documented in docs/report.md). */
 export interface SaturationThresholds {
   /** CPU of one load process, % of one core (its load thread is single-threaded). */
   readonly cpuPercent: number;
+  /** p99 event-loop delay of a load thread over the last window, ms. */
   readonly eventLoopLagMs: number;
   /** Share of the open-file limit. */
   readonly openFilesShare: number;
@@ -30,7 +41,10 @@ export interface SaturationThresholds {
 /** The documented defaults. */
 export const DEFAULT_THRESHOLDS: SaturationThresholds = { cpuPercent: 85, eventLoopLagMs: 100, openFilesShare: 0.9, portsShare: 0.9 };
 
-/** A generator that was saturated at some time, and why. */
+/** How often agents sample, when a process has no earlier sample to measure from. */
+export const DEFAULT_SAMPLE_INTERVAL_MS = 5000;
+
+/** A load process that was saturated at one sample, and why. */
 export interface SaturationFinding {
   readonly generator: string;
   readonly process: string;
@@ -38,20 +52,58 @@ export interface SaturationFinding {
   readonly reasons: readonly string[];
 }
 
+/** One reporting period as the verdict sees it. */
+export interface PeriodVerdict {
+  /** Period start, epoch ms (the key Artillery uses). */
+  readonly period: number;
+  /** Generators saturated in this period, each with its reasons (sorted, deduplicated). */
+  readonly saturated: ReadonlyArray<{ readonly generator: string; readonly reasons: readonly string[] }>;
+  /** Errors (`errors.*` counters) in this period across all generators. */
+  readonly errors: number;
+  /** True when any generator was saturated in this period. */
+  readonly rigLimited: boolean;
+  /** True when this period had errors while a generator was saturated. */
+  readonly errorsCoincide: boolean;
+}
+
 /** The verdict for the whole run. */
 export interface Verdict {
   readonly verdict: 'trustworthy' | 'rig-limited' | 'partial';
+  /** One line for the terminal and the report. */
   readonly summary: string;
+  readonly thresholds: SaturationThresholds;
+  /** Every period with samples or errors, sorted by time. */
+  readonly periods: readonly PeriodVerdict[];
+  /** Generators saturated at any time, sorted. */
+  readonly saturatedGenerators: readonly string[];
+  /** Every saturated sample, sorted by time, generator, process. */
   readonly saturated: readonly SaturationFinding[];
   /** Periods (epoch ms) that had errors while a generator was saturated. */
   readonly errorPeriodsWhileSaturated: readonly number[];
+  /** Errors in the run and how many fell in rig-limited periods. */
+  readonly errors: { readonly total: number; readonly whileSaturated: number };
 }
+
+/** What the verdict is decided from. */
+export interface VerdictInput {
+  readonly samples: readonly HealthSample[];
+  /** Size of the ephemeral port range of one source address. */
+  readonly portRange: number;
+  readonly periodMs: number;
+  /** Errors per period start (epoch ms). */
+  readonly errorsByPeriod: ReadonlyMap<number, number>;
+  readonly lostGenerators: readonly string[];
+  readonly thresholds?: SaturationThresholds;
+  readonly sampleIntervalMs?: number;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Why one sample counts as saturated (empty when it does not). */
 export function saturationReasons(s: HealthSample, portRange: number, t: SaturationThresholds = DEFAULT_THRESHOLDS): string[] {
   const reasons: string[] = [];
-  if (s.cpuPercent !== undefined && s.cpuPercent > t.cpuPercent) reasons.push(`CPU ${s.cpuPercent}% > ${t.cpuPercent}%`);
-  if (s.eventLoopLagMs !== undefined && s.eventLoopLagMs > t.eventLoopLagMs) reasons.push(`event-loop lag ${s.eventLoopLagMs} ms > ${t.eventLoopLagMs} ms`);
+  if (s.cpuPercent !== undefined && s.cpuPercent > t.cpuPercent) reasons.push(`CPU ${round1(s.cpuPercent)}% > ${t.cpuPercent}%`);
+  if (s.eventLoopLagMs !== undefined && s.eventLoopLagMs > t.eventLoopLagMs) reasons.push(`event-loop lag ${round1(s.eventLoopLagMs)} ms > ${t.eventLoopLagMs} ms`);
   if (s.openFiles !== undefined && s.openFilesLimit && s.openFiles > t.openFilesShare * s.openFilesLimit) {
     reasons.push(`open files ${s.openFiles} > ${Math.round(t.openFilesShare * 100)}% of ${s.openFilesLimit}`);
   }
@@ -61,42 +113,92 @@ export function saturationReasons(s: HealthSample, portRange: number, t: Saturat
   return reasons;
 }
 
-/**
- * Decides the verdict from every health sample and the error count of every period.
- * `rig-limited` when any generator was saturated; the error periods that coincide are named.
- */
-export function decideVerdict(input: {
-  readonly samples: readonly HealthSample[];
-  readonly portRange: number;
-  readonly periodMs: number;
-  readonly errorsByPeriod: ReadonlyMap<number, number>;
-  readonly lostGenerators: readonly string[];
-  readonly thresholds?: SaturationThresholds;
-}): Verdict {
+/** Reason kind without the figure ("CPU", "event-loop lag", …), to group reasons per period. */
+const reasonKind = (r: string) => r.replace(/\s[\d.]+.*$/, '');
+
+const byTime = (a: HealthSample, b: HealthSample) =>
+  a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process);
+
+/** HH:MM:SS (UTC) of an epoch ms, for the one-line summary. */
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+
+/** Periods a sample's interval [from, at] overlaps. */
+function periodsCovered(from: number, at: number, periodMs: number): number[] {
+  const out: number[] = [];
+  for (let p = from - (((from % periodMs) + periodMs) % periodMs); p <= at; p += periodMs) out.push(p);
+  return out;
+}
+
+/** Decides the per-period and whole-run verdict from every health sample and every period's errors. */
+export function decideVerdict(input: VerdictInput): Verdict {
+  const thresholds = input.thresholds ?? DEFAULT_THRESHOLDS;
+  const interval = input.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS;
+  const samples = [...input.samples].sort(byTime);
+  const lastAt = new Map<string, number>();
   const saturated: SaturationFinding[] = [];
-  for (const s of input.samples) {
-    const reasons = saturationReasons(s, input.portRange, input.thresholds);
-    if (reasons.length) saturated.push({ generator: s.generator, process: s.process, at: s.at, reasons });
+  /** period → generator → reason kind → worst reason text (first seen). */
+  const perPeriod = new Map<number, Map<string, Map<string, string>>>();
+  const seenPeriods = new Set<number>();
+  for (const s of samples) {
+    const key = `${s.generator}\u0000${s.process}`;
+    const from = Math.min(s.at, lastAt.get(key) ?? s.at - interval);
+    lastAt.set(key, s.at);
+    // The sample's own period always counts; earlier ones only for the part of the interval inside them.
+    const covered = periodsCovered(from + 1, s.at, input.periodMs);
+    seenPeriods.add(s.at - (s.at % input.periodMs));
+    const reasons = saturationReasons(s, input.portRange, thresholds);
+    if (!reasons.length) continue;
+    saturated.push({ generator: s.generator, process: s.process, at: s.at, reasons });
+    for (const p of covered) {
+      const gens = perPeriod.get(p) ?? new Map<string, Map<string, string>>();
+      perPeriod.set(p, gens);
+      const kinds = gens.get(s.generator) ?? new Map<string, string>();
+      gens.set(s.generator, kinds);
+      for (const r of reasons) if (!kinds.has(reasonKind(r))) kinds.set(reasonKind(r), r);
+    }
   }
-  const saturatedPeriods = new Set(saturated.map((f) => f.at - (f.at % input.periodMs)));
-  const errorPeriodsWhileSaturated = [...input.errorsByPeriod]
-    .filter(([period, errors]) => errors > 0 && saturatedPeriods.has(period))
-    .map(([period]) => period)
-    .sort((a, b) => a - b);
-  if (saturated.length) {
-    const gens = [...new Set(saturated.map((f) => f.generator))].sort();
-    const first = saturated[0];
+  for (const p of input.errorsByPeriod.keys()) seenPeriods.add(p);
+  for (const p of perPeriod.keys()) seenPeriods.add(p);
+
+  const periods: PeriodVerdict[] = [...seenPeriods]
+    .sort((a, b) => a - b)
+    .map((period) => {
+      const gens = perPeriod.get(period);
+      const sat = gens
+        ? [...gens.entries()]
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([generator, kinds]) => ({ generator, reasons: [...kinds.values()].sort() }))
+        : [];
+      const errors = input.errorsByPeriod.get(period) ?? 0;
+      return { period, saturated: sat, errors, rigLimited: sat.length > 0, errorsCoincide: sat.length > 0 && errors > 0 };
+    });
+
+  const errorPeriodsWhileSaturated = periods.filter((p) => p.errorsCoincide).map((p) => p.period);
+  const total = [...input.errorsByPeriod.values()].reduce((a, b) => a + b, 0);
+  const whileSaturated = periods.filter((p) => p.errorsCoincide).reduce((a, p) => a + p.errors, 0);
+  const saturatedGenerators = [...new Set(saturated.map((f) => f.generator))].sort();
+  const base = { thresholds, periods, saturatedGenerators, saturated, errorPeriodsWhileSaturated, errors: { total, whileSaturated } };
+
+  const limited = periods.filter((p) => p.rigLimited);
+  if (limited.length) {
+    const first = limited[0];
+    const last = limited[limited.length - 1];
+    const span = first && last ? (first === last ? `period ${clock(first.period)}` : `${limited.length} periods ${clock(first.period)}–${clock(last.period)}`) : '';
+    const why = [...new Set(limited.flatMap((p) => p.saturated.flatMap((g) => g.reasons.map(reasonKind))))].sort().join(', ');
+    const errorsPart =
+      total === 0
+        ? 'no errors'
+        : whileSaturated === 0
+          ? `none of the ${total} errors coincide: they come from the target`
+          : `${whileSaturated} of ${total} errors coincide with it: they may come from the rig`;
     return {
+      ...base,
       verdict: 'rig-limited',
-      summary:
-        `generator${gens.length > 1 ? 's' : ''} ${gens.join(', ')} saturated (${first?.reasons.join(', ')})` +
-        (errorPeriodsWhileSaturated.length ? `; ${errorPeriodsWhileSaturated.length} period(s) with errors coincide` : '; no errors coincide'),
-      saturated,
-      errorPeriodsWhileSaturated,
+      summary: `generator${saturatedGenerators.length > 1 ? 's' : ''} ${saturatedGenerators.join(', ')} saturated (${why}) in ${span}; ${errorsPart}`,
     };
   }
   if (input.lostGenerators.length) {
-    return { verdict: 'partial', summary: `generator(s) ${input.lostGenerators.join(', ')} lost: data is partial`, saturated, errorPeriodsWhileSaturated };
+    return { ...base, verdict: 'partial', summary: `generator(s) ${[...input.lostGenerators].sort().join(', ')} lost: data is partial` };
   }
-  return { verdict: 'trustworthy', summary: 'no generator was saturated: the figures describe the target', saturated, errorPeriodsWhileSaturated };
+  return { ...base, verdict: 'trustworthy', summary: 'no generator was saturated: the figures describe the target' };
 }

@@ -7,7 +7,8 @@ import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '.
 import { Verdict, decideVerdict } from '../core/verdict';
 import type { GeneratorData } from './collect';
 
-const PERIOD_MS = 10_000;
+/** Artillery's reporting period. */
+export const PERIOD_MS = 10_000;
 
 /** One generator in the summary's `rig` section. */
 export interface GeneratorSummary {
@@ -20,6 +21,7 @@ export interface GeneratorSummary {
     readonly peakOpenFiles?: number;
     readonly openFilesLimit?: number;
     readonly peakPortsInUse?: number;
+    readonly peakEventLoopLagMs?: number;
   };
   readonly lost?: string;
 }
@@ -100,6 +102,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       peakOpenFiles: maxOf(g.health.map((h) => h.openFiles)),
       openFilesLimit: maxOf(g.health.map((h) => h.openFilesLimit)),
       peakPortsInUse: maxOf(g.health.map((h) => h.portsInUse)),
+      peakEventLoopLagMs: maxOf(g.health.map((h) => h.eventLoopLagMs)),
     },
     ...(lost.has(g.id) ? { lost: lost.get(g.id) } : {}),
   }));
@@ -155,6 +158,14 @@ export function formatSummaryTable(s: RunSummary): string {
   rows.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
   rows.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
   rows.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
+  const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);
+  for (const p of limited.slice(0, 5)) {
+    rows.push([
+      `  period ${new Date(p.period).toISOString().slice(11, 19)}`,
+      `${p.saturated.map((g) => `${g.generator} (${g.reasons.join(', ')})`).join('; ')}${p.errors ? `; ${p.errors} errors` : ''}`,
+    ]);
+  }
+  if (limited.length > 5) rows.push(['  …', `${limited.length - 5} more rig-limited periods in report.html`]);
   for (const t of s.thresholds) rows.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');

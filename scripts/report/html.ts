@@ -1,0 +1,91 @@
+/**
+ * report.html: one self-contained file (uPlot and its CSS inlined, nothing fetched; a Content
+ * Security Policy allows only the two inline scripts by hash) that shows what happened and whether
+ * to believe it: verdict, thresholds, summary table, plan and generators, and every timeline on one
+ * shared time axis. Everything shown from the run is escaped (see html/escape.ts).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { CLIENT_JS } from './html/client';
+import { ChartSet, ChartSpec, buildCharts } from './html/charts';
+import { assertInlineScriptSafe, escapeHtml as e, jsonForScript } from './html/escape';
+import { headerSection, rigSection, summarySection, thresholdsSection, verdictSection } from './html/sections';
+import { REPORT_CSS } from './html/style';
+import type { ReportJson } from './write';
+
+export { buildCharts };
+export type { ChartSet, ChartSpec };
+
+const GROUPS: ReadonlyArray<[ChartSpec['group'], string]> = [
+  ['load', 'Load'],
+  ['errors', 'Errors'],
+  ['latency', 'Latency'],
+  ['messages', 'Messages'],
+  ['generators', 'Generators (rig health)'],
+  ['target', 'Target'],
+  ['cloudwatch', 'CloudWatch'],
+];
+
+const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+
+function chartsSection(set: ChartSet): string {
+  const parts = [
+    `<h2>Timelines</h2><p class="note">All charts share one time axis; hovering one moves the cursor on all.` +
+      (set.rigLimited.length ? ' Red bands: rig-limited periods (a generator was saturated).' : '') +
+      (set.scaleOuts.length ? ' Dashed orange lines: the target scaled out.' : '') +
+      `</p>`,
+  ];
+  for (const [group, title] of GROUPS) {
+    const charts = set.charts.filter((c) => c.group === group);
+    if (!charts.length) continue;
+    parts.push(`<h2>${e(title)}</h2>`);
+    for (const c of charts) {
+      parts.push(`<div class="card"><h3>${e(c.title)}</h3><div class="chart" id="chart-${e(c.id)}" data-chart="${e(c.id)}"></div></div>`);
+    }
+  }
+  if (set.absent.length) parts.push(`<p class="note">Not shown: ${set.absent.map((a) => e(a)).join('; ')}.</p>`);
+  return parts.join('\n');
+}
+
+function cloudwatchAlarms(r: ReportJson): string {
+  const alarms = r.cloudwatch?.alarms ?? [];
+  if (!alarms.length) return '';
+  return `<div class="card"><h3>CloudWatch alarms</h3><table><tbody>${alarms
+    .map((a) => `<tr><td>${e(new Date(a.at).toISOString())}</td><td class="name">${e(a.name)}</td><td>${e(a.state)}</td></tr>`)
+    .join('')}</tbody></table></div>`;
+}
+
+/** Renders report.json as one self-contained HTML page. */
+export function renderHtml(report: ReportJson): string {
+  const uplotJs = assertInlineScriptSafe(fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'), 'uPlot');
+  const uplotCss = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
+  const set = buildCharts(report);
+  const data = jsonForScript({ charts: set.charts, range: set.range, rigLimited: set.rigLimited, scaleOuts: set.scaleOuts });
+  const csp = `default-src 'none'; script-src ${sha256(uplotJs)} ${sha256(CLIENT_JS)}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${e(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(`Load test ${report.runId} — ${report.rig.verdict}`)}</title>
+<style>${uplotCss}</style>
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+<main>
+${headerSection(report)}
+${verdictSection(report)}
+${thresholdsSection(report)}
+${summarySection(report)}
+${rigSection(report)}
+${chartsSection(set)}
+${cloudwatchAlarms(report)}
+</main>
+<script type="application/json" id="rig-data">${data}</script>
+<script>${uplotJs}</script>
+<script>${CLIENT_JS}</script>
+</body>
+</html>
+`;
+}

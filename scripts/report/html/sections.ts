@@ -1,0 +1,145 @@
+/**
+ * The report's text sections as HTML strings (pure). Every value from the run goes through
+ * {@link escapeHtml}; nothing else is interpolated.
+ */
+import type { ReportJson } from '../write';
+import { escapeHtml as e } from './escape';
+
+const DELIVERY_PREFIXES = /^(cookie|ws|pubsub|presence|broadcast|recovery)\./;
+
+/** Number for a table cell: integers as they are, others to one decimal. */
+export function fmt(n: number | null | undefined): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return '–';
+  return Number.isInteger(n) ? String(n) : (Math.round(n * 10) / 10).toFixed(1);
+}
+
+const bytes = (n: number | undefined) => (n === undefined ? '–' : `${fmt(n / (1024 * 1024))} MiB`);
+const clock = (ms: number | undefined) => (ms === undefined ? '–' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');
+const row = (cells: string[]) => `<tr>${cells.join('')}</tr>`;
+const td = (v: unknown, cls = '') => `<td${cls ? ` class="${cls}"` : ''}>${e(v)}</td>`;
+const th = (v: string, cls = '') => `<th${cls ? ` class="${cls}"` : ''}>${e(v)}</th>`;
+
+/** Header: what ran, against what, when. */
+export function headerSection(r: ReportJson): string {
+  const dur = r.startedAt !== undefined ? `${fmt((r.endedAt - r.startedAt) / 1000)} s` : '–';
+  return `<header>
+<h1>Load test ${e(r.runId)}</h1>
+<div class="meta">scenario <b>${e(r.scenario)}</b> · platform ${e(r.platform)} · status <b>${e(r.status)}</b> · target <code>${e(r.target)}</code></div>
+<div class="meta">started ${e(clock(r.startedAt))} · ended ${e(clock(r.endedAt))} · ${e(dur)}</div>
+</header>`;
+}
+
+/** The rig-health verdict, big, with the rig-limited periods named. */
+export function verdictSection(r: ReportJson): string {
+  const v = r.rig.verdictDetail;
+  const t = v.thresholds;
+  const limited = (v.periods ?? []).filter((p) => p.rigLimited);
+  const periodsTable = limited.length
+    ? `<table><thead>${row([th('period (UTC)'), th('generators saturated'), th('errors', 'num'), th('errors coincide')])}</thead><tbody>${limited
+        .map((p) =>
+          row([
+            td(new Date(p.period).toISOString().slice(11, 19)),
+            td(p.saturated.map((g) => `${g.generator}: ${g.reasons.join(', ')}`).join('; '), 'name'),
+            td(fmt(p.errors), 'num'),
+            td(p.errorsCoincide ? 'yes' : 'no'),
+          ]),
+        )
+        .join('')}</tbody></table>`
+    : '';
+  const thresholds = t
+    ? `<p class="note">Saturated means: CPU above ${e(t.cpuPercent)}% of one core, event-loop lag above ${e(t.eventLoopLagMs)} ms, open files above ${e(
+        Math.round(t.openFilesShare * 100),
+      )}% of the limit, or ports above ${e(Math.round(t.portsShare * 100))}% of the ephemeral range. Errors: ${e(v.errors?.total ?? 0)}, of which ${e(
+        v.errors?.whileSaturated ?? 0,
+      )} in rig-limited periods.</p>`
+    : '';
+  return `<section class="card verdict ${e(v.verdict)}" id="verdict">
+<div><span class="label">Rig verdict: ${e(v.verdict)}</span></div>
+<p id="verdict-summary">${e(v.summary)}</p>
+${periodsTable}${thresholds}</section>`;
+}
+
+/** `--ensure` results. */
+export function thresholdsSection(r: ReportJson): string {
+  if (!r.thresholds.length) return `<h2>Thresholds</h2><p class="note">No thresholds (--ensure or config.ensure) were set.</p>`;
+  return `<h2>Thresholds</h2><div class="card"><table id="thresholds"><thead>${row([th('expression'), th('result')])}</thead><tbody>${r.thresholds
+    .map((t) => row([td(t.expression, 'name'), `<td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : `BREACHED${t.error ? ` (${e(t.error)})` : ''}`}</td>`]))
+    .join('')}</tbody></table></div>`;
+}
+
+/** The summary table: vusers, the scenario's delivery rows, errors, histograms. */
+export function summarySection(r: ReportJson): string {
+  const c = r.aggregate.counters;
+  const rows: Array<[string, string]> = [
+    ['vusers created', fmt(c['vusers.created'] ?? 0)],
+    ['vusers completed', fmt(c['vusers.completed'] ?? 0)],
+    ['vusers failed', `${fmt(c['vusers.failed'] ?? 0)} (${fmt(r.failedRatio * 100)}%)`],
+  ];
+  for (const name of Object.keys(c).filter((k) => DELIVERY_PREFIXES.test(k)).sort()) rows.push([name, fmt(c[name])]);
+  const expected = c['pubsub.messages_expected'];
+  const received = c['pubsub.messages_received'];
+  if (expected !== undefined && expected > 0 && received !== undefined) {
+    rows.push(['delivery ratio (received / expected)', `${fmt((received / expected) * 100)}%`]);
+    rows.push(['messages missing (expected − received)', fmt(Math.max(0, expected - received))]);
+  }
+  for (const name of Object.keys(c).filter((k) => k.startsWith('errors.')).sort()) rows.push([name, fmt(c[name])]);
+  const counters = `<table id="summary-counters"><tbody>${rows.map(([k, v]) => row([td(k, 'name'), td(v, 'num')])).join('')}</tbody></table>`;
+  const stats = ['count', 'min', 'p50', 'p95', 'p99', 'p999', 'max'] as const;
+  const hist = Object.entries(r.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b));
+  const histTable = hist.length
+    ? `<h3>Histograms (ms)</h3><table id="summary-histograms"><thead>${row([th('metric'), ...stats.map((s) => th(s, 'num'))])}</thead><tbody>${hist
+        .map(([name, h]) => row([td(name, 'name'), ...stats.map((s) => td(fmt(h[s]), 'num'))]))
+        .join('')}</tbody></table>`
+    : '';
+  return `<h2>Summary</h2><div class="card">${counters}${histTable}</div>`;
+}
+
+/** Phases as one readable line. */
+function phaseText(phases: unknown[]): string {
+  return phases
+    .map((p) => {
+      const o = (p ?? {}) as Record<string, unknown>;
+      const parts = [o.name ? String(o.name) : 'phase'];
+      if (o.duration !== undefined) parts.push(`${o.duration} s`);
+      if (o.pause !== undefined) parts.push(`pause ${o.pause} s`);
+      if (o.arrivalCount !== undefined) parts.push(`${o.arrivalCount} arrivals`);
+      if (o.arrivalRate !== undefined) parts.push(`${o.arrivalRate}/s${o.rampTo !== undefined ? ` → ${o.rampTo}/s` : ''}`);
+      return parts.join(' ');
+    })
+    .join(', ');
+}
+
+/** The plan and the generators (start skew, per-generator peaks). */
+export function rigSection(r: ReportJson): string {
+  const p = r.rig.plan;
+  const plan = `<table id="plan"><tbody>${[
+    ['generators', fmt(p.generators)],
+    ['arrivals per generator', p.arrivalsPerGenerator.join(' / ')],
+    ['expected peak concurrent vusers', fmt(p.peakConcurrent)],
+    ['capacity per generator', `${fmt(p.capacityPerGenerator)} (bound by ${p.bindingLimit})`],
+    ['start skew', r.rig.startSkewMs === null ? 'n/a' : `${fmt(r.rig.startSkewMs)} ms`],
+    ...r.phases.map((g) => [`phases ${g.generator}`, phaseText(g.phases)]),
+  ]
+    .map(([k, v]) => row([td(k), td(v, 'name')]))
+    .join('')}</tbody></table>`;
+  const starts = r.rig.generators.map((g) => g.startedAt).filter((x): x is number => x !== undefined);
+  const first = starts.length ? Math.min(...starts) : undefined;
+  const heads = ['generator', 'started (+ms)', 'created', 'failed', 'peak CPU %', 'peak lag ms', 'peak RSS', 'peak files / limit', 'peak ports', 'note'];
+  const gens = `<table id="generators"><thead>${row(heads.map((h, i) => th(h, i > 0 && i < 9 ? 'num' : '')))}</thead><tbody>${r.rig.generators
+    .map((g) =>
+      row([
+        td(g.id),
+        td(g.startedAt !== undefined && first !== undefined ? `+${g.startedAt - first}` : '–', 'num'),
+        td(fmt(g.counters['vusers.created'] ?? 0), 'num'),
+        td(fmt(g.counters['vusers.failed'] ?? 0), 'num'),
+        td(fmt(g.health.peakCpuPercent), 'num'),
+        td(fmt(g.health.peakEventLoopLagMs), 'num'),
+        td(bytes(g.health.peakRssBytes), 'num'),
+        td(`${fmt(g.health.peakOpenFiles)} / ${fmt(g.health.openFilesLimit)}`, 'num'),
+        td(fmt(g.health.peakPortsInUse), 'num'),
+        td(g.lost ? `lost: ${g.lost}` : r.rig.verdictDetail.saturatedGenerators?.includes(g.id) ? 'saturated' : '', 'name'),
+      ]),
+    )
+    .join('')}</tbody></table>`;
+  return `<h2>Plan and generators</h2><div class="card">${plan}</div><div class="card">${gens}</div>`;
+}

@@ -1,0 +1,114 @@
+/**
+ * Writes a run's report from the raw data in its run store: report.json (the summary JSON on top,
+ * then the merged periods and the timelines) and report.html. One code path for the end of a run and
+ * for `npm run report -- runs/<id>`; the run's end state goes to outcome.json so a rebuild is exact.
+ */
+import type { RunStore } from '../../load-generators/lib/run-store';
+import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
+import type { ArtilleryReport } from '../core/merge';
+import type { Plan } from '../core/plan';
+import type { HealthSample } from '../core/verdict';
+import { collectRun } from './collect';
+import { renderHtml } from './html';
+import { PERIOD_MS, RunSummary, buildSummary } from './summary';
+import { evaluateThresholds } from './thresholds';
+
+/** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
+export interface CloudWatchSeries {
+  readonly id: string;
+  readonly label: string;
+  readonly unit?: string;
+  /** Epoch ms, ascending. */
+  readonly timestamps: readonly number[];
+  readonly values: ReadonlyArray<number | null>;
+}
+
+/** CloudWatch data of an AWS run: series plus alarm state changes (shown when present). */
+export interface CloudWatchSection {
+  readonly series: readonly CloudWatchSeries[];
+  readonly alarms?: ReadonlyArray<{ readonly at: number; readonly name: string; readonly state: string }>;
+}
+
+/** report.json: the summary JSON, then the raw material of the report. */
+export interface ReportJson extends RunSummary {
+  readonly intermediate: ArtilleryReport['intermediate'];
+  readonly byGenerator: ArtilleryReport['byGenerator'];
+  readonly timeline: {
+    readonly periodMs: number;
+    /** Every health sample of every load process, sorted by time. */
+    readonly health: readonly HealthSample[];
+    /** Target-side samples (reference target's /metrics), sorted by time. */
+    readonly target: readonly TargetSample[];
+  };
+  /** Phases of each generator as planned. */
+  readonly phases: ReadonlyArray<{ readonly generator: string; readonly phases: unknown[] }>;
+  readonly cloudwatch?: CloudWatchSection;
+}
+
+/** The run's end state: everything the report needs that is not in run.json or the raw data. */
+export interface RunOutcomeRecord {
+  readonly generatorIds: readonly string[];
+  readonly startAt?: number;
+  readonly endedAt: number;
+  readonly interrupted: boolean;
+  readonly timedOut: boolean;
+  readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
+  /** Ephemeral port range size of one source address on the generators. */
+  readonly portRange: number;
+  /** Every `--ensure` and `config.ensure` expression of the run. */
+  readonly ensure: readonly string[];
+}
+
+/** What {@link writeReport} needs besides the store. */
+export interface WriteReportInput extends RunOutcomeRecord {
+  readonly runId: string;
+  readonly platform: 'local' | 'aws';
+  readonly target: string;
+  readonly scenario: string;
+  readonly plan: Plan;
+  readonly cloudwatch?: CloudWatchSection;
+}
+
+/** Builds the report from the store's raw data, writes outcome.json, report.json and report.html. */
+export async function writeReport(store: RunStore, input: WriteReportInput): Promise<{ summary: RunSummary; report: ReportJson }> {
+  const outcome: RunOutcomeRecord = {
+    generatorIds: input.generatorIds,
+    startAt: input.startAt,
+    endedAt: input.endedAt,
+    interrupted: input.interrupted,
+    timedOut: input.timedOut,
+    lostGenerators: input.lostGenerators,
+    portRange: input.portRange,
+    ensure: input.ensure,
+  };
+  await store.put('outcome.json', JSON.stringify(outcome, null, 2));
+  const data = await collectRun(store, input.generatorIds);
+  const { summary, report } = buildSummary({
+    runId: input.runId,
+    platform: input.platform,
+    target: input.target,
+    scenario: input.scenario,
+    plan: input.plan,
+    data,
+    startAt: input.startAt,
+    endedAt: input.endedAt,
+    interrupted: input.interrupted,
+    timedOut: input.timedOut,
+    lostGenerators: input.lostGenerators,
+    portRange: input.portRange,
+  });
+  const thresholds = evaluateThresholds(input.ensure, report.aggregate);
+  const finalSummary: RunSummary = { ...summary, thresholds };
+  const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
+  const reportJson: ReportJson = {
+    ...finalSummary,
+    intermediate: report.intermediate,
+    byGenerator: report.byGenerator,
+    timeline: { periodMs: PERIOD_MS, health, target: await readTargetSamples(store) },
+    phases: input.plan.generators.map((g, i) => ({ generator: input.generatorIds[i] ?? `#${g.index}`, phases: g.phases as unknown[] })),
+    ...(input.cloudwatch ? { cloudwatch: input.cloudwatch } : {}),
+  };
+  await store.put('report.json', JSON.stringify(reportJson, null, 2));
+  await store.put('report.html', renderHtml(reportJson));
+  return { summary: finalSummary, report: reportJson };
+}
