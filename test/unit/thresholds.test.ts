@@ -1,0 +1,62 @@
+import { evaluateThresholds, metricVariables } from '../../scripts/report/thresholds';
+
+const aggregate = {
+  counters: { 'vusers.created': 300, 'vusers.failed': 0, 'errors.ETIMEDOUT': 3, 'pubsub.messages_received': 950, 'pubsub.messages_expected': 1000 },
+  rates: { 'pubsub.messages_per_sec': 12.5 },
+  summaries: {
+    'pubsub.delivery_latency': { min: 1, max: 410, count: 950, mean: 40, p50: 30, median: 30, p75: 50, p90: 120, p95: 180, p99: 290.4, p999: 400 },
+    'ws.connect_time': { min: 1, max: 80, count: 300, mean: 9, p50: 6, median: 6, p75: 9, p90: 15, p95: 20, p99: 47.9, p999: 80 },
+  },
+};
+
+describe('evaluateThresholds', () => {
+  test('the issue examples over the merged aggregate', () => {
+    expect(evaluateThresholds(['pubsub.delivery_latency.p99 < 300', 'vusers.failed == 0'], aggregate)).toEqual([
+      { expression: 'pubsub.delivery_latency.p99 < 300', ok: true },
+      { expression: 'vusers.failed == 0', ok: true },
+    ]);
+  });
+
+  test('a breached expression is not ok', () => {
+    const [r] = evaluateThresholds(['ws.connect_time.p99 < 20'], aggregate);
+    expect(r).toEqual({ expression: 'ws.connect_time.p99 < 20', ok: false });
+  });
+
+  test('filtrex operators: and/or/not, arithmetic, ratios of counters', () => {
+    const results = evaluateThresholds(
+      [
+        'pubsub.messages_received / pubsub.messages_expected >= 0.95',
+        'errors.ETIMEDOUT < 5 and vusers.created == 300',
+        'not (vusers.failed > 0) or vusers.created < 10',
+        'pubsub.messages_per_sec > 10',
+        'pubsub.delivery_latency.p99 < 300 and pubsub.delivery_latency.max < 400',
+      ],
+      aggregate,
+    );
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true, false]);
+  });
+
+  test('a metric the run never produced counts as 0, like a counter', () => {
+    expect(evaluateThresholds(['ws.dropped == 0', 'errors.ECONNRESET < 1'], aggregate).every((r) => r.ok)).toBe(true);
+    expect(evaluateThresholds(['ws.dropped > 0'], aggregate)[0]?.ok).toBe(false);
+  });
+
+  test('a name that is a prefix of another is replaced whole (longest first)', () => {
+    const agg = { counters: { 'a.b': 1, 'a.b.c': 100 }, rates: {}, summaries: {} };
+    expect(evaluateThresholds(['a.b.c == 100 and a.b == 1'], agg)[0]?.ok).toBe(true);
+  });
+
+  test('an expression that does not parse is reported as breached, with the reason', () => {
+    const [r] = evaluateThresholds(['vusers.failed =='], aggregate);
+    expect(r?.ok).toBe(false);
+    expect(r?.error).toMatch(/cannot evaluate/);
+  });
+
+  test('metricVariables flattens counters, rates and every histogram stat', () => {
+    const vars = metricVariables(aggregate);
+    expect(vars.get('vusers.created')).toBe(300);
+    expect(vars.get('pubsub.messages_per_sec')).toBe(12.5);
+    expect(vars.get('ws.connect_time.p99')).toBe(47.9);
+    expect(vars.get('pubsub.delivery_latency.p999')).toBe(400);
+  });
+});

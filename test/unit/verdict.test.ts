@@ -1,0 +1,124 @@
+import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, saturationReasons } from '../../scripts/core/verdict';
+
+const P = 10_000;
+const T0 = 1_700_000_000_000; // a period boundary
+const PORTS = 28_232;
+
+/** A healthy sample of g/p at time t. */
+const ok = (generator: string, at: number, extra: Partial<HealthSample> = {}): HealthSample => ({
+  at,
+  generator,
+  process: 'p0',
+  cpuPercent: 40,
+  eventLoopLagMs: 12,
+  openFiles: 500,
+  openFilesLimit: 20_000,
+  portsInUse: 400,
+  rssBytes: 300e6,
+  ...extra,
+});
+
+/** Samples every 5 s from T0 for `n` samples. */
+const series = (generator: string, n: number, at: (i: number) => Partial<HealthSample> = () => ({})) =>
+  Array.from({ length: n }, (_, i) => ok(generator, T0 + 5000 * i + 200, at(i)));
+
+const verdictOf = (samples: HealthSample[], errors: Array<[number, number]> = [], lost: string[] = []) =>
+  decideVerdict({ samples, portRange: PORTS, periodMs: P, errorsByPeriod: new Map(errors), lostGenerators: lost });
+
+describe('saturationReasons', () => {
+  test('each documented threshold trips only above its value', () => {
+    expect(saturationReasons(ok('g', 0, { cpuPercent: 85 }), PORTS)).toEqual([]);
+    expect(saturationReasons(ok('g', 0, { cpuPercent: 85.1 }), PORTS)).toEqual(['CPU 85.1% > 85%']);
+    expect(saturationReasons(ok('g', 0, { eventLoopLagMs: 100.4 }), PORTS)).toEqual(['event-loop lag 100.4 ms > 100 ms']);
+    expect(saturationReasons(ok('g', 0, { openFiles: 18_001 }), PORTS)).toEqual(['open files 18001 > 90% of 20000']);
+    expect(saturationReasons(ok('g', 0, { openFiles: 18_000 }), PORTS)).toEqual([]);
+    expect(saturationReasons(ok('g', 0, { portsInUse: Math.floor(0.9 * PORTS) + 1 }), PORTS)).toEqual([`ports 25409 > 90% of ${PORTS}`]);
+  });
+
+  test('missing figures never count as saturation', () => {
+    expect(saturationReasons({ at: 0, generator: 'g', process: 'p0' }, PORTS)).toEqual([]);
+    expect(saturationReasons(ok('g', 0, { openFilesLimit: undefined, openFiles: 1e9 }), PORTS)).toEqual([]);
+    expect(saturationReasons(ok('g', 0, { portsInUse: 1e9 }), 0)).toEqual([]);
+  });
+
+  test('thresholds can be tightened', () => {
+    expect(saturationReasons(ok('g', 0, { cpuPercent: 50 }), PORTS, { ...DEFAULT_THRESHOLDS, cpuPercent: 45 })).toEqual(['CPU 50% > 45%']);
+  });
+});
+
+describe('decideVerdict', () => {
+  test('healthy generators, no errors: trustworthy, every period clean', () => {
+    const v = verdictOf([...series('g01', 6), ...series('g02', 6)]);
+    expect(v.verdict).toBe('trustworthy');
+    expect(v.saturatedGenerators).toEqual([]);
+    expect(v.periods.map((p) => p.period)).toEqual([T0, T0 + P, T0 + 2 * P]);
+    expect(v.periods.every((p) => !p.rigLimited && !p.errorsCoincide)).toBe(true);
+  });
+
+  test('healthy generators with errors: trustworthy — the errors come from the target', () => {
+    const v = verdictOf(series('g01', 6), [[T0 + P, 40]]);
+    expect(v.verdict).toBe('trustworthy');
+    expect(v.errors).toEqual({ total: 40, whileSaturated: 0 });
+    expect(v.periods.find((p) => p.period === T0 + P)).toMatchObject({ errors: 40, rigLimited: false, errorsCoincide: false });
+  });
+
+  test('saturated generator with errors in the same period: rig-limited, periods and generator named, errors coincide', () => {
+    // g02 at 97% CPU in the samples taken at T0+10.2 s and T0+15.2 s: period T0+P (and the tail of T0).
+    const samples = [...series('g01', 6), ...series('g02', 6, (i) => (i === 2 || i === 3 ? { cpuPercent: 97 } : {}))];
+    const v = verdictOf(samples, [[T0 + P, 30], [T0 + 2 * P, 0]]);
+    expect(v.verdict).toBe('rig-limited');
+    expect(v.saturatedGenerators).toEqual(['g02']);
+    const limited = v.periods.filter((p) => p.rigLimited);
+    expect(limited.map((p) => p.period)).toEqual([T0, T0 + P]);
+    expect(limited[1]).toEqual({ period: T0 + P, saturated: [{ generator: 'g02', reasons: ['CPU 97% > 85%'] }], errors: 30, rigLimited: true, errorsCoincide: true });
+    expect(v.errorPeriodsWhileSaturated).toEqual([T0 + P]);
+    expect(v.errors).toEqual({ total: 30, whileSaturated: 30 });
+    expect(v.summary).toContain('generator g02 saturated (CPU)');
+    expect(v.summary).toContain('30 of 30 errors coincide');
+  });
+
+  test('saturated generator, errors elsewhere: rig-limited but the errors do not coincide', () => {
+    // Saturation (event-loop lag) only in the sample at T0+25.2 s → periods T0+2P; errors in T0+4P.
+    const samples = series('g01', 10, (i) => (i === 5 ? { eventLoopLagMs: 250 } : {}));
+    const v = verdictOf(samples, [[T0 + 4 * P, 12]]);
+    expect(v.verdict).toBe('rig-limited');
+    expect(v.periods.filter((p) => p.rigLimited).map((p) => p.period)).toEqual([T0 + 2 * P]);
+    expect(v.errorPeriodsWhileSaturated).toEqual([]);
+    expect(v.errors).toEqual({ total: 12, whileSaturated: 0 });
+    expect(v.summary).toContain('none of the 12 errors coincide: they come from the target');
+  });
+
+  test('a sample marks every period its interval overlaps (CPU is measured since the previous sample)', () => {
+    // Samples at T0+8 s and T0+13 s: the second one's interval (T0+8 s, T0+13 s] overlaps periods T0 and T0+P.
+    const v = verdictOf([ok('g01', T0 + 8000), ok('g01', T0 + 13_000, { cpuPercent: 99 })], [[T0, 5]]);
+    expect(v.periods.filter((p) => p.rigLimited).map((p) => p.period)).toEqual([T0, T0 + P]);
+    expect(v.errorPeriodsWhileSaturated).toEqual([T0]);
+  });
+
+  test('several generators and reasons in one period are merged, sorted and deduplicated', () => {
+    const samples = [
+      ok('g03', T0 + 5200, { portsInUse: 27_000, cpuPercent: 90 }),
+      ok('g01', T0 + 5200, { openFiles: 19_500 }),
+      ok('g03', T0 + 5300, { process: 'p1', cpuPercent: 95 }),
+    ];
+    const v = verdictOf(samples);
+    expect(v.periods).toHaveLength(1);
+    expect(v.periods[0]?.saturated).toEqual([
+      { generator: 'g01', reasons: ['open files 19500 > 90% of 20000'] },
+      { generator: 'g03', reasons: ['CPU 90% > 85%', `ports 27000 > 90% of ${PORTS}`] },
+    ]);
+    expect(v.summary).toMatch(/^generators g01, g03 saturated \(CPU, open files, ports\)/);
+  });
+
+  test('deterministic: the order of the samples does not matter', () => {
+    const samples = [...series('g01', 8, (i) => (i % 3 === 0 ? { cpuPercent: 91 } : {})), ...series('g02', 8, (i) => (i === 4 ? { eventLoopLagMs: 300 } : {}))];
+    const a = verdictOf(samples, [[T0, 1], [T0 + 2 * P, 3]]);
+    const b = verdictOf([...samples].reverse(), [[T0 + 2 * P, 3], [T0, 1]]);
+    expect(b).toEqual(a);
+  });
+
+  test('a lost generator without saturation makes the run partial; saturation still wins', () => {
+    expect(verdictOf(series('g01', 4), [], ['g02']).verdict).toBe('partial');
+    expect(verdictOf(series('g01', 4, () => ({ cpuPercent: 99 })), [], ['g02']).verdict).toBe('rig-limited');
+  });
+});
