@@ -1,0 +1,84 @@
+// @ts-check
+'use strict';
+/**
+ * recovery — Twine's next step (seed 000): Socket.IO connection state recovery. Vusers connect (cookie
+ * flow), subscribe to one of `rooms` rooms fed by the run's publisher (`publishRate`/s per room), after
+ * `dropAfter` s drop their transport (`socket.io.engine.close()`), reconnect after `away` s and listen
+ * until `hold` s in total.
+ *
+ * Emits: recovery.messages_recovered (received after the reconnect, published before it), recovery.messages_lost
+ * (sequence gaps from the drop on), recovery.sessions_recovered / recovery.sessions_not_recovered,
+ * recovery.reconnect_failed, recovery.delivery_latency (ms), pubsub.messages_sent (publisher).
+ */
+const { syncClock, targetOf, numVar, strVar, isDutyProcess, phaseSeconds, sleep } = require('./clock');
+const { Receiver, startPublisher } = require('./shared');
+const { fetchCookie, openSocket, closeSocket } = require('./connect');
+
+/** @param {any} context @param {import('node:events').EventEmitter} events */
+async function recoveryPublisher(context, events) {
+  if (!isDutyProcess()) return;
+  const rooms = Math.max(1, Math.floor(numVar(context, 'rooms', 10)));
+  const prefix = strVar(context, 'roomPrefix', 'recovery-');
+  startPublisher({
+    target: targetOf(context),
+    rooms: Array.from({ length: rooms }, (_, i) => `${prefix}${i}`),
+    ratePerRoom: numVar(context, 'publishRate', 5),
+    seconds: numVar(context, 'publishSeconds', (phaseSeconds(context) ?? 60) + numVar(context, 'hold', 10) + 2),
+    clockOffset: Number(context.vars.clockOffset) || 0,
+    events,
+    sentMetric: 'pubsub.messages_sent',
+    id: `${process.env.RIG_GENERATOR_ID || 'local'}-${process.pid}`,
+  });
+}
+
+/** @param {any} context @param {import('node:events').EventEmitter} events */
+async function recoveryRun(context, events) {
+  const state = context.rigSocket;
+  const socket = state.socket;
+  const started = Date.now();
+  const offset = Number(context.vars.clockOffset) || 0;
+  const rooms = Math.max(1, Math.floor(numVar(context, 'rooms', 10)));
+  const room = `${strVar(context, 'roomPrefix', 'recovery-')}${Math.floor(Math.random() * rooms)}`;
+  const rx = new Receiver(events, offset, 'recovery.delivery_latency');
+  /** set at the drop; server-frame instant of the reconnect (0 until the `connect` listener ran) */
+  let dropped = false;
+  let reconnectedAt = 0;
+  let recovered = 0;
+  socket.on('message', (/** @type {any} */ msg) => {
+    const p = rx.onMessage(msg);
+    if (dropped && p && (!reconnectedAt || Number(p.sentAt) + (Number(p.offsetMs) || 0) < reconnectedAt)) recovered++;
+  });
+  const ack = await socket.timeout(10_000).emitWithAck('subscribe', room).catch(() => undefined);
+  if (!ack || !ack.ok) throw Object.assign(new Error(`subscribe ${room} failed`), { code: 'SUBSCRIBE_FAILED' });
+
+  await sleep(numVar(context, 'dropAfter', 3) * 1000);
+  const awayMs = numVar(context, 'away', 1) * 1000;
+  const gapsBefore = rx.gaps;
+  state.closing = true; // an intended drop: connect.js must not count it as ws.dropped
+  socket.io.reconnection(true).reconnectionDelay(awayMs).reconnectionDelayMax(awayMs).randomizationFactor(0).reconnectionAttempts(3);
+  const reconnected = new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), awayMs + 15_000);
+    socket.once('connect', () => {
+      reconnectedAt = Date.now() + offset;
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  dropped = true;
+  socket.io.engine.close();
+  const ok = await reconnected;
+  socket.io.reconnection(false);
+  state.closing = false;
+  if (!ok) {
+    events.emit('counter', 'recovery.reconnect_failed', 1);
+    throw Object.assign(new Error('reconnect failed'), { code: 'RECONNECT_FAILED' });
+  }
+  events.emit('counter', socket.recovered ? 'recovery.sessions_recovered' : 'recovery.sessions_not_recovered', 1);
+
+  await sleep(Math.max(0, started + numVar(context, 'hold', 10) * 1000 - Date.now()));
+  events.emit('counter', 'recovery.messages_recovered', recovered);
+  events.emit('counter', 'recovery.messages_lost', rx.gaps - gapsBefore);
+  events.emit('counter', 'pubsub.messages_received', rx.received);
+}
+
+module.exports = { fetchCookie, openSocket, closeSocket, syncClock, recoveryPublisher, recoveryRun };
