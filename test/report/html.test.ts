@@ -1,0 +1,99 @@
+/**
+ * report.html from a synthetic report with markup in every run-provided string: the markup appears
+ * only escaped, the page runs no injected script (checked in headless Chromium), nothing is fetched,
+ * and the charts hold the report's numbers.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { buildCharts, renderHtml } from '../../scripts/report/html';
+import { jsonForScript } from '../../scripts/report/html/escape';
+import { chartData, openReport } from './browser';
+import { T0, XSS, hostileReport } from './fixture';
+import { ROOT } from '../helpers/cli';
+
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+
+describe('renderHtml (static)', () => {
+  const html = renderHtml(hostileReport());
+
+  test('run-provided markup appears only escaped', () => {
+    expect(html).not.toContain(XSS);
+    expect(html).not.toContain('<script>alert(2)');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('http://127.0.0.1:1/&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+    // Three script elements only: the JSON data, uPlot, the report's own script.
+    expect(html.match(/<script\b/g)).toHaveLength(3);
+  });
+
+  test('self-contained: no external reference, a CSP that allows only the inline scripts by hash', () => {
+    expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\b(src|href)=/i);
+    expect(html).toMatch(/Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[^']+&#39; &#39;sha256-/);
+  });
+
+  test('JSON embedded for the page survives any string', () => {
+    const tricky = { s: `</script><!-- ${XSS} \u2028 & > <` };
+    const text = jsonForScript(tricky);
+    expect(text).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(text)).toEqual(tricky);
+  });
+});
+
+describe('buildCharts', () => {
+  const set = buildCharts(hostileReport());
+  const chart = (id: string) => set.charts.find((c) => c.id === id);
+
+  test('one shared x range covering every chart', () => {
+    for (const c of set.charts) for (const x of c.x) expect(x >= set.range[0] && x <= set.range[1]).toBe(true);
+  });
+
+  test('rig-limited periods and scale-out moments are marked', () => {
+    expect(set.rigLimited).toEqual([[(T0) / 1000, (T0 + 10_000) / 1000], [(T0 + 10_000) / 1000, (T0 + 20_000) / 1000]]);
+    expect(set.scaleOuts).toEqual([(T0 + 15_500) / 1000]);
+  });
+
+  test('arrivals, active vusers, errors by type, latency, messages/s, per-generator health, target and CloudWatch', () => {
+    expect(chart('load')?.series.map((s) => [s.label, s.values.filter((v) => v !== null)])).toEqual([
+      ['arrivals / 10 s', [100, 100, 100]],
+      ['active vusers', [100, 100, 110]],
+      ['target connections', [0, 50, 100, 150, 200, 250]],
+    ]);
+    expect(chart('errors')?.series.map((s) => s.label)).toEqual(['all errors', XSS]);
+    expect(chart('latency-pubsub.delivery_latency')?.series.find((s) => s.label === 'p99')?.values).toEqual([100, 150, 200]);
+    expect(chart('messages')?.series[0]?.values).toEqual([50, 100, 150]);
+    expect(chart('gen-cpu')?.series.map((s) => s.label)).toEqual(['g01/p0', 'g02/p0', 'saturated above 85%']);
+    expect(chart('target-instances')?.series.map((s) => [s.label, s.scale])).toEqual([['connections', undefined], ['instances', 'y2']]);
+    expect(chart('cloudwatch-0')?.series[0]?.values).toEqual([10, 55]);
+  });
+});
+
+describe('report.html in headless Chromium', () => {
+  test('markup is shown as text, no injected script runs, every chart is drawn', async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, 'report-hostile.html');
+    fs.writeFileSync(file, renderHtml(hostileReport()));
+    const opened = await openReport(file);
+    try {
+      const { page } = opened;
+      expect(opened.dialogs).toEqual([]);
+      expect(opened.consoleErrors).toEqual([]);
+      expect(opened.requests).toEqual([]);
+      expect(await page.evaluate(() => document.querySelectorAll('img, iframe, object, embed').length)).toBe(0);
+      expect(await page.evaluate(() => document.scripts.length)).toBe(3);
+      const text = await page.evaluate(() => document.body.innerText);
+      expect(text).toContain(XSS);
+      expect(text).toContain('RIG VERDICT: RIG-LIMITED');
+      const charts = await chartData(page);
+      expect(charts.map((c) => c.id)).toEqual(buildCharts(hostileReport()).charts.map((c) => c.id));
+      for (const c of charts) {
+        expect(c.width).toBeGreaterThan(300);
+        expect(c.series.some((s) => s.points.length > 0)).toBe(true);
+      }
+      // uPlot's legend shows the hostile error name as text.
+      const legend = await page.evaluate(() => Array.from(document.querySelectorAll('#chart-errors .u-legend .u-label')).map((e) => e.textContent));
+      expect(legend).toContain(XSS);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'report-hostile.png'), fullPage: true });
+    } finally {
+      await opened.close();
+    }
+  });
+});
