@@ -1,0 +1,84 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { buildTestRig, targetOf } from './helpers';
+
+describe('targetKind=fargate (River)', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = Template.fromStack(targetOf(buildTestRig({ targetKind: 'fargate' }).rig));
+  });
+
+  test('tasks are 1024 CPU / 2048 MiB on Fargate', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', { Cpu: '1024', Memory: '2048', RequiresCompatibilities: ['FARGATE'] });
+  });
+
+  test('the container nofile ulimit is soft 50000 / hard 65536', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Ulimits: [{ Name: 'nofile', SoftLimit: 50000, HardLimit: 65536 }] })],
+    });
+  });
+
+  test('the container logs through awslogs to a log group deleted on teardown', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }) })],
+    });
+    t.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  test('the container gets PORT 3000, one worker and the Redis URL', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({
+        PortMappings: [Match.objectLike({ ContainerPort: 3000 })],
+        Environment: Match.arrayWith([
+          { Name: 'PORT', Value: '3000' },
+          { Name: 'WORKERS', Value: '1' },
+          { Name: 'REDIS_URL', Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) },
+        ]),
+      })],
+    });
+  });
+
+  test('the image is built from the reference app by default (an asset, no Docker at synth)', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Image: { 'Fn::Sub': Match.stringLikeRegexp('cdk-hnb659fds-container-assets') } })],
+    });
+  });
+
+  test('the service sits behind the ALB in public subnets with public IPs (no NAT)', () => {
+    t.hasResourceProperties('AWS::ECS::Service', {
+      LaunchType: 'FARGATE',
+      DesiredCount: 1,
+      LoadBalancers: [Match.objectLike({ ContainerPort: 3000 })],
+      NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'ENABLED' }) },
+    });
+  });
+
+  test('the scale-out alarm watches service CPU >= 40 over two 60 s periods', () => {
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 40, EvaluationPeriods: 2, DatapointsToAlarm: 2,
+      Namespace: 'AWS/ECS', MetricName: 'CPUUtilization', Period: 60,
+    });
+  });
+
+  test('step scaling changes the task count by one between minCapacity and maxCapacity', () => {
+    t.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 4, ScalableDimension: 'ecs:service:DesiredCount' });
+    t.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      StepScalingPolicyConfiguration: Match.objectLike({ AdjustmentType: 'ChangeInCapacity', StepAdjustments: [{ MetricIntervalLowerBound: 0, ScalingAdjustment: 1 }] }),
+    });
+    t.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      StepScalingPolicyConfiguration: Match.objectLike({ StepAdjustments: [{ MetricIntervalUpperBound: 0, ScalingAdjustment: -1 }] }),
+    });
+  });
+
+  test('outputs the service and cluster names instead of an ASG', () => {
+    t.hasOutput('TargetServiceName', {});
+    t.hasOutput('TargetClusterName', {});
+    expect(t.findOutputs('TargetAsgName')).toEqual({});
+  });
+});
+
+test('targetImage replaces the built image', () => {
+  const t = Template.fromStack(targetOf(buildTestRig({ targetKind: 'fargate', targetImage: 'public.ecr.aws/me/app:1' }).rig));
+  t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+    ContainerDefinitions: [Match.objectLike({ Image: 'public.ecr.aws/me/app:1' })],
+  });
+});

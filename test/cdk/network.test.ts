@@ -1,0 +1,33 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { buildTestRig } from './helpers';
+
+describe('network', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = Template.fromStack(buildTestRig({}).rig.network);
+  });
+
+  test('two public subnets and no NAT gateway', () => {
+    t.resourceCountIs('AWS::EC2::Subnet', 2);
+    t.allResourcesProperties('AWS::EC2::Subnet', { MapPublicIpOnLaunch: true });
+    t.resourceCountIs('AWS::EC2::NatGateway', 0);
+    t.resourceCountIs('AWS::EC2::InternetGateway', 1);
+  });
+
+  test('VPC flow logs capture all traffic to a log group deleted on teardown', () => {
+    t.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'ALL', LogDestinationType: 'cloud-watch-logs' });
+    t.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  test('the generators\' security group has no inbound rules at all', () => {
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('generators'),
+      SecurityGroupIngress: Match.absent(),
+    });
+    for (const stack of Object.values(buildTestRig({}).rig)) {
+      if (!stack) continue;
+      const ingress = Object.values(Template.fromStack(stack).findResources('AWS::EC2::SecurityGroupIngress'));
+      for (const i of ingress) expect(JSON.stringify(i.Properties.GroupId)).not.toMatch(/GeneratorSecurityGroup/);
+    }
+  });
+});
