@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Opens a report.html in Debian's headless Chromium (driven by playwright-core, no browser download)
  * and collects what the tests assert on: console errors, dialogs, the charts' uPlot data.

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * report.html from a synthetic report with markup in every run-provided string: the markup appears
  * only escaped, the page runs no injected script (checked in headless Chromium), nothing is fetched,

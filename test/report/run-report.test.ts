@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * A real local run through the CLI: its report.html opened in headless Chromium (no console errors,
  * every chart drawn with the points of report.json, the verdict visible, a screenshot kept under
