@@ -137,7 +137,8 @@ EOF`,
       }),
       cooldown: Duration.seconds(60),
       // A new app asset changes the launch template; roll the instances so the change is deployed.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: props.minCapacity }),
+      // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group briefly drops to 0.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1) }),
     });
     this.autoScalingGroup = asg;
     this.connections = asg.connections;

@@ -149,3 +149,12 @@ describe('targetKind=ec2 options', () => {
     });
   });
 });
+
+describe('targetKind=ec2 deploys', () => {
+  test('a new app asset rolls the instances one at a time, keeping MinInstancesInService below MaxSize', () => {
+    const t = Template.fromStack(targetOf(buildTestRig({ minCapacity: 1, maxCapacity: 1 }).rig));
+    t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
+      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 0 }) },
+    });
+  });
+});
