@@ -36,6 +36,7 @@ export function buildProgram(): Command {
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
     .option('--teardown', 'destroy the stacks after the run (aws)')
     .option('--keep-generators', 'leave the generator fleet running after the run (aws)')
+    .option('--generator-capacity <n>', 'vusers one generator holds, for planning the generator count (aws; default 48000, a c5.large)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .allowExcessArguments(false);
@@ -69,16 +70,47 @@ async function main(argv: string[]): Promise<number> {
     keepGenerators: o.keepGenerators as boolean | undefined,
   };
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Ctrl-C also stops an AWS fleet that is still waiting for its instances.
+  const abort = new AbortController();
+  let running = false;
+  const onSignal = () => {
+    abort.abort();
+    // Before the run starts nothing needs stopping; once it runs, run.ts's own handler takes over.
+    if (!running) {
+      log('interrupted before the run started; nothing was started');
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let awsRun = false;
   try {
     const options = validateFlags(raw);
-    if (options.platform === 'aws') {
-      throw new UsageError('--platform aws: the AWS run path is not in this version yet; deploy with `npm run deploy` once it lands, or run with --platform local');
+    awsRun = options.platform !== 'local';
+    const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+    let platform;
+    if (options.platform === 'local') {
+      if (options.teardown || options.keepGenerators) {
+        throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
+      }
+      if (o.generatorCapacity !== undefined) throw new UsageError("--generator-capacity only applies to --platform aws (local capacity comes from this machine's limits); drop it");
+      log('platform: local (--platform local)');
+      platform = localPlatformOf();
+    } else {
+      // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
+      const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
+      const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity as string | undefined);
+      platform = await selectPlatform({
+        root: ROOT,
+        options,
+        env: process.env,
+        log,
+        signal: abort.signal,
+        local: localPlatformOf,
+        ...(generatorCapacity !== undefined ? { generatorCapacity } : {}),
+      });
     }
-    if (options.teardown || options.keepGenerators) {
-      throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
-    }
-    log('platform: local (no deployed AWS stacks are used by this version)');
-    const platform = localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+    awsRun = platform.name === 'aws';
     const onInterrupt = (handler: () => void) => {
       process.on('SIGINT', handler);
       process.on('SIGTERM', handler);
@@ -87,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
         process.off('SIGTERM', handler);
       };
     };
+    running = true;
     const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt });
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return exitCode;
@@ -99,8 +132,18 @@ async function main(argv: string[]): Promise<number> {
       log(`rig failure: ${err.message}`);
       return ExitCode.rigFailure;
     }
+    if (awsRun) {
+      // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
+      const { explainAwsError } = await import('./platforms/aws/aws-errors');
+      const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
+      log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
+      return explained instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
+    }
     log(`rig failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return ExitCode.rigFailure;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 

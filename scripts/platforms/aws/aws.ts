@@ -1,0 +1,269 @@
+/**
+ * The AWS platform: generators are instances of the deployed generator group driven through SSM Run
+ * Command, the run store is the results bucket's `runs/<runId>/` prefix, the target is the deployed
+ * target stack (or --target), and CloudWatch adds the run window's metrics to the report. Same run
+ * sequence (scripts/run.ts) and orchestrator as the local platform.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { localStore, s3Store } from '../../../load-generators/lib/run-store';
+import type { RunStore } from '../../../load-generators/lib/run-store';
+import type { Fleet } from '../../adapters/local-fleet';
+import { TargetHandle, checkReachable } from '../../adapters/local-target';
+import { RigError, UsageError } from '../../errors';
+import type { Clock } from '../../orchestrator';
+import type { RunOptions } from '../../options';
+import type { CloudWatchSection } from '../../report/write';
+import { GENERATOR_BYTES_PER_VUSER, RESERVED_FILES } from '../local';
+import type { Platform } from '../platform';
+import { explainAwsError } from './aws-errors';
+import { runPrefix } from './bundle';
+import type { AwsApi } from './clients';
+import { RigMetricsPublisher, collectCloudWatch } from './cloudwatch';
+import type { RigOutputs } from './discovery';
+import { RIG_STACK_NAMES, isStackMissing } from './discovery';
+import { awsFleet, groupInstances } from './fleet';
+
+/** Vusers one c5.large generator holds (the seeds' measurement); `--generator-capacity` overrides it. */
+export const DEFAULT_GENERATOR_CAPACITY = 48_000;
+/** Load processes per generator: one Artillery process per vCPU of a c5.large. */
+export const GENERATOR_PROCESSES = 2;
+/** Per-process open-file limit set by load-generators/host-tuning.sh. */
+export const GENERATOR_NOFILE = 65_536;
+/** Ephemeral ports per source address with host-tuning.sh's ip_local_port_range 1024–65535. */
+export const GENERATOR_PORT_RANGE = 65_535 - 1024 + 1;
+/** How often the rig's metrics are published to CloudWatch during the run. */
+const PUBLISH_INTERVAL_MS = 30_000;
+
+/** What the AWS platform is built from (by the CLI, or a test). */
+export interface AwsPlatformProps {
+  readonly root: string;
+  readonly outputs: RigOutputs;
+  readonly api: AwsApi;
+  readonly options: RunOptions;
+  readonly log: (line: string) => void;
+  /**
+   * Vusers one generator holds; the planner's memory limit is set so this is the binding capacity.
+   * @default DEFAULT_GENERATOR_CAPACITY
+   */
+  readonly generatorCapacity?: number;
+  /** Aborted on Ctrl-C: stops waiting for instances. */
+  readonly signal?: AbortSignal;
+  /** @default the wall clock */
+  readonly clock?: Clock;
+  /** Fleet timings (tests shorten them). */
+  readonly fleet?: { readonly instanceTimeoutMs?: number; readonly pollMs?: number };
+  /**
+   * Deletes the outputs file after a teardown (it would point at deleted stacks).
+   * @default removes outputs.source when it is a file
+   */
+  readonly removeOutputsFile?: () => void;
+}
+
+const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+
+/** Builds the AWS platform over the deployed rig's outputs. */
+export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
+  const { api, outputs, options, log } = props;
+  const clock = props.clock ?? wallClock;
+  const capacity = props.generatorCapacity ?? DEFAULT_GENERATOR_CAPACITY;
+  const bucket = outputs.resultsBucketName;
+  const region = api.region;
+  let store: RunStore | undefined;
+  let runId = '';
+  let publisher: RigMetricsPublisher | undefined;
+  let publishing: { stop: boolean; loop?: Promise<void> } | undefined;
+  let finished = false;
+  let fleetTouched = false;
+
+  const publisherFor = (s: RunStore, id: string) =>
+    outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
+
+  const stopPublishing = async () => {
+    if (!publishing) return;
+    publishing.stop = true;
+    await publishing.loop?.catch(() => undefined);
+  };
+
+  /** Nothing starts before these pass: credentials, region, bucket access, the generator group. */
+  const preflight = async () => {
+    try {
+      await api.getCallerIdentity();
+    } catch (err) {
+      throw explainAwsError(err, { region, doing: 'checking the AWS credentials (STS GetCallerIdentity)' });
+    }
+    try {
+      await api.headBucket(bucket);
+    } catch (err) {
+      const e = explainAwsError(err, { region, bucket, doing: `opening the results bucket ${bucket}` });
+      if (e instanceof RigError && /NotFound|NoSuchBucket/.test(e.message)) {
+        throw new UsageError(`the results bucket ${bucket} does not exist in ${region}: the stacks are not deployed (or ${outputs.source} is stale); run \`npm run deploy\``);
+      }
+      throw e;
+    }
+    try {
+      const { inService, desired } = await groupInstances(api, outputs.generatorAsgName);
+      if (inService.length || desired) log(`generator group ${outputs.generatorAsgName}: ${inService.length} in service (desired ${desired ?? 0}) before the run`);
+    } catch (err) {
+      if (err instanceof RigError) throw new UsageError(err.message);
+      throw explainAwsError(err, { region, doing: `describing the generator group ${outputs.generatorAsgName}` });
+    }
+  };
+
+  return {
+    name: 'aws',
+    limits: {
+      openFiles: GENERATOR_NOFILE - RESERVED_FILES,
+      ephemeralPorts: GENERATOR_PORT_RANGE,
+      // One source address per generator: the instance's primary private IP (no secondary IPs in the launch template).
+      sourceAddresses: 1,
+      processes: GENERATOR_PROCESSES,
+      // Memory is the binding limit by construction: capacity × bytes per vuser.
+      memoryBytes: capacity * GENERATOR_BYTES_PER_VUSER,
+      bytesPerVuser: GENERATOR_BYTES_PER_VUSER,
+      socketsPerVuser: 1,
+    },
+    ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
+    portRange: GENERATOR_PORT_RANGE,
+    publisherFor,
+
+    async prepareTarget(_plan, id): Promise<TargetHandle> {
+      runId = id;
+      await preflight();
+      const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
+      if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
+      // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
+      await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from inside the VPC`));
+      log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
+      return { url, stop: async () => undefined };
+    },
+
+    openStore(id) {
+      runId = id;
+      store = s3Store(`s3://${bucket}/${runPrefix(id)}`, api.s3);
+      return store;
+    },
+
+    sourceAddress: () => undefined,
+
+    createFleet(id, s): Fleet {
+      fleetTouched = true;
+      const fleet = awsFleet({
+        api,
+        runId: id,
+        store: s,
+        root: props.root,
+        asgName: outputs.generatorAsgName,
+        bucket,
+        region,
+        agentHome: outputs.generatorAgentHome,
+        clock,
+        log,
+        ...(props.signal ? { signal: props.signal } : {}),
+        ...props.fleet,
+      });
+      publisher = publisherFor(s, id);
+      return {
+        async launch(ids) {
+          await fleet.launch(ids);
+          if (!publisher) return;
+          const p = publisher;
+          const state: { stop: boolean; loop?: Promise<void> } = { stop: false };
+          state.loop = (async () => {
+            while (!state.stop) {
+              // Short sleeps so stop() returns promptly.
+              for (let t = 0; t < PUBLISH_INTERVAL_MS && !state.stop; t += 1000) await clock.sleep(1000);
+              if (!state.stop) await p.publishNew().catch((err: Error) => log(`rig metrics: PutMetricData failed (${err.name}); retrying`));
+            }
+          })();
+          publishing = state;
+        },
+        status: () => fleet.status(),
+        async stop() {
+          await stopPublishing();
+          await fleet.stop();
+        },
+      };
+    },
+
+    async collectExtra(window): Promise<CloudWatchSection | undefined> {
+      await stopPublishing();
+      if (publisher) {
+        try {
+          const n = await publisher.publishNew();
+          log(`rig metrics: published to CloudWatch namespace ${outputs.rigMetricsNamespace} (RunId=${runId}${n ? `, ${n} data points in the final batch` : ''})`);
+        } catch (err) {
+          log(`rig metrics: PutMetricData failed (${(err as Error).name}: ${(err as Error).message})`);
+        }
+      }
+      let section: CloudWatchSection | undefined;
+      try {
+        section = await collectCloudWatch(api, outputs, window);
+        const withData = section.series.filter((s) => s.values.length > 0).length;
+        log(`cloudwatch: ${withData}/${section.series.length} series with data, ${section.alarms?.length ?? 0} alarm/scaling events (metrics of the last minute may still be arriving)`);
+      } catch (err) {
+        log(`cloudwatch: metrics not collected (${(err as Error).name}: ${(err as Error).message}); the report has the rig's own data`);
+      }
+      if (outputs.dashboardUrl) log(`dashboard: ${outputs.dashboardUrl}`);
+      return section;
+    },
+
+    async syncToRunDir(s, runDir) {
+      const local = localStore(runDir);
+      const keys = (await s.list('')).filter((k) => !k.startsWith('bundle/'));
+      for (const key of keys) {
+        const body = await s.get(key);
+        if (body !== undefined) await local.put(key, body);
+      }
+    },
+
+    async finish() {
+      if (finished) return;
+      finished = true;
+      await stopPublishing();
+      if (fleetTouched && !options.keepGenerators) {
+        try {
+          await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });
+          log(`generator group ${outputs.generatorAsgName}: scaled to 0`);
+        } catch (err) {
+          log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); run: aws autoscaling set-desired-capacity --auto-scaling-group-name ${outputs.generatorAsgName} --desired-capacity 0`);
+        }
+      } else if (options.keepGenerators) {
+        log(`generator group ${outputs.generatorAsgName}: left running (--keep-generators); the safety net scales it to 0 after its maximum lifetime`);
+      }
+      if (options.teardown) await teardown();
+    },
+  };
+
+  async function teardown(): Promise<void> {
+    const order = [...outputs.stackNames].reverse();
+    log(`teardown: deleting ${order.join(', ')}`);
+    try {
+      for (const name of order) {
+        await api.deleteStack({ StackName: name });
+        const deadline = clock.now() + 45 * 60_000;
+        for (;;) {
+          let status: string | undefined;
+          try {
+            const res = await api.describeStacks({ StackName: name });
+            status = res.Stacks?.[0]?.StackStatus;
+          } catch (err) {
+            if (isStackMissing(err)) break;
+            throw err;
+          }
+          if (status === undefined || status === 'DELETE_COMPLETE') break;
+          if (status === 'DELETE_FAILED') throw new RigError(`stack ${name} failed to delete (DELETE_FAILED); see the CloudFormation console, then run \`npm run teardown\``);
+          if (clock.now() > deadline) throw new RigError(`stack ${name} still ${status} after 45 minutes`);
+          await clock.sleep(10_000);
+        }
+        log(`teardown: ${name} deleted`);
+      }
+      (props.removeOutputsFile ?? (() => {
+        if (path.isAbsolute(outputs.source) && fs.existsSync(outputs.source)) fs.rmSync(outputs.source);
+      }))();
+      log('teardown: done; nothing of the rig is left billing');
+    } catch (err) {
+      log(`teardown FAILED: ${(err as Error).message}; finish it with \`npm run teardown\``);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The scenario bundle of one run: load-generators/ (without node_modules) and, for a user's own
+ * scenario, its folder — uploaded to `s3://<bucket>/runs/<runId>/bundle/`. The command each generator
+ * runs syncs the bundle onto the instance and starts the agent from GeneratorAgentHome, where the
+ * boot installed its node_modules. Paths on the instance are POSIX.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AwsApi } from './clients';
+
+/** Files never shipped: installed dependencies, logs, editor/OS clutter. */
+const EXCLUDED = (rel: string): boolean => rel.split('/').some((part) => part === 'node_modules' || part === '.git' || part === '.DS_Store') || rel.endsWith('.log');
+
+/** One file of the bundle: where it is here and its key under the bundle prefix. */
+export interface BundleFile {
+  readonly local: string;
+  readonly key: string;
+}
+
+/** Where the run's scenario folder lives on an instance, and whether it ships separately. */
+export interface InstanceLayout {
+  /** The scenario folder the agents resolve processors and payloads against (the slice's scriptDir). */
+  readonly scriptDir: string;
+  /** True when the scenario is outside load-generators/ and ships as bundle/scenario/. */
+  readonly separateScenario: boolean;
+}
+
+/** S3 key prefix of a run (the run store's prefix). */
+export function runPrefix(runId: string): string {
+  return `runs/${runId}`;
+}
+
+/** The instance-side scenario folder for a local scenario folder. */
+export function instanceLayout(opts: { readonly root: string; readonly scenarioDir: string; readonly agentHome: string; readonly runId: string }): InstanceLayout {
+  const agentDir = path.join(opts.root, 'load-generators');
+  const rel = path.relative(agentDir, path.resolve(opts.scenarioDir));
+  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+    return { scriptDir: path.posix.join(opts.agentHome, ...rel.split(path.sep)), separateScenario: false };
+  }
+  return { scriptDir: path.posix.join(path.posix.dirname(opts.agentHome), 'runs', opts.runId, 'scenario'), separateScenario: true };
+}
+
+function walk(dir: string, base: string, out: BundleFile[], prefix: string): void {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const abs = path.join(dir, e.name);
+    const rel = path.relative(base, abs).split(path.sep).join('/');
+    if (EXCLUDED(rel)) continue;
+    if (e.isDirectory()) walk(abs, base, out, prefix);
+    else if (e.isFile()) out.push({ local: abs, key: `${prefix}${rel}` });
+  }
+}
+
+/** Every file of the bundle, sorted by key. */
+export function bundleFiles(opts: { readonly root: string; readonly scenarioDir: string; readonly separateScenario: boolean }): BundleFile[] {
+  const out: BundleFile[] = [];
+  const agentDir = path.join(opts.root, 'load-generators');
+  walk(agentDir, agentDir, out, 'load-generators/');
+  if (opts.separateScenario) walk(opts.scenarioDir, opts.scenarioDir, out, 'scenario/');
+  return out.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** Uploads the bundle under `runs/<runId>/bundle/`; returns the number of files. */
+export async function uploadBundle(api: AwsApi, bucket: string, runId: string, files: readonly BundleFile[]): Promise<number> {
+  const prefix = `${runPrefix(runId)}/bundle/`;
+  // A few uploads at a time: the bundle is a few dozen small files.
+  const queue = [...files];
+  const worker = async (): Promise<void> => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      await api.putObject({ Bucket: bucket, Key: `${prefix}${f.key}`, Body: fs.readFileSync(f.local) });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return files.length;
+}
+
+/** Single-quotes a value for the shell. */
+export function shq(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What the command dispatched to one generator needs. */
+export interface AgentCommandProps {
+  readonly bucket: string;
+  readonly runId: string;
+  readonly generatorId: string;
+  readonly agentHome: string;
+  readonly region: string;
+  readonly layout: InstanceLayout;
+}
+
+/**
+ * The AWS-RunShellScript lines for one generator: wait for the boot to finish, sync the bundle,
+ * run the agent against the S3 run store, ship its log next to its data, exit with its code.
+ */
+export function agentCommand(p: AgentCommandProps): string[] {
+  const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
+  const log = `/tmp/loadtest-rig-${p.runId}-${p.generatorId}.log`;
+  return [
+    'set -uo pipefail',
+    'export PATH=/usr/local/bin:$PATH',
+    `export AWS_REGION=${shq(p.region)} AWS_DEFAULT_REGION=${shq(p.region)} RIG_RUN_ID=${shq(p.runId)}`,
+    // SSM can register before user-data has installed Node and the agent: wait for the boot.
+    'if command -v cloud-init >/dev/null 2>&1; then cloud-init status --wait >/dev/null || { echo "generator boot (user-data) failed: see /var/log/loadtest-rig-user-data.log" >&2; exit 3; }; fi',
+    `aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/load-generators/`)} ${shq(`${p.agentHome}/`)} || exit 3`,
+    ...(p.layout.separateScenario ? [`aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/scenario/`)} ${shq(`${p.layout.scriptDir}/`)} || exit 3`] : []),
+    `cd ${shq(p.agentHome)} || exit 3`,
+    // NODE_PATH lets a user's processors require the packages installed next to the agent.
+    `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
+    'code=$?',
+    `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/generators/${p.generatorId}/agent.log`)} || true`,
+    'tail -n 20 ' + shq(log) + ' >&2',
+    'exit $code',
+  ];
+}
+
+/** Reads the store URL and generator id back out of a dispatched command (the e2e test's SSM stand-in uses it). */
+export function parseAgentCommand(lines: readonly string[]): { store: string; generator: string; bundle: string; scenarioDir?: string } | undefined {
+  const text = lines.join('\n');
+  const store = /--store '([^']+)'/.exec(text)?.[1];
+  const generator = /--generator '([^']+)'/.exec(text)?.[1];
+  const bundle = /aws s3 sync --only-show-errors '([^']+\/bundle\/load-generators\/)'/.exec(text)?.[1];
+  const scenario = /aws s3 sync --only-show-errors '[^']+\/bundle\/scenario\/' '([^']+)\/'/.exec(text)?.[1];
+  if (!store || !generator || !bundle) return undefined;
+  return { store, generator, bundle, ...(scenario ? { scenarioDir: scenario } : {}) };
+}

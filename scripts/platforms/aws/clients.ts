@@ -1,0 +1,131 @@
+/**
+ * The ONE place the AWS run path builds SDK clients. Everything else takes {@link AwsApi}: a narrow
+ * interface listing only the calls the AWS platform makes, so adapters are tested with
+ * `aws-sdk-client-mock` (or any fake) and the same code runs against moto (AWS_ENDPOINT_URL) and AWS.
+ */
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  DescribeAutoScalingGroupsCommandInput,
+  DescribeAutoScalingGroupsCommandOutput,
+  DescribeScalingActivitiesCommand,
+  DescribeScalingActivitiesCommandInput,
+  DescribeScalingActivitiesCommandOutput,
+  SetDesiredCapacityCommand,
+  SetDesiredCapacityCommandInput,
+} from '@aws-sdk/client-auto-scaling';
+import {
+  CloudFormationClient,
+  DeleteStackCommand,
+  DeleteStackCommandInput,
+  DescribeStacksCommand,
+  DescribeStacksCommandInput,
+  DescribeStacksCommandOutput,
+} from '@aws-sdk/client-cloudformation';
+import {
+  CloudWatchClient,
+  DescribeAlarmsCommand,
+  DescribeAlarmsCommandInput,
+  DescribeAlarmsCommandOutput,
+  GetMetricDataCommand,
+  GetMetricDataCommandInput,
+  GetMetricDataCommandOutput,
+  PutMetricDataCommand,
+  PutMetricDataCommandInput,
+} from '@aws-sdk/client-cloudwatch';
+import { HeadBucketCommand, PutObjectCommand, PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
+import {
+  CancelCommandCommand,
+  CancelCommandCommandInput,
+  DescribeInstanceInformationCommand,
+  DescribeInstanceInformationCommandInput,
+  DescribeInstanceInformationCommandOutput,
+  GetCommandInvocationCommand,
+  GetCommandInvocationCommandInput,
+  GetCommandInvocationCommandOutput,
+  SSMClient,
+  SendCommandCommand,
+  SendCommandCommandInput,
+  SendCommandCommandOutput,
+} from '@aws-sdk/client-ssm';
+import { GetCallerIdentityCommand, GetCallerIdentityCommandOutput, STSClient } from '@aws-sdk/client-sts';
+
+/** Every AWS call the AWS run path makes — nothing more. */
+export interface AwsApi {
+  /** The region every client was built for. */
+  readonly region: string;
+  /** The S3 client itself: the shared run store (`s3Store`) takes a client with `send`. */
+  readonly s3: { send: S3Client['send'] };
+
+  getCallerIdentity(): Promise<GetCallerIdentityCommandOutput>;
+
+  describeStacks(input: DescribeStacksCommandInput): Promise<DescribeStacksCommandOutput>;
+  deleteStack(input: DeleteStackCommandInput): Promise<void>;
+
+  setDesiredCapacity(input: SetDesiredCapacityCommandInput): Promise<void>;
+  describeAutoScalingGroups(input: DescribeAutoScalingGroupsCommandInput): Promise<DescribeAutoScalingGroupsCommandOutput>;
+  describeScalingActivities(input: DescribeScalingActivitiesCommandInput): Promise<DescribeScalingActivitiesCommandOutput>;
+
+  describeInstanceInformation(input: DescribeInstanceInformationCommandInput): Promise<DescribeInstanceInformationCommandOutput>;
+  sendCommand(input: SendCommandCommandInput): Promise<SendCommandCommandOutput>;
+  getCommandInvocation(input: GetCommandInvocationCommandInput): Promise<GetCommandInvocationCommandOutput>;
+  cancelCommand(input: CancelCommandCommandInput): Promise<void>;
+
+  getMetricData(input: GetMetricDataCommandInput): Promise<GetMetricDataCommandOutput>;
+  describeAlarms(input: DescribeAlarmsCommandInput): Promise<DescribeAlarmsCommandOutput>;
+  putMetricData(input: PutMetricDataCommandInput): Promise<void>;
+
+  headBucket(bucket: string): Promise<void>;
+  putObject(input: PutObjectCommandInput): Promise<void>;
+}
+
+/** Options of {@link createAwsApi}. */
+export interface AwsApiOptions {
+  /** Region of the deployed rig (the stacks' Region output, else the SDK's own resolution). */
+  readonly region: string;
+}
+
+/**
+ * Builds the SDK clients once and returns the narrow API over them. Credentials, retries and
+ * `AWS_ENDPOINT_URL` (moto in tests) follow the SDK's standard resolution.
+ */
+export function createAwsApi(opts: AwsApiOptions): AwsApi {
+  const config = { region: opts.region, maxAttempts: 5 };
+  const cfn = new CloudFormationClient(config);
+  const asg = new AutoScalingClient(config);
+  const ssm = new SSMClient(config);
+  const cw = new CloudWatchClient(config);
+  const s3 = new S3Client(config);
+  const sts = new STSClient(config);
+  return {
+    region: opts.region,
+    s3,
+    getCallerIdentity: () => sts.send(new GetCallerIdentityCommand({})),
+    describeStacks: (input) => cfn.send(new DescribeStacksCommand(input)),
+    deleteStack: async (input) => {
+      await cfn.send(new DeleteStackCommand(input));
+    },
+    setDesiredCapacity: async (input) => {
+      await asg.send(new SetDesiredCapacityCommand(input));
+    },
+    describeAutoScalingGroups: (input) => asg.send(new DescribeAutoScalingGroupsCommand(input)),
+    describeScalingActivities: (input) => asg.send(new DescribeScalingActivitiesCommand(input)),
+    describeInstanceInformation: (input) => ssm.send(new DescribeInstanceInformationCommand(input)),
+    sendCommand: (input) => ssm.send(new SendCommandCommand(input)),
+    getCommandInvocation: (input) => ssm.send(new GetCommandInvocationCommand(input)),
+    cancelCommand: async (input) => {
+      await ssm.send(new CancelCommandCommand(input));
+    },
+    getMetricData: (input) => cw.send(new GetMetricDataCommand(input)),
+    describeAlarms: (input) => cw.send(new DescribeAlarmsCommand(input)),
+    putMetricData: async (input) => {
+      await cw.send(new PutMetricDataCommand(input));
+    },
+    headBucket: async (bucket) => {
+      await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+    },
+    putObject: async (input) => {
+      await s3.send(new PutObjectCommand(input));
+    },
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Finds the deployed rig: the outputs file `npm run deploy` writes (`cdk-outputs.json`), else
+ * CloudFormation DescribeStacks on the rig's stack names. Decides the default platform: aws when the
+ * stacks are found, else local — and says which, and why.
+ */
+import { CloudFormationServiceException } from '@aws-sdk/client-cloudformation';
+import { UsageError } from '../../errors';
+import type { AwsApi } from './clients';
+import { explainAwsError, isNoCredentials, isUnreachable } from './aws-errors';
+
+/** The rig's stack names; must equal STACK_NAMES in lib/rig.ts (a unit test checks, without loading the CDK here). */
+export const RIG_STACK_NAMES = {
+  network: 'LoadTestRig-Network',
+  target: 'LoadTestRig-Target',
+  generators: 'LoadTestRig-Generators',
+} as const;
+
+/** The deployed rig, as its CloudFormation outputs describe it. */
+export interface RigOutputs {
+  /** Where the outputs came from: the outputs file's path, or `CloudFormation (<region>)`. */
+  readonly source: string;
+  readonly region?: string;
+  readonly generatorAsgName: string;
+  readonly generatorAgentHome: string;
+  readonly resultsBucketName: string;
+  readonly maxGenerators?: number;
+  readonly rigMetricsNamespace?: string;
+  readonly dashboardName?: string;
+  readonly dashboardUrl?: string;
+  readonly safetyNetFunctionName?: string;
+  /** Absent for a bring-your-own target (targetKind none). */
+  readonly targetUrl?: string;
+  readonly loadBalancerFullName?: string;
+  readonly scaleOutAlarmName?: string;
+  readonly scaleInAlarmName?: string;
+  readonly targetAsgName?: string;
+  readonly targetServiceName?: string;
+  readonly targetClusterName?: string;
+  /** Stacks found, in deploy order (teardown deletes them in reverse). */
+  readonly stackNames: readonly string[];
+}
+
+type OutputMap = Readonly<Record<string, string>>;
+
+/** Builds {@link RigOutputs} from each stack's output map; undefined when the generator stack is missing. */
+export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, source: string): RigOutputs | undefined {
+  const gen = stacks[RIG_STACK_NAMES.generators];
+  if (!gen) return undefined;
+  const target = stacks[RIG_STACK_NAMES.target] ?? {};
+  const need = (key: string): string => {
+    const v = gen[key];
+    if (!v) throw new UsageError(`${source}: stack ${RIG_STACK_NAMES.generators} has no output ${key}; redeploy with \`npm run deploy\``);
+    return v;
+  };
+  const max = gen.MaxGenerators === undefined ? undefined : Number(gen.MaxGenerators);
+  return {
+    source,
+    region: gen.Region,
+    generatorAsgName: need('GeneratorAsgName'),
+    generatorAgentHome: need('GeneratorAgentHome'),
+    resultsBucketName: need('ResultsBucketName'),
+    maxGenerators: max !== undefined && Number.isInteger(max) && max > 0 ? max : undefined,
+    rigMetricsNamespace: gen.RigMetricsNamespace,
+    dashboardName: gen.DashboardName,
+    dashboardUrl: gen.DashboardUrl,
+    safetyNetFunctionName: gen.SafetyNetFunctionName,
+    targetUrl: target.TargetUrl,
+    loadBalancerFullName: target.LoadBalancerFullName,
+    scaleOutAlarmName: target.ScaleOutAlarmName,
+    scaleInAlarmName: target.ScaleInAlarmName,
+    targetAsgName: target.TargetAsgName,
+    targetServiceName: target.TargetServiceName,
+    targetClusterName: target.TargetClusterName,
+    stackNames: [RIG_STACK_NAMES.network, RIG_STACK_NAMES.target, RIG_STACK_NAMES.generators].filter((n) => stacks[n] !== undefined),
+  };
+}
+
+/** Parses `cdk-outputs.json` (`{ "<StackName>": { "<OutputKey>": "value" } }`). */
+export function parseOutputsFile(text: string, file: string): RigOutputs | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${file} is not valid JSON; delete it and run \`npm run deploy\` again`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new UsageError(`${file} is not a CDK outputs file ({ "<stack>": { "<output>": "value" } }); delete it and run \`npm run deploy\``);
+  }
+  const stacks: Record<string, OutputMap> = {};
+  for (const [name, outputs] of Object.entries(json as Record<string, unknown>)) {
+    if (typeof outputs === 'object' && outputs !== null) {
+      stacks[name] = Object.fromEntries(Object.entries(outputs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+    }
+  }
+  return rigOutputsFrom(stacks, file);
+}
+
+const LIVE_STATUSES = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_ROLLBACK_COMPLETE', 'IMPORT_COMPLETE', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS']);
+
+/** True for CloudFormation's answer about a stack that does not exist. */
+export function isStackMissing(err: unknown): boolean {
+  // CloudFormation answers a missing stack with a ValidationException "Stack with id X does not exist".
+  return err instanceof CloudFormationServiceException && /does not exist/i.test(err.message);
+}
+
+/** Reads the rig stacks' outputs with DescribeStacks; undefined when the generator stack is not deployed. */
+export async function describeRigStacks(api: AwsApi): Promise<RigOutputs | undefined> {
+  const stacks: Record<string, OutputMap> = {};
+  for (const name of Object.values(RIG_STACK_NAMES)) {
+    try {
+      const res = await api.describeStacks({ StackName: name });
+      const stack = res.Stacks?.[0];
+      if (!stack || !LIVE_STATUSES.has(String(stack.StackStatus))) continue;
+      stacks[name] = Object.fromEntries((stack.Outputs ?? []).filter((o) => o.OutputKey).map((o) => [String(o.OutputKey), String(o.OutputValue ?? '')]));
+    } catch (err) {
+      if (isStackMissing(err)) continue;
+      throw err;
+    }
+  }
+  return rigOutputsFrom(stacks, `CloudFormation (${api.region})`);
+}
+
+/** What discovery needs from the outside world (injected by the CLI). */
+export interface DiscoveryDeps {
+  /** Contents of the outputs file, or undefined when it does not exist. */
+  readonly readOutputsFile: () => string | undefined;
+  readonly outputsFile: string;
+  /** The region the SDK would use (AWS_REGION / profile), if any. */
+  readonly region?: string;
+  /** True when credentials look configured, so asking CloudFormation is worth it without --platform aws. */
+  readonly credentialsHinted: boolean;
+  readonly api: (region: string) => AwsApi;
+  /**
+   * Longest CloudFormation lookup when --platform is not given.
+   * @default 5000
+   */
+  readonly lookupTimeoutMs?: number;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The platform chosen and the line that says why. */
+export interface PlatformChoice {
+  readonly platform: 'local' | 'aws';
+  readonly outputs?: RigOutputs;
+  readonly line: string;
+}
+
+/**
+ * Chooses the platform. With `--platform aws` the stacks must be found (else a clear UsageError);
+ * with no `--platform`, aws when found, local otherwise (discovery errors then only explain the choice).
+ */
+export async function choosePlatform(requested: 'local' | 'aws' | undefined, deps: DiscoveryDeps): Promise<PlatformChoice> {
+  if (requested === 'local') return { platform: 'local', line: 'platform: local (--platform local)' };
+  const fileText = deps.readOutputsFile();
+  if (fileText !== undefined) {
+    const outputs = parseOutputsFile(fileText, deps.outputsFile);
+    if (outputs) {
+      const why = requested ? '--platform aws' : `deployed stacks found in ${deps.outputsFile}`;
+      return { platform: 'aws', outputs, line: `platform: aws (${why}; region ${outputs.region ?? deps.region ?? 'from the SDK'})` };
+    }
+  }
+  if (requested !== 'aws' && !deps.credentialsHinted) {
+    return { platform: 'local', line: `platform: local (no ${deps.outputsFile} and no AWS credentials configured; deploy with \`npm run deploy\` to run on AWS)` };
+  }
+  const region = deps.region;
+  if (!region) {
+    if (requested === 'aws') throw new UsageError(`--platform aws: no ${deps.outputsFile} and no AWS region set; run \`npm run deploy\` (it writes the outputs file) or set AWS_REGION to the region you deployed to`);
+    return { platform: 'local', line: `platform: local (no ${deps.outputsFile} and no AWS region set)` };
+  }
+  let outputs: RigOutputs | undefined;
+  try {
+    const lookup = describeRigStacks(deps.api(region));
+    // Without --platform aws, a slow or unreachable AWS must not hold up a local run.
+    outputs = requested === 'aws' ? await lookup : await withTimeout(lookup, deps.lookupTimeoutMs ?? 5000);
+  } catch (err) {
+    if (requested === 'aws') throw explainAwsError(err, { region, doing: 'looking for the rig stacks (CloudFormation DescribeStacks)' });
+    const why = isNoCredentials(err) ? 'no AWS credentials' : isUnreachable(err) ? `AWS unreachable in ${region}` : `CloudFormation: ${(err as Error).message}`;
+    return { platform: 'local', line: `platform: local (${why}; the rig stacks could not be looked up)` };
+  }
+  if (outputs) {
+    return { platform: 'aws', outputs, line: `platform: aws (${requested ? '--platform aws' : 'deployed stacks found'} via CloudFormation in ${region})` };
+  }
+  if (requested === 'aws') {
+    throw new UsageError(`--platform aws: the rig stacks (${RIG_STACK_NAMES.generators}) are not deployed in region ${region}; run \`npm run deploy\` first (or set AWS_REGION to the region you deployed to)`);
+  }
+  return { platform: 'local', line: `platform: local (the rig stacks are not deployed in ${region}; \`npm run deploy\` to run on AWS)` };
+}

@@ -1,0 +1,259 @@
+/**
+ * The AWS fleet (edge adapter, same {@link Fleet} interface as the local one): scales the generator
+ * auto-scaling group to the plan's count, waits until the instances are in service (and, where the
+ * API answers, registered with SSM), ships the scenario bundle, and dispatches one
+ * `AWS-RunShellScript` command per generator that runs the agent against the S3 run store.
+ *
+ * An agent's end is read from its done.json in the run store (the agent writes it before it exits);
+ * SSM's invocation status and the group's membership only detect failures — a command that fails,
+ * is cancelled or times out, an instance that leaves the group — so a generator is never declared
+ * finished before its data is in the store.
+ */
+import { InvalidInstanceId, InvocationDoesNotExist } from '@aws-sdk/client-ssm';
+import type { RunStore } from '../../../load-generators/lib/run-store';
+import type { Fleet } from '../../adapters/local-fleet';
+import { RigError } from '../../errors';
+import type { Clock } from '../../orchestrator';
+import { agentCommand, bundleFiles, instanceLayout, runPrefix, uploadBundle } from './bundle';
+import type { AwsApi } from './clients';
+
+/** SSM command statuses after which the agent is no longer running. */
+const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
+
+/** Options of {@link awsFleet}. */
+export interface AwsFleetOptions {
+  readonly api: AwsApi;
+  readonly runId: string;
+  readonly store: RunStore;
+  /** Repository root (the bundle is load-generators/ plus the scenario folder). */
+  readonly root: string;
+  readonly asgName: string;
+  readonly bucket: string;
+  readonly region: string;
+  /** GeneratorAgentHome output: where agent.js and its node_modules live on each instance. */
+  readonly agentHome: string;
+  readonly clock: Clock;
+  readonly log: (line: string) => void;
+  /** Aborts the wait for instances (Ctrl-C): launch returns without dispatching. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest wait for the instances to be in service and accept commands.
+   * @default 600_000 (10 minutes: boot, host tuning and the agent install)
+   */
+  readonly instanceTimeoutMs?: number;
+  /**
+   * Interval between status polls.
+   * @default 2000
+   */
+  readonly pollMs?: number;
+  /**
+   * SSM executionTimeout of each command, seconds.
+   * @default 10_800 (3 hours, the fleet's maximum lifetime)
+   */
+  readonly commandTimeoutSeconds?: number;
+}
+
+interface Dispatched {
+  readonly instanceId: string;
+  readonly commandId: string;
+  code?: number;
+}
+
+/** Exit code the agent's done.json stands for (0 ok, 1 a load process failed, 3 stopped). */
+export function exitCodeOfDone(text: string): number {
+  try {
+    const done = JSON.parse(text) as { exitCodes?: Array<number | null>; reason?: string };
+    if (done.reason && done.reason !== 'completed') return 3;
+    return (done.exitCodes ?? []).every((c) => c === 0) ? 0 : 1;
+  } catch {
+    return 3;
+  }
+}
+
+/** The generator group's in-service instances, sorted by id, and the rest by lifecycle state. */
+export async function groupInstances(api: AwsApi, asgName: string): Promise<{ inService: string[]; states: Map<string, string>; desired?: number }> {
+  const res = await api.describeAutoScalingGroups({ AutoScalingGroupNames: [asgName] });
+  const group = res.AutoScalingGroups?.[0];
+  if (!group) throw new RigError(`the generator group ${asgName} does not exist; the stacks are not deployed (or cdk-outputs.json is stale): run \`npm run deploy\``);
+  const states = new Map<string, string>();
+  for (const i of group.Instances ?? []) if (i.InstanceId) states.set(i.InstanceId, `${i.LifecycleState ?? '?'}${i.HealthStatus && i.HealthStatus !== 'Healthy' ? `/${i.HealthStatus}` : ''}`);
+  const inService = [...states].filter(([, s]) => s === 'InService').map(([id]) => id).sort();
+  return { inService, states, desired: group.DesiredCapacity };
+}
+
+/** A fleet of generator instances driven through auto-scaling and SSM Run Command. */
+export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: ReadonlyMap<string, string> } {
+  const { api, clock, log, store } = opts;
+  const pollMs = opts.pollMs ?? 2000;
+  const dispatched = new Map<string, Dispatched>();
+  const instances = new Map<string, string>();
+  let polling = false;
+  let pollLoop: Promise<void> | undefined;
+  let stopped = false;
+  const aborted = () => stopped || Boolean(opts.signal?.aborted);
+
+  const markLost = (id: string, d: Dispatched, code: number, why: string) => {
+    if (d.code !== undefined) return;
+    d.code = code;
+    log(`generator ${id} (${d.instanceId}): ${why}`);
+  };
+
+  /** Uploads the bundle and points every slice at the instance-side scenario folder. */
+  const stage = async (ids: readonly string[]) => {
+    const first = ids[0] === undefined ? undefined : await store.get(`generators/${ids[0]}/slice.json`);
+    if (!first) throw new RigError(`no slice for generator ${ids[0]} in ${store.location}`);
+    const localDir = String((JSON.parse(first) as { scriptDir: string }).scriptDir);
+    const layout = instanceLayout({ root: opts.root, scenarioDir: localDir, agentHome: opts.agentHome, runId: opts.runId });
+    const files = bundleFiles({ root: opts.root, scenarioDir: localDir, separateScenario: layout.separateScenario });
+    const n = await uploadBundle(api, opts.bucket, opts.runId, files);
+    log(`bundle: ${n} files → s3://${opts.bucket}/${runPrefix(opts.runId)}/bundle/`);
+    // The orchestrator wrote the slices with this machine's scenario folder; agents need the instance's.
+    for (const id of ids) {
+      const text = await store.get(`generators/${id}/slice.json`);
+      if (!text) throw new RigError(`no slice for generator ${id} in ${store.location}`);
+      await store.put(`generators/${id}/slice.json`, JSON.stringify({ ...(JSON.parse(text) as object), scriptDir: layout.scriptDir }));
+    }
+    return layout;
+  };
+
+  /** Waits until `count` instances are in service; returns their ids. */
+  const waitForInstances = async (count: number, deadline: number): Promise<string[] | undefined> => {
+    const started = clock.now();
+    let lastLine = '';
+    for (;;) {
+      const { inService, states } = await groupInstances(api, opts.asgName);
+      if (inService.length >= count) return inService.slice(0, count);
+      const others = [...states.values()].filter((s) => s !== 'InService');
+      const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${Math.round((clock.now() - started) / 1000)} s`;
+      if (line !== lastLine) log(line);
+      lastLine = line;
+      if (aborted()) return undefined;
+      if (clock.now() > deadline) {
+        throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${Math.round((clock.now() - started) / 1000)} s (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
+      }
+      await clock.sleep(5000);
+    }
+  };
+
+  /** SSM registration, where the API answers (moto does not): a diagnostic, the agents' ready markers are the barrier. */
+  const checkSsm = async (ids: readonly string[]) => {
+    try {
+      const res = await api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: [...ids] }] });
+      const online = new Set((res.InstanceInformationList ?? []).filter((i) => i.PingStatus === 'Online').map((i) => i.InstanceId));
+      log(`ssm: ${online.size}/${ids.length} instances registered${online.size < ids.length ? ' (commands are retried until they register)' : ''}`);
+    } catch (err) {
+      log(`ssm: registration check unavailable (${(err as Error).name}); readiness comes from the agents' ready markers`);
+    }
+  };
+
+  const dispatch = async (id: string, instanceId: string, layout: ReturnType<typeof instanceLayout>, deadline: number) => {
+    for (;;) {
+      try {
+        const res = await api.sendCommand({
+          DocumentName: 'AWS-RunShellScript',
+          InstanceIds: [instanceId],
+          Comment: `loadtest-rig ${opts.runId} ${id}`.slice(0, 100),
+          TimeoutSeconds: 600,
+          Parameters: {
+            commands: agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout }),
+            executionTimeout: [String(opts.commandTimeoutSeconds ?? 10_800)],
+          },
+          OutputS3BucketName: opts.bucket,
+          OutputS3KeyPrefix: `${runPrefix(opts.runId)}/ssm/${id}`,
+        });
+        const commandId = res.Command?.CommandId;
+        if (!commandId) throw new RigError(`SSM SendCommand for ${id} returned no command id`);
+        dispatched.set(id, { instanceId, commandId });
+        await store.put(`generators/${id}/instance.json`, JSON.stringify({ instanceId, commandId, at: clock.now() }));
+        return;
+      } catch (err) {
+        // An instance that is in service but not yet registered with SSM is an "invalid instance id".
+        if (!(err instanceof InvalidInstanceId)) throw err;
+        if (clock.now() > deadline) throw new RigError(`instance ${instanceId} (${id}) never registered with SSM; check its boot log (/var/log/loadtest-rig-user-data.log) and that it reaches the SSM endpoints`);
+        if (aborted()) return;
+        await clock.sleep(5000);
+      }
+    }
+  };
+
+  let tick = 0;
+  const poll = async () => {
+    tick++;
+    for (const [id, d] of dispatched) {
+      if (d.code !== undefined) continue;
+      const done = await store.get(`generators/${id}/done.json`).catch(() => undefined);
+      if (done !== undefined) {
+        d.code = exitCodeOfDone(done);
+        continue;
+      }
+      try {
+        const inv = await api.getCommandInvocation({ CommandId: d.commandId, InstanceId: d.instanceId });
+        if (FAILED_STATUSES.has(String(inv.Status))) {
+          const rc = inv.ResponseCode !== undefined && inv.ResponseCode > 0 ? inv.ResponseCode : 3;
+          const detail = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-3).join(' | ');
+          markLost(id, d, rc, `command ${inv.Status} (exit ${inv.ResponseCode ?? '?'})${detail ? `: ${detail}` : ''}`);
+        }
+        // Success without done.json: the agent always writes done.json before exiting, so keep waiting for it.
+      } catch (err) {
+        if (!(err instanceof InvocationDoesNotExist)) log(`generator ${id}: status check failed (${(err as Error).name}); retrying`);
+      }
+    }
+    if (tick % 5 === 0) {
+      try {
+        const { states } = await groupInstances(api, opts.asgName);
+        for (const [id, d] of dispatched) {
+          const state = states.get(d.instanceId);
+          if (d.code === undefined && (state === undefined || !state.startsWith('InService'))) markLost(id, d, 3, `instance ${state ? `is ${state}` : 'left the generator group'}`);
+        }
+      } catch (err) {
+        log(`generator group check failed (${(err as Error).name}); retrying`);
+      }
+    }
+  };
+
+  return {
+    instances,
+    async launch(ids) {
+      const deadline = clock.now() + (opts.instanceTimeoutMs ?? 600_000);
+      const layout = await stage(ids);
+      await api.setDesiredCapacity({ AutoScalingGroupName: opts.asgName, DesiredCapacity: ids.length, HonorCooldown: false });
+      log(`generator group ${opts.asgName}: desired capacity ${ids.length}`);
+      const ready = await waitForInstances(ids.length, deadline);
+      if (!ready) return;
+      await checkSsm(ready);
+      for (const [i, id] of ids.entries()) {
+        const instanceId = ready[i] as string;
+        instances.set(id, instanceId);
+        await dispatch(id, instanceId, layout, deadline);
+        if (aborted()) return;
+      }
+      log(`dispatched ${dispatched.size} agent command${dispatched.size === 1 ? '' : 's'} (${[...dispatched].map(([id, d]) => `${id}=${d.instanceId}`).join(', ')})`);
+      polling = true;
+      pollLoop = (async () => {
+        while (polling) {
+          await poll().catch((err: Error) => log(`fleet status poll failed: ${err.message}`));
+          if (polling) await clock.sleep(pollMs);
+        }
+      })();
+    },
+    status() {
+      return new Map([...dispatched].map(([id, d]) => [id, d.code]));
+    },
+    async stop() {
+      stopped = true;
+      polling = false;
+      await pollLoop?.catch(() => undefined);
+      const running = [...dispatched].filter(([, d]) => d.code === undefined);
+      await Promise.all(
+        running.map(async ([id, d]) => {
+          try {
+            await api.cancelCommand({ CommandId: d.commandId, InstanceIds: [d.instanceId] });
+          } catch (err) {
+            log(`generator ${id}: cancel failed (${(err as Error).name}); the agent stops itself when the heartbeat goes stale`);
+          }
+        }),
+      );
+      if (running.length) log(`cancelled ${running.length} running agent command${running.length === 1 ? '' : 's'}`);
+    },
+  };
+}

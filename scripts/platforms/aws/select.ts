@@ -1,0 +1,86 @@
+/**
+ * Platform selection for the CLI: `--platform` when given, else aws when the rig's stacks are
+ * deployed, else local; the AWS platform built over the discovered outputs. The CLI hands in its
+ * environment once; nothing below reads process.env.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { UsageError } from '../../errors';
+import type { RunOptions } from '../../options';
+import type { Platform } from '../platform';
+import { awsPlatform } from './aws';
+import { createAwsApi } from './clients';
+import { choosePlatform } from './discovery';
+
+/** The outputs file `npm run deploy` writes (package.json `deploy`). */
+export const OUTPUTS_FILE = 'cdk-outputs.json';
+
+/** True when AWS credentials look configured (env, profile files, container/web identity). */
+export function credentialsHinted(env: NodeJS.ProcessEnv, home = os.homedir()): boolean {
+  if (env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE || env.AWS_WEB_IDENTITY_TOKEN_FILE || env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) return true;
+  return ['credentials', 'config'].some((f) => fs.existsSync(path.join(env.AWS_SHARED_CREDENTIALS_FILE && f === 'credentials' ? path.dirname(env.AWS_SHARED_CREDENTIALS_FILE) : path.join(home, '.aws'), f)));
+}
+
+/** Parses `--generator-capacity`: vusers one generator holds. */
+export function parseGeneratorCapacity(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000) {
+    throw new UsageError(`--generator-capacity ${JSON.stringify(value)} must be a whole number of vusers per generator from 1 to 1,000,000, e.g. --generator-capacity 48000`);
+  }
+  return n;
+}
+
+/** What the CLI passes in. */
+export interface SelectProps {
+  readonly root: string;
+  readonly options: RunOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+  readonly generatorCapacity?: number;
+  /** Aborted on Ctrl-C. */
+  readonly signal: AbortSignal;
+  /** Builds the local platform (the CLI's existing wiring). */
+  readonly local: () => Platform;
+}
+
+/** Chooses and builds the platform; prints the choice. */
+export async function selectPlatform(p: SelectProps): Promise<Platform> {
+  const { options, env, log } = p;
+  const outputsFile = path.join(p.root, OUTPUTS_FILE);
+  const envRegion = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+  const choice = await choosePlatform(options.platform, {
+    outputsFile,
+    readOutputsFile: () => (fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined),
+    ...(envRegion ? { region: envRegion } : {}),
+    credentialsHinted: credentialsHinted(env),
+    api: (region) => createAwsApi({ region }),
+  });
+  log(choice.line);
+  if (choice.platform === 'local' || !choice.outputs) {
+    if (options.teardown || options.keepGenerators) {
+      throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
+    }
+    if (p.generatorCapacity !== undefined) throw new UsageError('--generator-capacity only applies to --platform aws (local capacity comes from this machine\'s limits); drop it');
+    return p.local();
+  }
+  if (options.teardown && options.keepGenerators) {
+    throw new UsageError('--teardown destroys the generator fleet, so --keep-generators cannot hold; pass one of them');
+  }
+  const outputs = choice.outputs;
+  const region = outputs.region ?? envRegion;
+  if (!region) throw new UsageError(`no AWS region: ${outputs.source} has no Region output and AWS_REGION is not set; set AWS_REGION to the region you deployed to`);
+  if (envRegion && outputs.region && envRegion !== outputs.region) {
+    log(`note: using the stacks' region ${outputs.region} (AWS_REGION is ${envRegion})`);
+  }
+  return awsPlatform({
+    root: p.root,
+    outputs,
+    api: createAwsApi({ region }),
+    options,
+    log,
+    signal: p.signal,
+    ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
+  });
+}
