@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
 import { formatSummaryTable } from './report/summary';
 import { RunOutcomeRecord, writeReport } from './report/write';
+import { ensureFromScript } from './scenario';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ephemeralPortRange } = require('../load-generators/lib/health') as { ephemeralPortRange: () => { size: number } | undefined };
 
@@ -24,11 +25,6 @@ interface RunRecord {
 }
 
 /** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
-function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
-  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
-  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
-}
-
 const readJson = async <T>(store: RunStore, key: string): Promise<T | undefined> => {
   const text = await store.get(key);
   return text === undefined ? undefined : (JSON.parse(text) as T);

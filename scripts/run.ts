@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localStore } from '../load-generators/lib/run-store';
+import { startTargetSampler } from './adapters/target-metrics';
 import { PlanError, planLoad, splitPhases } from './core/plan';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
@@ -13,7 +14,7 @@ import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
-import { applyOptions, expectedSessionSeconds, loadScenario } from './scenario';
+import { applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -50,11 +51,6 @@ export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
   if (s.failedRatio > maxErrorRate) return ExitCode.thresholdsBreached;
   if (s.thresholds.some((t) => !t.ok)) return ExitCode.thresholdsBreached;
   return ExitCode.ok;
-}
-
-function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
-  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
-  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
 }
 
 /** Runs one load test on a platform; resolves with the summary and the exit code. */
@@ -113,6 +109,9 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       })),
     }));
     const store = platform.openStore(runId, runDir);
+    // Target-side figures (the reference target's /metrics; silently none for targets without it).
+    const targetSampler = startTargetSampler({ url: target.url, store });
+    cleanups.push(() => targetSampler.stop());
     const fleet = platform.createFleet(runId, store);
     cleanups.push(() => fleet.stop());
     const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
@@ -131,6 +130,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted },
     );
     const cloudwatch = outcome.startAt && platform.collectExtra ? await platform.collectExtra({ start: outcome.startAt, end: outcome.endedAt }) : undefined;
+    await targetSampler.stop();
     if (platform.syncToRunDir) await platform.syncToRunDir(store, runDir);
     const { summary } = await writeReport(localStore(runDir), {
       runId,

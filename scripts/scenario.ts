@@ -122,3 +122,9 @@ export function expectedSessionSeconds(script: ArtilleryScript): number | undefi
   const hold = Number(script.config.variables?.hold);
   return Number.isFinite(hold) && hold > 0 ? hold + 5 : undefined;
 }
+
+/** The `config.ensure.conditions` expressions of a script (Artillery's ensure syntax). */
+export function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
+  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
+  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
+}

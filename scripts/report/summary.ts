@@ -6,6 +6,7 @@ import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
 import { Verdict, decideVerdict } from '../core/verdict';
 import type { GeneratorData } from './collect';
+import { FigureRow, scenarioFigures } from './scenario-figures';
 
 /** Artillery's reporting period. */
 export const PERIOD_MS = 10_000;
@@ -52,6 +53,8 @@ export interface RunSummary {
     readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
   };
   readonly failedRatio: number;
+  /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */
+  readonly figures: FigureRow[];
   readonly thresholds: ThresholdResult[];
 }
 
@@ -134,6 +137,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       lostGenerators: input.lostGenerators,
     },
     failedRatio,
+    figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
     thresholds: [],
   };
   return { summary, report };
@@ -148,9 +152,11 @@ export function formatSummaryTable(s: RunSummary): string {
     ['scenario', s.scenario],
     ['vusers created / completed / failed', `${c['vusers.created'] ?? 0} / ${c['vusers.completed'] ?? 0} / ${c['vusers.failed'] ?? 0}`],
   ];
-  for (const name of Object.keys(c).filter((k) => /^(cookie|ws|pubsub|presence|broadcast|recovery)\./.test(k)).sort()) {
+  // Per-second bookkeeping counters (e.g. rooms.sent_per_s.<epoch s>) feed the figures, not the table.
+  for (const name of Object.keys(c).filter((k) => /^(cookie|ws|pubsub|presence|broadcast|recovery)\./.test(k) && !/\.\d{9,}$/.test(k)).sort()) {
     rows.push([name, String(c[name])]);
   }
+  for (const f of s.figures ?? []) rows.push([f.label, f.value]);
   for (const name of Object.keys(c).filter((k) => k.startsWith('errors.')).sort()) rows.push([name, String(c[name])]);
   for (const [name, h] of Object.entries(s.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`${name} (min/p50/p95/p99/max)`, `${h.min} / ${h.p50} / ${h.p95} / ${h.p99} / ${h.max}`]);

@@ -44,6 +44,7 @@ export function hostileReport(): ReportJson {
       verdictDetail: verdict,
       lostGenerators: [],
     },
+    figures: [{ label: 'messages published', value: '1,200' }],
     failedRatio: 10 / 300,
     thresholds: [
       { expression: `vusers.failed == 0 and "${XSS}"`, ok: false, error: `bad ${XSS}` },

@@ -75,7 +75,8 @@ export function summarySection(r: ReportJson): string {
     ['vusers completed', fmt(c['vusers.completed'] ?? 0)],
     ['vusers failed', `${fmt(c['vusers.failed'] ?? 0)} (${fmt(r.failedRatio * 100)}%)`],
   ];
-  for (const name of Object.keys(c).filter((k) => DELIVERY_PREFIXES.test(k)).sort()) rows.push([name, fmt(c[name])]);
+  for (const name of Object.keys(c).filter((k) => DELIVERY_PREFIXES.test(k) && !/\.\d{9,}$/.test(k)).sort()) rows.push([name, fmt(c[name])]);
+  for (const f of r.figures ?? []) rows.push([f.label, f.value]);
   const expected = c['pubsub.messages_expected'];
   const received = c['pubsub.messages_received'];
   if (expected !== undefined && expected > 0 && received !== undefined) {
