@@ -195,6 +195,7 @@ function main() {
     if (shuttingDown) return;
     shuttingDown = true;
     exitCode = code;
+    process.exitCode = code; // also if the loop empties before the last worker's exit event is seen
     const workers = Object.values(cluster.workers || {});
     if (workers.length === 0) process.exit(exitCode);
     for (const w of workers) {
@@ -212,15 +213,23 @@ function main() {
   cluster.on('exit', (worker, code, signal) => {
     listening.delete(worker.id);
     if (shuttingDown) {
-      if (Object.keys(cluster.workers || {}).length === 0) {
-        store.close();
-        process.exit(exitCode);
-      }
+      exitIfAllDead();
       return;
     }
     log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal || `code ${code}`}); stopping the target`);
     shutdown(1);
   });
+
+  // a worker leaves cluster.workers only after both its exit and its disconnect: check on either
+  cluster.on('disconnect', () => {
+    if (shuttingDown) exitIfAllDead();
+  });
+  function exitIfAllDead() {
+    if (Object.values(cluster.workers || {}).every((w) => !w || w.isDead())) {
+      store.close();
+      process.exit(exitCode);
+    }
+  }
 
   process.on('SIGTERM', () => shutdown(0));
   process.on('SIGINT', () => shutdown(0));
@@ -231,7 +240,13 @@ function main() {
     // workers' stdout goes to our stderr: stdout carries only the listening line
     stdio: ['ignore', 2, 2, 'ipc'],
   });
-  for (let i = 0; i < cfg.workers; i++) cluster.fork();
+  for (let i = 0; i < cfg.workers; i++) {
+    const w = cluster.fork();
+    // e.g. EPIPE when the primary's cluster internals message a worker we just killed: never crash the primary
+    w.on('error', (err) => {
+      if (!shuttingDown) log(`worker ${w.id}: ${err.message}`);
+    });
+  }
 }
 
 module.exports = { main };

@@ -122,6 +122,20 @@ async function main() {
     else send();
   }
 
+  /**
+   * Announce a join to the other members of a presence room. Goes to the adapter directly (what
+   * `socket.to(room).emit()` does) to await its local delivery: the subscribe ack follows the announcement, so a
+   * client that subscribes after receiving that ack is not yet a member when the announcement is delivered.
+   * @param {string} room
+   * @param {string} member
+   * @param {number} count
+   */
+  function announce(room, member, count) {
+    const packet = { type: 2, data: ['presence', { room, member, count }], nsp: '/' };
+    const opts = { rooms: new Set([room]), except: new Set([member, WITHHELD_ROOM]), flags: {} };
+    return Promise.resolve(/** @type {unknown} */ (io.of('/').adapter.broadcast(packet, opts)));
+  }
+
   const server = http.createServer((req, res) => {
     const url = req.url || '/';
     const q = url.indexOf('?');
@@ -215,11 +229,11 @@ async function main() {
       }
       socket.join(room);
       counter.join([room]).then(
-        ([count]) => {
-          reply({ ok: true });
+        async ([count]) => {
           if (room.startsWith('presence-') && socket.connected) {
-            socket.to(room).except(WITHHELD_ROOM).emit('presence', { room, member: socket.id, count });
+            await announce(room, socket.id, /** @type {number} */ (count)).catch((err) => log(`presence: ${err.message}`));
           }
+          reply({ ok: true });
         },
         (err) => {
           log(`room count: ${err.message}`);
