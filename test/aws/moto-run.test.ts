@@ -1,0 +1,215 @@
+/**
+ * End to end on emulated AWS: stand-in stacks in moto (CloudFormation outputs, the generator group
+ * with tagged instances, the target group, scaling alarms, the results bucket, CloudWatch metrics),
+ * the real CLI with `--platform aws`, and the test as the SSM agent running each dispatched agent on
+ * this machine. The final report comes from the S3 objects the agents wrote.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
+import { runCli, tempDir } from '../helpers/cli';
+import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
+
+jest.setTimeout(170_000);
+
+const GEN_ASG = 'LoadTestRig-Generators-GroupA1B2';
+const TARGET_ASG = 'LoadTestRig-Target-GroupC3D4';
+const BUCKET = 'loadtestrig-results-e2e';
+const LB = 'app/LoadTestRig-Alb/0123456789abcdef';
+const SCALE_OUT = 'LoadTestRig-Target-ScaleOut';
+const SCALE_IN = 'LoadTestRig-Target-ScaleIn';
+
+let moto: Moto;
+let target: TargetHandle;
+let work: string;
+let agentHome: string;
+
+function stackTemplate(resource: Record<string, unknown>, outputs: Record<string, string>): string {
+  return JSON.stringify({
+    Resources: resource,
+    Outputs: Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, { Value: v }])),
+  });
+}
+
+async function createStandIns(): Promise<void> {
+  const cfg = clientConfig(moto);
+  const asg = new AutoScalingClient(cfg);
+  await asg.send(new CreateLaunchConfigurationCommand({ LaunchConfigurationName: 'rig-generator', ImageId: 'ami-12c6146b', InstanceType: 'c5.large' }));
+  for (const [name, desired, role] of [[GEN_ASG, 0, 'generator'], [TARGET_ASG, 1, 'target']] as const) {
+    await asg.send(
+      new CreateAutoScalingGroupCommand({
+        AutoScalingGroupName: name,
+        LaunchConfigurationName: 'rig-generator',
+        MinSize: 0,
+        MaxSize: 4,
+        DesiredCapacity: desired,
+        AvailabilityZones: ['us-east-1a'],
+        Tags: [{ Key: 'loadtest-rig:role', Value: role, PropagateAtLaunch: true, ResourceId: name, ResourceType: 'auto-scaling-group' }],
+      }),
+    );
+  }
+  const cfn = new CloudFormationClient(cfg);
+  await cfn.send(
+    new CreateStackCommand({
+      StackName: 'LoadTestRig-Generators',
+      TemplateBody: stackTemplate(
+        { Results: { Type: 'AWS::S3::Bucket', Properties: { BucketName: BUCKET } } },
+        {
+          GeneratorAsgName: GEN_ASG,
+          GeneratorAgentHome: agentHome,
+          ResultsBucketName: BUCKET,
+          DashboardName: 'LoadTestRig',
+          DashboardUrl: 'https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1#dashboards:name=LoadTestRig',
+          Region: 'us-east-1',
+          MaxGenerators: '4',
+          RigMetricsNamespace: 'LoadTestRig',
+          SafetyNetFunctionName: 'LoadTestRig-SafetyNet',
+        },
+      ),
+    }),
+  );
+  await cfn.send(
+    new CreateStackCommand({
+      StackName: 'LoadTestRig-Target',
+      TemplateBody: stackTemplate(
+        { Placeholder: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'loadtestrig-target-placeholder' } } },
+        // TargetUrl is overridden by --target (the local reference target): traffic stays on loopback.
+        { TargetUrl: 'http://loadtestrig-alb.invalid', LoadBalancerFullName: LB, ScaleOutAlarmName: SCALE_OUT, ScaleInAlarmName: SCALE_IN, TargetAsgName: TARGET_ASG },
+      ),
+    }),
+  );
+  const cw = new CloudWatchClient(cfg);
+  for (const [AlarmName, op] of [[SCALE_OUT, 'GreaterThanOrEqualToThreshold'], [SCALE_IN, 'LessThanOrEqualToThreshold']] as const) {
+    await cw.send(
+      new PutMetricAlarmCommand({
+        AlarmName,
+        Namespace: 'AWS/EC2',
+        MetricName: 'CPUUtilization',
+        Dimensions: [{ Name: 'AutoScalingGroupName', Value: TARGET_ASG }],
+        Statistic: 'Average',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: op.startsWith('Greater') ? 70 : 30,
+        ComparisonOperator: op,
+      }),
+    );
+  }
+}
+
+/** Metrics the real services would have published during the run. */
+async function putRunMetrics(at: Date): Promise<void> {
+  const cw = new CloudWatchClient(clientConfig(moto));
+  const put = (Namespace: string, MetricName: string, dims: Record<string, string>, Value: number) =>
+    cw.send(new PutMetricDataCommand({ Namespace, MetricData: [{ MetricName, Dimensions: Object.entries(dims).map(([Name, V]) => ({ Name, Value: V })), Timestamp: at, Value }] }));
+  await put('AWS/EC2', 'CPUUtilization', { AutoScalingGroupName: TARGET_ASG }, 42);
+  await put('AWS/AutoScaling', 'GroupInServiceInstances', { AutoScalingGroupName: TARGET_ASG }, 1);
+  await put('AWS/ApplicationELB', 'ActiveConnectionCount', { LoadBalancer: LB }, 40);
+  await put('AWS/ApplicationELB', 'NewConnectionCount', { LoadBalancer: LB }, 40);
+  await put('AWS/ApplicationELB', 'TargetResponseTime', { LoadBalancer: LB }, 0.004);
+  await put('AWS/EC2', 'CPUUtilization', { AutoScalingGroupName: GEN_ASG }, 17);
+  await put('CWAgent', 'mem_used_percent', { AutoScalingGroupName: GEN_ASG }, 23);
+  await put('CWAgent', 'open_files', { AutoScalingGroupName: GEN_ASG }, 1200);
+}
+
+async function getText(s3: S3Client, key: string): Promise<string> {
+  const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  return (obj.Body as { transformToString(): Promise<string> }).transformToString();
+}
+
+beforeAll(async () => {
+  work = tempDir('rig-aws-e2e-');
+  agentHome = path.join(work, 'opt', 'loadtest-rig', 'load-generators');
+  fs.mkdirSync(agentHome, { recursive: true });
+  moto = await startMoto();
+  target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1 });
+  await createStandIns();
+}, 60_000);
+
+afterAll(async () => {
+  await target?.stop();
+  await moto?.stop();
+});
+
+test('--platform aws: scales the group, dispatches agents through SSM, merges their S3 data, collects CloudWatch, scales to 0', async () => {
+  const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
+  let metricsPut = false;
+  ssmAgent.start(() => {
+    if (metricsPut) return;
+    metricsPut = true;
+    void putRunMetrics(new Date()).catch(() => undefined);
+  });
+  const out = path.join(work, 'run');
+  let res;
+  try {
+    res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
+      env: { ...moto.env, AWS_PROFILE: '' },
+      timeoutMs: 150_000,
+    });
+  } finally {
+    await ssmAgent.stop();
+  }
+  const diag = `exit ${res.code}\n${res.stderr}\nagent logs: ${fs.readdirSync(work).filter((f) => f.endsWith('.log')).map((f) => `${f}: ${fs.readFileSync(path.join(work, f), 'utf8').slice(-1500)}`).join('\n')}`;
+  expect({ code: res.code, diag }).toEqual({ code: 0, diag });
+  expect(res.stderr).toMatch(/platform: aws \(--platform aws via CloudFormation in us-east-1\)/);
+  expect(res.stderr).toMatch(/dashboard: https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch/);
+
+  // Two SSM commands, one per generator instance, each running the agent on the S3 run store.
+  expect(ssmAgent.agents.map((a) => a.generator).sort()).toEqual(['g01', 'g02']);
+  expect(ssmAgent.agents.every((a) => a.exit === 0)).toBe(true);
+  const ssm = new SSMClient(clientConfig(moto));
+  const cmds = (await ssm.send(new ListCommandsCommand({}))).Commands ?? [];
+  expect(cmds.every((c) => c.DocumentName === 'AWS-RunShellScript')).toBe(true);
+
+  // The summary and report come from what the agents wrote to S3.
+  const summary = res.json;
+  expect(summary.platform).toBe('aws');
+  expect(summary.target).toBe(target.url);
+  expect(summary.aggregate.counters['vusers.created']).toBe(40);
+  expect(summary.aggregate.counters['vusers.failed'] ?? 0).toBe(0);
+  expect(summary.rig.generators.map((g: { id: string }) => g.id)).toEqual(['g01', 'g02']);
+  const s3 = new S3Client(clientConfig(moto));
+  const keys = ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `runs/${summary.runId}/` }))).Contents ?? []).map((o) => o.Key as string);
+  for (const g of ['g01', 'g02']) {
+    expect(keys).toContain(`runs/${summary.runId}/generators/${g}/done.json`);
+    expect(keys.some((k) => k.startsWith(`runs/${summary.runId}/generators/${g}/p0/periods/`))).toBe(true);
+  }
+  expect(keys).toContain(`runs/${summary.runId}/bundle/load-generators/agent.js`);
+  // Each generator ran on its own instance of the group (moto's ListCommands misreports InstanceIds, so
+  // read the fleet's record and check SSM has an invocation of that command on that instance).
+  const placed = await Promise.all(['g01', 'g02'].map(async (g) => JSON.parse(await getText(s3, `runs/${summary.runId}/generators/${g}/instance.json`)) as { instanceId: string; commandId: string }));
+  expect(new Set(placed.map((p) => p.instanceId)).size).toBe(2);
+  for (const p of placed) {
+    expect(p.instanceId).toMatch(/^i-/);
+    const inv = await ssm.send(new GetCommandInvocationCommand({ CommandId: p.commandId, InstanceId: p.instanceId }));
+    expect(inv.DocumentName).toBe('AWS-RunShellScript');
+  }
+  const created = ['g01', 'g02'].map((g) => summary.rig.generators.find((x: { id: string }) => x.id === g).counters['vusers.created']);
+  expect(created[0] + created[1]).toBe(40);
+
+  // report.json in the run folder: synced from S3, with the CloudWatch section.
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  expect(report.aggregate.counters['vusers.created']).toBe(40);
+  expect(fs.existsSync(path.join(out, 'generators', 'g01', 'done.json'))).toBe(true);
+  expect(fs.existsSync(path.join(out, 'bundle'))).toBe(false);
+  const series = Object.fromEntries(report.cloudwatch.series.map((s: { id: string; values: number[] }) => [s.id, s.values]));
+  expect(series.target_cpu_avg).toContain(42);
+  expect(series.alb_active).toContain(40);
+  expect(series.gen_mem_max).toContain(23);
+  expect(series.gen_open_files_max).toContain(1200);
+  expect(report.cloudwatch.alarms.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([SCALE_OUT, SCALE_IN]));
+
+  // The rig's own metrics went to the dashboard's namespace.
+  const cw = new CloudWatchClient(clientConfig(moto));
+  const rigMetrics = (await cw.send(new ListMetricsCommand({ Namespace: 'LoadTestRig' }))).Metrics ?? [];
+  expect(rigMetrics.map((m) => m.MetricName)).toEqual(expect.arrayContaining(['vusers.created', 'vusers.active', 'vusers.failed']));
+
+  // Generators scaled back to 0 after the run.
+  const asg = new AutoScalingClient(clientConfig(moto));
+  const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
+  expect(group?.DesiredCapacity).toBe(0);
+});
