@@ -7,14 +7,18 @@ import { localStore } from '../../load-generators/lib/run-store';
 import { localFleet } from '../adapters/local-fleet';
 import { TargetHandle, checkReachable, startLocalTarget } from '../adapters/local-target';
 import type { MachineLimits } from '../adapters/system-limits';
+import { RESERVED_FILES as MODEL_RESERVED_FILES, localGenerator, plannedBytesPerVuser } from '../core/capacity-model';
 import type { Plan } from '../core/plan';
 import type { RunOptions } from '../options';
 import type { Platform } from './platform';
 
-/** Memory a held vuser costs a local generator (socket.io-client + ws); see the README's capacity model. */
-export const GENERATOR_BYTES_PER_VUSER = 80 * 1024;
+/**
+ * Memory the planner budgets per held vuser on a generator (socket.io-client + ws): the measured figure
+ * times the model's headroom (scripts/core/capacity-model.ts, docs/performance.md).
+ */
+export const GENERATOR_BYTES_PER_VUSER = plannedBytesPerVuser();
 /** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */
-export const RESERVED_FILES = 300;
+export const RESERVED_FILES = MODEL_RESERVED_FILES;
 /** Sockets one target worker should hold at most, as a share of its open-file limit. */
 const TARGET_WORKER_FILL = 0.8;
 /** Fault-injection variables forwarded to the local reference target. */
@@ -39,19 +43,13 @@ export function localPlatform(opts: {
   readonly log: (line: string) => void;
 }): Platform {
   const { machine, options } = opts;
-  // One load process per core: Artillery's own runner gives a 2-core machine a single worker thread.
-  const processes = Math.max(1, machine.cores);
+  // One load process per core (Artillery's own runner gives a 2-core machine a single worker thread),
+  // each from its own loopback source address; limits from the capacity model and this machine.
+  const { limits } = localGenerator(machine);
+  const processes = limits.processes;
   return {
     name: 'local',
-    limits: {
-      openFiles: Math.max(1, machine.openFiles - RESERVED_FILES),
-      ephemeralPorts: machine.ephemeralPorts,
-      sourceAddresses: processes,
-      processes,
-      memoryBytes: Math.floor(machine.freeMemoryBytes * 0.5),
-      bytesPerVuser: GENERATOR_BYTES_PER_VUSER,
-      socketsPerVuser: 1,
-    },
+    limits,
     portRange: machine.ephemeralPorts,
     async prepareTarget(plan: Plan, runId: string): Promise<TargetHandle> {
       if (options.target) {

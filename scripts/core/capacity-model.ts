@@ -1,0 +1,187 @@
+/**
+ * The capacity model (pure): what one generator can hold and how fast it can create vusers, derived
+ * from measured figures of the connect scenario, never guessed. Every measurement is a named constant
+ * with where it came from; `npm run bench` re-measures them (docs/performance.md shows the derivation).
+ *
+ *   memory-bound vusers = (instance memory − OS reserve − processes × Artillery base RSS)
+ *                         / (measured bytes per held vuser × headroom)
+ *   open-file-bound     = processes × (nofile − reserved files)            (one socket per held vuser)
+ *   port-bound          = source addresses × ephemeral ports per address   (per target address:port)
+ *   capacity            = the smallest of the three (capacityPerGenerator in ./capacity)
+ *   arrival rate        = cores × measured sustained arrivals per core
+ */
+import type { GeneratorLimits } from './capacity';
+import { capacityPerGenerator } from './capacity';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+/**
+ * The measurements the model is built from (connect scenario: cookie GET, Socket.IO websocket, hold).
+ * Source of each: docs/performance.md, re-measured by `npm run bench`.
+ */
+export const MEASURED = {
+  /**
+   * Generator memory per held vuser: (peak RSS of the Artillery processes − their RSS before load)
+   * / peak concurrent vusers. Bench on the 2-core/24 GiB dev machine, 2026-07, Artillery 2.0.34, Node 22:
+   * 38–42 KB per held vuser for both plain `artillery run` and the rig (same processor).
+   */
+  generatorBytesPerVuser: 40 * KiB,
+  /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load. */
+  artilleryBaseRssBytes: 290 * MiB,
+  /**
+   * Arrivals per second one Artillery process (one core) sustains on the connect scenario with under
+   * 1% failed vusers, no arrival lag and below the rig's 85% CPU saturation threshold: the bench measured
+   * ~60% of a core at 100 arrivals/s, so 85% of a core ≈ 140/s; 120/s keeps margin for GC and sampling.
+   */
+  arrivalsPerCorePerSecond: 120,
+  /** Reference target memory per held connection (its /metrics RSS growth / connections), for sizing local targets. */
+  targetBytesPerVuser: 20 * KiB,
+} as const;
+
+/** What the model keeps free on a generator besides the Artillery processes: OS, SSM and CloudWatch agents, the rig agent. */
+export const OS_RESERVE_BYTES = 512 * MiB;
+/** Safety factor on the measured bytes per vuser: GC keeps garbage around, so peak RSS overshoots live memory. */
+export const MEMORY_HEADROOM = 1.25;
+/** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */
+export const RESERVED_FILES = 300;
+/** Per-process open-file limit set by load-generators/host-tuning.sh on AWS generators. */
+export const AWS_NOFILE = 65_536;
+/** Ephemeral ports per source address with host-tuning.sh's ip_local_port_range 1024–65535. */
+export const AWS_PORT_RANGE = 65_535 - 1024 + 1;
+/** Ephemeral ports per source address with Linux's default ip_local_port_range 32768–60999. */
+export const DEFAULT_PORT_RANGE = 60_999 - 32_768 + 1;
+
+/** An EC2 instance type the generator fleet offers. */
+export interface InstanceSpec {
+  readonly vcpus: number;
+  readonly memoryBytes: number;
+  /** Private IPv4 addresses per network interface (EC2's limit), so 1 primary + up to this − 1 secondary. */
+  readonly ipv4PerInterface: number;
+}
+
+/** The generator instance types the model knows (EC2 specifications). */
+export const INSTANCE_TYPES: Readonly<Record<string, InstanceSpec>> = {
+  'c5.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
+  'c5.xlarge': { vcpus: 4, memoryBytes: 8 * GiB, ipv4PerInterface: 15 },
+  'c5.2xlarge': { vcpus: 8, memoryBytes: 16 * GiB, ipv4PerInterface: 15 },
+  'c6i.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
+  'c6i.xlarge': { vcpus: 4, memoryBytes: 8 * GiB, ipv4PerInterface: 15 },
+  'c7i.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
+  'm5.large': { vcpus: 2, memoryBytes: 8 * GiB, ipv4PerInterface: 10 },
+  'm5.xlarge': { vcpus: 4, memoryBytes: 16 * GiB, ipv4PerInterface: 15 },
+};
+
+/** Default number of secondary private IPs per generator (lib/config.ts `generatorSecondaryIps`). */
+export const DEFAULT_SECONDARY_IPS = 1;
+
+/** Overrides of the measured figures (e.g. a fresh bench result). */
+export interface Measurements {
+  readonly generatorBytesPerVuser: number;
+  readonly artilleryBaseRssBytes: number;
+  readonly arrivalsPerCorePerSecond: number;
+}
+
+/** A generator's limits as the planner takes them, plus the model's arrival-rate figure. */
+export interface ModelledGenerator {
+  readonly limits: GeneratorLimits;
+  /** Concurrent vusers it holds and the limit that binds. */
+  readonly capacity: ReturnType<typeof capacityPerGenerator>;
+  /** Arrivals per second it sustains (cores × measured rate per core). */
+  readonly arrivalsPerSecond: number;
+}
+
+/** Bytes per vuser the planner uses: measured × headroom, whole bytes. */
+export function plannedBytesPerVuser(m: Measurements = MEASURED): number {
+  return Math.ceil(m.generatorBytesPerVuser * MEMORY_HEADROOM);
+}
+
+/** Memory left for vusers: machine memory − reserve − one base RSS per Artillery process (never negative). */
+export function vuserMemoryBytes(memoryBytes: number, processes: number, reserveBytes: number, m: Measurements = MEASURED): number {
+  return Math.max(1, Math.floor(memoryBytes - reserveBytes - processes * m.artilleryBaseRssBytes));
+}
+
+/**
+ * Limits of one AWS generator of `instanceType` with `secondaryIps` secondary private IPs (one load
+ * process per vCPU, each its own source address while there are addresses; tuned nofile and port range).
+ *
+ * @throws Error for an unknown instance type or a secondary-IP count the instance cannot have.
+ */
+export function awsGenerator(instanceType: string, secondaryIps: number = DEFAULT_SECONDARY_IPS, m: Measurements = MEASURED): ModelledGenerator {
+  const spec = INSTANCE_TYPES[instanceType];
+  if (!spec) throw new Error(`no capacity model for instance type ${instanceType}; known: ${Object.keys(INSTANCE_TYPES).join(', ')}`);
+  if (!Number.isInteger(secondaryIps) || secondaryIps < 0 || secondaryIps > spec.ipv4PerInterface - 1) {
+    throw new Error(`secondary IPs must be a whole number from 0 to ${spec.ipv4PerInterface - 1} on ${instanceType} (got ${secondaryIps})`);
+  }
+  const limits: GeneratorLimits = {
+    openFiles: AWS_NOFILE - RESERVED_FILES,
+    ephemeralPorts: AWS_PORT_RANGE,
+    sourceAddresses: 1 + secondaryIps,
+    processes: spec.vcpus,
+    memoryBytes: vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m),
+    bytesPerVuser: plannedBytesPerVuser(m),
+    socketsPerVuser: 1,
+  };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: spec.vcpus * m.arrivalsPerCorePerSecond };
+}
+
+/** This machine's limits as the local platform sees them (all plain numbers: the caller reads the machine). */
+export interface LocalMachine {
+  readonly openFiles: number;
+  readonly ephemeralPorts: number;
+  readonly freeMemoryBytes: number;
+  readonly cores: number;
+}
+
+/** Share of free memory local generators may use (the target and the OS share the machine). */
+export const LOCAL_MEMORY_SHARE = 0.5;
+
+/**
+ * Limits of one local generator: one load process per core, each from its own loopback source address
+ * (so ports per generator = cores × range), the inherited open-file limit per process, and its share
+ * of free memory after the processes' base RSS.
+ */
+export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED): ModelledGenerator {
+  const processes = Math.max(1, machine.cores);
+  const limits: GeneratorLimits = {
+    openFiles: Math.max(1, machine.openFiles - RESERVED_FILES),
+    ephemeralPorts: Math.max(1, machine.ephemeralPorts),
+    sourceAddresses: processes,
+    processes,
+    memoryBytes: vuserMemoryBytes(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0, m),
+    bytesPerVuser: plannedBytesPerVuser(m),
+    socketsPerVuser: 1,
+  };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: processes * m.arrivalsPerCorePerSecond };
+}
+
+/** One row of the capacity table in docs/performance.md. */
+export interface CapacityRow {
+  readonly instanceType: string;
+  readonly secondaryIps: number;
+  readonly byMemory: number;
+  readonly byOpenFiles: number;
+  readonly byPorts: number;
+  readonly capacity: number;
+  readonly binding: string;
+  readonly arrivalsPerSecond: number;
+}
+
+/** The capacity table of every offered instance type (docs/performance.md prints it). */
+export function capacityTable(secondaryIps: number = DEFAULT_SECONDARY_IPS, m: Measurements = MEASURED): CapacityRow[] {
+  return Object.keys(INSTANCE_TYPES).map((instanceType) => {
+    const g = awsGenerator(instanceType, secondaryIps, m);
+    const l = g.limits;
+    return {
+      instanceType,
+      secondaryIps,
+      byMemory: Math.floor(l.memoryBytes / l.bytesPerVuser),
+      byOpenFiles: l.processes * l.openFiles,
+      byPorts: l.sourceAddresses * l.ephemeralPorts,
+      capacity: g.capacity.vusers,
+      binding: g.capacity.binding,
+      arrivalsPerSecond: g.arrivalsPerSecond,
+    };
+  });
+}

@@ -1,0 +1,92 @@
+import {
+  AWS_NOFILE,
+  AWS_PORT_RANGE,
+  INSTANCE_TYPES,
+  MEASURED,
+  MEMORY_HEADROOM,
+  OS_RESERVE_BYTES,
+  RESERVED_FILES,
+  awsGenerator,
+  capacityTable,
+  localGenerator,
+  plannedBytesPerVuser,
+} from '../../scripts/core/capacity-model';
+import { GeneratorLimits, planLoad } from '../../scripts/core/plan';
+
+/** A profile whose peak concurrency is exactly `vusers`: one arrival a second, each staying past the last arrival. */
+function planFor(vusers: number, limits: GeneratorLimits): number {
+  return planLoad({ phases: [{ duration: vusers, arrivalCount: vusers }], limits, sessionSeconds: vusers + 10 }).generators.length;
+}
+
+const LOCAL_2CORE = { openFiles: 20_000, ephemeralPorts: 28_232, freeMemoryBytes: 20 * 2 ** 30, cores: 2 };
+
+describe('capacity model', () => {
+  test('c5.large: memory binds, derived from the measured bytes per vuser and base RSS', () => {
+    const g = awsGenerator('c5.large', 1);
+    const expectedMemory = 4 * 2 ** 30 - OS_RESERVE_BYTES - 2 * MEASURED.artilleryBaseRssBytes;
+    expect(g.limits.memoryBytes).toBe(expectedMemory);
+    expect(g.limits.bytesPerVuser).toBe(Math.ceil(MEASURED.generatorBytesPerVuser * MEMORY_HEADROOM));
+    expect(g.capacity).toEqual({ vusers: Math.floor(expectedMemory / plannedBytesPerVuser()), binding: 'memory' });
+    expect(g.limits.processes).toBe(2); // one Artillery process per vCPU
+    expect(g.arrivalsPerSecond).toBe(2 * MEASURED.arrivalsPerCorePerSecond);
+  });
+
+  test('secondary IPs lift the port limit: one address binds on ports, more let another limit bind (m5.large)', () => {
+    const one = awsGenerator('m5.large', 0);
+    expect(one.limits.sourceAddresses).toBe(1);
+    expect(one.capacity).toEqual({ vusers: AWS_PORT_RANGE, binding: 'ephemeralPorts' });
+    const three = awsGenerator('m5.large', 2);
+    expect(three.limits.sourceAddresses).toBe(3);
+    expect(three.capacity.binding).not.toBe('ephemeralPorts');
+    expect(three.capacity.vusers).toBeGreaterThan(AWS_PORT_RANGE); // beyond one address's ~64k ports
+  });
+
+  test('open files: processes × (nofile − reserve)', () => {
+    const g = awsGenerator('c5.xlarge', 1);
+    expect(g.limits.openFiles).toBe(AWS_NOFILE - RESERVED_FILES);
+    expect(g.limits.processes).toBe(4);
+  });
+
+  test('refuses unknown instance types and impossible secondary-IP counts', () => {
+    expect(() => awsGenerator('x9.huge')).toThrow(/no capacity model for instance type x9\.huge/);
+    expect(() => awsGenerator('c5.large', 10)).toThrow(/0 to 9 on c5\.large/);
+    expect(() => awsGenerator('c5.large', -1)).toThrow(/secondary IPs/);
+  });
+
+  test('local 2-core machine: open files bind at 2 × (20,000 − reserve), two loopback source addresses', () => {
+    const g = localGenerator(LOCAL_2CORE);
+    expect(g.limits.sourceAddresses).toBe(2);
+    expect(g.capacity).toEqual({ vusers: 2 * (20_000 - RESERVED_FILES), binding: 'openFiles' });
+  });
+
+  test('local: little free memory makes memory bind', () => {
+    const g = localGenerator({ ...LOCAL_2CORE, freeMemoryBytes: 2 * 2 ** 30 });
+    expect(g.capacity.binding).toBe('memory');
+  });
+
+  const cases: Array<[string, GeneratorLimits]> = [
+    ...Object.keys(INSTANCE_TYPES).flatMap((t) => [0, 1, 3].map((ips): [string, GeneratorLimits] => [`${t} +${ips} IPs`, awsGenerator(t, ips).limits])),
+    ['local 2-core', localGenerator(LOCAL_2CORE).limits],
+    ['local 2-core, 2 GiB free', localGenerator({ ...LOCAL_2CORE, freeMemoryBytes: 2 * 2 ** 30 }).limits],
+    ['local 8-core, default ports, ulimit 1024', localGenerator({ openFiles: 1024, ephemeralPorts: 28_232, freeMemoryBytes: 8 * 2 ** 30, cores: 8 }).limits],
+  ];
+
+  test.each(cases)('%s: a request one vuser over a limit asks for one more generator', (_name, limits) => {
+    const model = awsOrLocalCapacity(limits);
+    expect(planFor(model, limits)).toBe(1);
+    expect(planFor(model + 1, limits)).toBe(2);
+    expect(planFor(2 * model, limits)).toBe(2);
+    expect(planFor(2 * model + 1, limits)).toBe(3);
+  });
+
+  test('the capacity table covers every offered type with the binding limit named', () => {
+    const rows = capacityTable(1);
+    expect(rows.map((r) => r.instanceType)).toEqual(Object.keys(INSTANCE_TYPES));
+    for (const r of rows) expect(r.capacity).toBe(Math.min(r.byMemory, r.byOpenFiles, r.byPorts));
+  });
+});
+
+/** The model's own capacity for these limits (the smallest of its three bounds). */
+function awsOrLocalCapacity(l: GeneratorLimits): number {
+  return Math.min(Math.floor(l.memoryBytes / l.bytesPerVuser), l.processes * l.openFiles, l.sourceAddresses * l.ephemeralPorts);
+}
