@@ -1,0 +1,164 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CancelCommandCommand,
+  DescribeInstanceInformationCommand,
+  GetCommandInvocationCommand,
+  InvalidInstanceId,
+  SSMClient,
+  SendCommandCommand,
+} from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { localStore } from '../../load-generators/lib/run-store';
+import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import { awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const asg = mockClient(AutoScalingClient);
+const ssm = mockClient(SSMClient);
+const s3 = mockClient(S3Client);
+
+function fakeClock() {
+  let t = 1_700_000_000_000;
+  // Time jumps, but each sleep still yields to the event loop so background polls interleave with the test.
+  return {
+    now: () => t,
+    sleep: (ms: number) => {
+      t += ms;
+      return new Promise<void>((r) => setImmediate(r));
+    },
+  };
+}
+
+const group = (instances: Array<[string, string]>) => ({
+  AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: instances.length, Instances: instances.map(([InstanceId, LifecycleState]) => ({ InstanceId, LifecycleState, HealthStatus: 'Healthy' })) }],
+});
+
+async function setup(ids: string[]) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-'));
+  const store = localStore(dir);
+  for (const [index, id] of ids.entries()) {
+    await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  }
+  const lines: string[] = [];
+  const fleet = awsFleet({
+    api: createAwsApi({ region: 'eu-west-1' }),
+    runId: 'run1',
+    store,
+    root: ROOT,
+    asgName: 'gen',
+    bucket: 'results',
+    region: 'eu-west-1',
+    agentHome: '/opt/loadtest-rig/load-generators',
+    clock: fakeClock(),
+    log: (l) => lines.push(l),
+    pollMs: 10,
+    instanceTimeoutMs: 60_000,
+  });
+  return { store, fleet, lines };
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+}
+
+beforeEach(() => {
+  asg.reset();
+  ssm.reset();
+  s3.reset();
+  s3.on(PutObjectCommand).resolves({});
+  ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: [] });
+  let n = 0;
+  ssm.on(SendCommandCommand).callsFake(() => ({ Command: { CommandId: `cmd-${++n}` } }));
+  ssm.on(GetCommandInvocationCommand).resolves({ Status: 'InProgress' });
+});
+
+test('launch uploads the bundle, scales the group, waits for instances in service and sends one AWS-RunShellScript per generator', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand)
+    .resolvesOnce(group([['i-0000000000000000a', 'Pending']]))
+    .resolves(group([['i-0000000000000000b', 'InService'], ['i-0000000000000000a', 'InService']]));
+  const { fleet, store, lines } = await setup(['g01', 'g02']);
+  await fleet.launch(['g01', 'g02']);
+
+  expect(asg.commandCalls(SetDesiredCapacityCommand)[0]?.args[0].input).toEqual({ AutoScalingGroupName: 'gen', DesiredCapacity: 2, HonorCooldown: false });
+  const keys = s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input.Key);
+  expect(keys).toContain('runs/run1/bundle/load-generators/agent.js');
+  expect(keys).toContain('runs/run1/bundle/load-generators/scenarios/connect.yml');
+  expect(keys.some((k) => k?.includes('node_modules'))).toBe(false);
+
+  const sends = ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input);
+  expect(sends.map((s) => s.InstanceIds)).toEqual([['i-0000000000000000a'], ['i-0000000000000000b']]);
+  expect(sends.every((s) => s.DocumentName === 'AWS-RunShellScript')).toBe(true);
+  expect(sends[0]?.Parameters?.commands?.join('\n')).toMatch(/node '\/opt\/loadtest-rig\/load-generators\/agent\.js' --store 's3:\/\/results\/runs\/run1' --generator 'g01'/);
+  expect(sends[1]?.Parameters?.commands?.join('\n')).toMatch(/--generator 'g02'/);
+  expect(sends[0]?.Parameters?.commands?.join('\n')).toMatch(/AWS_REGION='eu-west-1'/);
+  expect(sends[0]?.OutputS3BucketName).toBe('results');
+
+  // The slices now name the scenario folder on the instance.
+  expect(JSON.parse((await store.get('generators/g02/slice.json')) as string).scriptDir).toBe('/opt/loadtest-rig/load-generators/scenarios');
+  expect(lines.some((l) => /generators: 0\/2 in service \(Pending\)/.test(l))).toBe(true);
+  expect(fleet.status().get('g01')).toBeUndefined();
+  await fleet.stop();
+  expect(ssm.commandCalls(CancelCommandCommand).map((c) => c.args[0].input)).toEqual([
+    { CommandId: 'cmd-1', InstanceIds: ['i-0000000000000000a'] },
+    { CommandId: 'cmd-2', InstanceIds: ['i-0000000000000000b'] },
+  ]);
+});
+
+test('an agent ends when its done.json is in the store; a failed command marks its generator lost with the exit code', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-a', 'InService'], ['i-b', 'InService']]));
+  ssm.on(GetCommandInvocationCommand, { CommandId: 'cmd-2', InstanceId: 'i-b' }).resolves({ Status: 'Failed', ResponseCode: 1, StandardErrorContent: 'agent: boom' });
+  const { fleet, store, lines } = await setup(['g01', 'g02']);
+  await fleet.launch(['g01', 'g02']);
+  await store.put('generators/g01/done.json', JSON.stringify({ exitCodes: [0, 0], reason: 'completed' }));
+  await until(() => fleet.status().get('g01') === 0 && fleet.status().get('g02') === 1);
+  expect(lines.some((l) => /g02 \(i-b\): command Failed \(exit 1\): agent: boom/.test(l))).toBe(true);
+  await fleet.stop();
+  expect(ssm.commandCalls(CancelCommandCommand)).toHaveLength(0);
+});
+
+test('an instance that leaves the group mid-run is lost (exit 3)', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand)
+    .resolvesOnce(group([['i-a', 'InService']]))
+    .resolves(group([['i-a', 'Terminating']]));
+  const { fleet, lines } = await setup(['g01']);
+  await fleet.launch(['g01']);
+  await until(() => fleet.status().get('g01') === 3);
+  expect(lines.some((l) => /g01 \(i-a\): instance is Terminating/.test(l))).toBe(true);
+  await fleet.stop();
+});
+
+test('commands to an instance not yet registered with SSM are retried', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-a', 'InService']]));
+  ssm.on(SendCommandCommand)
+    .rejectsOnce(new InvalidInstanceId({ message: 'not registered', $metadata: {} }))
+    .resolves({ Command: { CommandId: 'cmd-x' } });
+  const { fleet } = await setup(['g01']);
+  await fleet.launch(['g01']);
+  expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(2);
+  await fleet.stop();
+});
+
+test('instances that never come into service fail the launch with a clear message', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-a', 'Pending']]));
+  const { fleet } = await setup(['g01']);
+  await expect(fleet.launch(['g01'])).rejects.toThrow(/only 0 of 1 generator instances in service after \d+ s \(Pending\)/);
+  expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(0);
+});
+
+test('a missing generator group says to deploy', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [] });
+  const { fleet } = await setup(['g01']);
+  await expect(fleet.launch(['g01'])).rejects.toThrow(/npm run deploy/);
+});
+
+test('exitCodeOfDone', () => {
+  expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0, 0], reason: 'completed' }))).toBe(0);
+  expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0, 1], reason: 'completed' }))).toBe(1);
+  expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0], reason: 'aborted by the orchestrator' }))).toBe(3);
+  expect(exitCodeOfDone('{')).toBe(3);
+});
