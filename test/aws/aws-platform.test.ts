@@ -1,0 +1,107 @@
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
+import { UsageError } from '../../scripts/errors';
+import { validateFlags } from '../../scripts/options';
+import { awsPlatform } from '../../scripts/platforms/aws/aws';
+import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
+import { capacityPerGenerator } from '../../scripts/core/plan';
+
+const sts = mockClient(STSClient);
+const s3 = mockClient(S3Client);
+const asg = mockClient(AutoScalingClient);
+const cfn = mockClient(CloudFormationClient);
+
+const OUTPUTS: RigOutputs = {
+  source: 'CloudFormation (eu-west-1)',
+  generatorAsgName: 'gen',
+  generatorAgentHome: '/opt/loadtest-rig/load-generators',
+  resultsBucketName: 'bkt',
+  maxGenerators: 10,
+  targetUrl: 'http://127.0.0.1:9',
+  stackNames: ['LoadTestRig-Network', 'LoadTestRig-Target', 'LoadTestRig-Generators'],
+};
+const clock = { now: () => 0, sleep: async () => undefined };
+const PLAN = { generators: [], totalArrivals: 0, peakConcurrent: 0, capacityPerGenerator: 1, bindingLimit: 'memory' as const, generatorsNeeded: 1 };
+
+function platform(flags: Parameters<typeof validateFlags>[0] = {}, over: Partial<Parameters<typeof awsPlatform>[0]> = {}) {
+  const lines: string[] = [];
+  const p = awsPlatform({ root: '/repo', outputs: OUTPUTS, api: createAwsApi({ region: 'eu-west-1' }), options: validateFlags(flags), log: (l) => lines.push(l), clock, removeOutputsFile: () => undefined, ...over });
+  return { p, lines };
+}
+
+beforeEach(() => {
+  for (const m of [sts, s3, asg, cfn]) m.reset();
+  sts.on(GetCallerIdentityCommand).resolves({ Account: '123456789012' });
+  s3.on(HeadBucketCommand).resolves({});
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: 0, Instances: [] } as never] });
+  asg.on(SetDesiredCapacityCommand).resolves({});
+});
+
+test('limits: c5.large — 2 load processes, one source address, 48,000 vusers per generator unless configured', () => {
+  const { p } = platform();
+  expect(p.limits).toMatchObject({ processes: 2, sourceAddresses: 1, openFiles: 65536 - 300, ephemeralPorts: 64512 });
+  expect(capacityPerGenerator(p.limits)).toEqual({ vusers: 48_000, binding: 'memory' });
+  expect(p.maxGenerators).toBe(10);
+  expect(capacityPerGenerator(platform({}, { generatorCapacity: 20_000 }).p.limits).vusers).toBe(20_000);
+});
+
+test('prepareTarget checks credentials, the bucket and the group before anything starts; --target wins over the stack', async () => {
+  const { p, lines } = platform({ target: 'http://127.0.0.1:9' });
+  const t = await p.prepareTarget(PLAN, 'r1');
+  expect(t.url).toBe('http://127.0.0.1:9');
+  expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
+  expect(s3.commandCalls(HeadBucketCommand)[0]?.args[0].input).toEqual({ Bucket: 'bkt' });
+  expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)[0]?.args[0].input).toEqual({ AutoScalingGroupNames: ['gen'] });
+  expect(lines.some((l) => /does not answer from this machine/.test(l))).toBe(true);
+});
+
+test('no credentials: one clear line, exit-2 error', async () => {
+  sts.on(GetCallerIdentityCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+  const err = await platform().p.prepareTarget(PLAN, 'r1').catch((e: Error) => e);
+  expect(err).toBeInstanceOf(UsageError);
+  expect((err as Error).message).toMatch(/^no AWS credentials found/);
+});
+
+test('access denied on the bucket: one clear line', async () => {
+  s3.on(HeadBucketCommand).rejects(new S3ServiceException({ name: 'Forbidden', $fault: 'client', $metadata: { httpStatusCode: 403 }, message: 'Forbidden' }));
+  await expect(platform().p.prepareTarget(PLAN, 'r1')).rejects.toThrow(/^access denied on the results bucket bkt/);
+});
+
+test('generator group gone (stale outputs): says to deploy', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [] });
+  const err = await platform().p.prepareTarget(PLAN, 'r1').catch((e: Error) => e);
+  expect(err).toBeInstanceOf(UsageError);
+  expect((err as Error).message).toMatch(/npm run deploy/);
+});
+
+test('finish scales the generators to 0 once the fleet was used; --keep-generators leaves them', async () => {
+  const { p } = platform();
+  p.createFleet('r1', { location: 's3://bkt/runs/r1', put: async () => undefined, get: async () => undefined, list: async () => [] });
+  await p.finish?.();
+  await p.finish?.();
+  expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input)).toEqual([{ AutoScalingGroupName: 'gen', DesiredCapacity: 0, HonorCooldown: false }]);
+
+  asg.resetHistory();
+  const kept = platform({ keepGenerators: true });
+  kept.p.createFleet('r1', { location: 's3://bkt/runs/r1', put: async () => undefined, get: async () => undefined, list: async () => [] });
+  await kept.p.finish?.();
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+  expect(kept.lines.some((l) => /left running \(--keep-generators\)/.test(l))).toBe(true);
+});
+
+test('--teardown deletes the stacks in reverse order and waits for each', async () => {
+  cfn.on(DeleteStackCommand).resolves({});
+  cfn.on(DescribeStacksCommand)
+    .resolvesOnce({ Stacks: [{ StackName: 'x', StackStatus: 'DELETE_IN_PROGRESS', CreationTime: new Date() }] })
+    .rejects(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: 'Stack with id x does not exist' }));
+  let removed = false;
+  const { p, lines } = platform({ teardown: true }, { removeOutputsFile: () => void (removed = true) });
+  await p.finish?.();
+  expect(cfn.commandCalls(DeleteStackCommand).map((c) => c.args[0].input.StackName)).toEqual(['LoadTestRig-Generators', 'LoadTestRig-Target', 'LoadTestRig-Network']);
+  expect(removed).toBe(true);
+  expect(lines).toContain('teardown: done; nothing of the rig is left billing');
+});
