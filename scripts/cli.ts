@@ -120,7 +120,9 @@ async function main(argv: string[]): Promise<number> {
       };
     };
     running = true;
-    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt });
+    // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
+    const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
+    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs });
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return exitCode;
   } catch (err) {

@@ -23,6 +23,8 @@ export interface RunContext {
   readonly log: (line: string) => void;
   /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
   readonly onInterrupt: (handler: () => void) => () => void;
+  /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
+  readonly heartbeatTimeoutMs?: number;
 }
 
 function newRunId(now: Date): string {
@@ -122,7 +124,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
         plan,
         generators,
         expectedSeconds: Math.ceil(phaseSeconds + sessionSeconds),
-        heartbeatTimeoutMs: 30_000,
+        heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? 30_000,
         readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
         startLeadMs: platform.name === 'aws' ? 5000 : 1500,
         meta: { platform: platform.name, target: target.url, scenario: scenario.name, options },

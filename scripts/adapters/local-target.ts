@@ -29,7 +29,8 @@ export interface LocalTargetOptions {
 /** Starts the reference target on 127.0.0.1; rejects with a UsageError when the port is taken. */
 export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle> {
   const child = spawn(process.execPath, [path.join(opts.appDir, 'server.js')], {
-    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1', WORKERS: String(opts.workers) },
+    // EXIT_WITH_PARENT: the target stops itself if this process dies without stopping it.
+    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1', WORKERS: String(opts.workers), EXIT_WITH_PARENT: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

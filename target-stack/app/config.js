@@ -19,6 +19,7 @@ class ConfigError extends Error {}
  * @property {number} cookie503Fraction FAULT_COOKIE_503_FRACTION
  * @property {string} seed             FAULT_SEED
  * @property {number} recoveryMs       connection state recovery window (ms)
+ * @property {boolean} exitWithParent  EXIT_WITH_PARENT=1: stop when the process that started us dies
  */
 
 /**
@@ -58,6 +59,7 @@ function loadConfig(env) {
     cookie503Fraction: num(env, 'FAULT_COOKIE_503_FRACTION', 0, 0, 1, false),
     seed: env.FAULT_SEED ?? '',
     recoveryMs: 2 * 60 * 1000,
+    exitWithParent: env.EXIT_WITH_PARENT === '1',
   };
 }
 

@@ -177,7 +177,7 @@ class ClusterRates {
  * @param {WorkerSnapshot[]} snaps
  * @param {ClusterRates} rates
  * @param {number} rooms
- * @param {{ adapter: string, workersConfigured: number, primaryCpu: number }} extra
+ * @param {{ adapter: string, workersConfigured: number, workerRestarts: number, primaryCpu: number }} extra
  */
 function aggregate(snaps, rates, rooms, extra) {
   /** @param {(s: WorkerSnapshot) => number} f */
@@ -190,6 +190,7 @@ function aggregate(snaps, rates, rooms, extra) {
     at: Date.now(),
     workers: snaps.length,
     workersConfigured: extra.workersConfigured,
+    workerRestarts: extra.workerRestarts,
     adapter: extra.adapter,
     connections,
     peakConnections: Math.max(rates.peakConnections, connections, max((s) => s.peakConnections)),

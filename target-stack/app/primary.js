@@ -43,6 +43,7 @@ function main() {
   const listening = new Map();
   let announced = false;
   let shuttingDown = false;
+  let workerRestarts = 0;
   let exitCode = 0;
   let lastCpu = process.cpuUsage();
   let lastCpuAt = performance.now();
@@ -168,6 +169,7 @@ function main() {
           const metrics = aggregate(snaps, rates, roomSizes.size, {
             adapter: local ? 'cluster' : 'redis',
             workersConfigured: cfg.workers,
+            workerRestarts,
             primaryCpu,
           });
           reply(worker, msg, { metrics });
@@ -216,8 +218,16 @@ function main() {
       exitIfAllDead();
       return;
     }
-    log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal || `code ${code}`}); stopping the target`);
-    shutdown(1);
+    if (!announced) {
+      log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal || `code ${code}`}) while starting; stopping the target`);
+      shutdown(1);
+      return;
+    }
+    // A worker lost mid-run is a TARGET failure the load test must see (its sockets drop, clients must
+    // reconnect elsewhere): replace it and keep serving, as a supervised production target would.
+    workerRestarts++;
+    log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal || `code ${code}`}); starting a replacement`);
+    forkWorker();
   });
 
   // a worker leaves cluster.workers only after both its exit and its disconnect: check on either
@@ -240,12 +250,24 @@ function main() {
     // workers' stdout goes to our stderr: stdout carries only the listening line
     stdio: ['ignore', 2, 2, 'ipc'],
   });
-  for (let i = 0; i < cfg.workers; i++) {
+  function forkWorker() {
     const w = cluster.fork();
     // e.g. EPIPE when the primary's cluster internals message a worker we just killed: never crash the primary
     w.on('error', (err) => {
       if (!shuttingDown) log(`worker ${w.id}: ${err.message}`);
     });
+  }
+  for (let i = 0; i < cfg.workers; i++) forkWorker();
+
+  if (cfg.exitWithParent) {
+    // Started by the rig for one run: never outlive it (the rig may be SIGKILLed and unable to stop us).
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) {
+        log(`parent ${parent} is gone; stopping the target`);
+        shutdown(0);
+      }
+    }, 1000).unref();
   }
 }
 

@@ -68,3 +68,85 @@ export function pidsOfRun(runId: string): number[] {
   }
   return out;
 }
+
+/** A CLI run in progress, in its own process group (as a terminal runs it). */
+export interface LiveCli {
+  readonly pid: number;
+  /** Resolves with the first match of `re` in stderr (rejects after `timeoutMs`). */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  readonly exited: Promise<CliResult>;
+  stderr(): string;
+}
+
+/** Starts the CLI in a new process group without waiting for it, for fault tests. */
+export function startCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv } = {}): LiveCli {
+  const child = spawn(TS_NODE, ['--transpile-only', path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  const watchers: Array<() => void> = [];
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    for (const w of [...watchers]) w();
+  });
+  const exited = new Promise<CliResult>((resolve) => {
+    child.on('exit', (code) => {
+      let json: unknown;
+      try {
+        json = args.includes('--json') && stdout.trim() ? JSON.parse(stdout) : undefined;
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+  return {
+    pid: child.pid as number,
+    exited,
+    stderr: () => stderr,
+    waitFor(re, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = stderr.match(re);
+          if (m) {
+            watchers.splice(watchers.indexOf(check), 1);
+            clearTimeout(timer);
+            resolve(m);
+          }
+        };
+        const timer = setTimeout(() => {
+          watchers.splice(watchers.indexOf(check), 1);
+          reject(new Error(`timed out waiting for ${re} in stderr:\n${stderr}`));
+        }, timeoutMs);
+        watchers.push(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Polls `cond` every 100 ms until it holds; rejects after `timeoutMs` with `what`. */
+export async function waitUntil(cond: () => boolean, timeoutMs: number, what: string): Promise<number> {
+  const started = Date.now();
+  while (!cond()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Date.now() - started;
+}
+
+/** PIDs of a run's processes whose environment also has `key=value` (e.g. RIG_GENERATOR_ID=g02). */
+export function pidsOfRunWith(runId: string, key: string, value: string): number[] {
+  return pidsOfRun(runId).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${key}=${value}`);
+    } catch {
+      return false;
+    }
+  });
+}

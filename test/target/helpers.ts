@@ -46,7 +46,10 @@ export function spawnTarget(env: Record<string, string>): Spawned {
   proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on('exit', (code, signal) => resolve({ code, signal })),
+    proc.on('exit', (code, signal) => {
+      if (process.env.TARGET_TEST_LOG) fs.appendFileSync(process.env.TARGET_TEST_LOG, `--- ${code} ${signal}\n${err}`);
+      resolve({ code, signal });
+    }),
   );
   return { proc, tag, stdout: () => out, stderr: () => err, exited };
 }
@@ -77,7 +80,8 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
 }
 
 export async function getJson<T = any>(url: string): Promise<{ status: number; body: T; headers: Headers }> {
-  const res = await fetch(url);
+  // A request that never answers is an error, not a hung test (e.g. a pooled connection to a killed worker).
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   return { status: res.status, body: (await res.json()) as T, headers: res.headers };
 }
 

@@ -77,3 +77,40 @@ test('invalid env is refused with exit 2 and a message naming the variable', asy
   expect(s.stderr()).toContain('WORKERS="many" is invalid');
   expect(s.stdout()).toBe('');
 });
+
+test('a worker killed mid-run: its sockets drop, a replacement starts, the target keeps serving and counts the restart', async () => {
+  const t = await startTarget({ WORKERS: '2' });
+  started.push(t);
+  const sockets = await connectAcrossWorkers(t, 1);
+  const before = (await metrics(t)).perWorker.map((w: any) => w.pid);
+  const victim = before[0];
+  const dropped = new Promise<void>((resolve) => sockets.forEach((s) => s.once('disconnect', () => resolve())));
+  process.kill(victim, 'SIGKILL');
+  await dropped;
+  await until(async () => {
+    // A request may still hit the dying worker's connection: that is "not yet", not a failure.
+    const m = await metrics(t).catch(() => undefined);
+    return m !== undefined && m.workers === 2 && !m.perWorker.some((w: any) => w.pid === victim);
+  }, 15000, 'a replacement worker to report');
+  const m = await metrics(t);
+  expect(m.workerRestarts).toBe(1);
+  const fresh = await connectAcrossWorkers(t, 1);
+  expect(fresh.every((s) => s.connected)).toBe(true);
+  closeAll([...sockets, ...fresh]);
+  await t.stop();
+});
+
+test('EXIT_WITH_PARENT=1: the target stops itself when the process that started it dies', async () => {
+  // A shell parent that starts the target, then is killed: the target must not outlive it.
+  const { spawn } = await import('node:child_process');
+  const { SERVER } = await import('./helpers');
+  const tag = `exit-with-parent-${process.pid}-${Date.now()}`;
+  const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" "${SERVER}" & wait`], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '2', EXIT_WITH_PARENT: '1', TARGET_TEST_TAG: tag },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  await new Promise<void>((resolve) => parent.stdout?.on('data', (d: Buffer) => d.toString().includes('"listening"') && resolve()));
+  expect(pidsWithTag(tag).length).toBeGreaterThanOrEqual(3);
+  parent.kill('SIGKILL');
+  await until(() => pidsWithTag(tag).length === 0, 8000, 'the orphaned target to stop');
+});

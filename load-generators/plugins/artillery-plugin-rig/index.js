@@ -80,6 +80,21 @@ function watchEventLoop(spoolDir) {
   timer.unref();
 }
 
+/**
+ * Ends this load process when its agent dies (killed, OOM): Linux re-parents an orphan, so a changed
+ * ppid means nobody is left to stop it, ship its data or clean up — it must not run on unattended.
+ */
+function exitWithAgent() {
+  const agentPid = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== agentPid) {
+      process.stderr.write(`rig: agent ${agentPid} is gone; stopping this load process\n`);
+      process.exit(3);
+    }
+  }, 1000);
+  timer.unref();
+}
+
 class Plugin {
   /**
    * @param {any} script the test script (a throw-away copy in the main thread)
@@ -100,6 +115,7 @@ class Plugin {
       return;
     }
 
+    exitWithAgent();
     let seq = 0;
     const ssms = /** @type {any} */ (global).artillery.__SSMS;
     events.on('stats', (stats) => {
