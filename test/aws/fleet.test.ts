@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CancelCommandCommand,
@@ -33,9 +33,10 @@ function fakeClock() {
   };
 }
 
-const group = (instances: Array<[string, string]>) => ({
+// Only the fields the fleet reads; the SDK's type also requires sizes, zones and dates.
+const group = (instances: Array<[string, string]>): Partial<DescribeAutoScalingGroupsCommandOutput> => ({
   AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: instances.length, Instances: instances.map(([InstanceId, LifecycleState]) => ({ InstanceId, LifecycleState, HealthStatus: 'Healthy' })) }],
-});
+} as unknown as Partial<DescribeAutoScalingGroupsCommandOutput>);
 
 async function setup(ids: string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-'));
