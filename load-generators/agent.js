@@ -21,7 +21,8 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
-const { sampleProcess, countPortsInUse } = require('./lib/health');
+const { sampleProcess } = require('./lib/health');
+const { assignSourceAddresses, countPortsByAddress, privateIPv4Addresses } = require('./lib/source-addresses');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
@@ -102,6 +103,9 @@ async function main() {
   process.on('SIGTERM', () => stopAll('signal'));
   process.on('SIGINT', () => stopAll('signal'));
 
+  // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses.
+  const sources = assignSourceAddresses(slice.processes, privateIPv4Addresses());
+  const sourceList = (/** @type {number} */ k) => (sources[k] || '').split(',').filter(Boolean);
   slice.processes.forEach((spec, k) => {
     const spool = path.join(work, `p${k}`);
     fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });
@@ -119,7 +123,7 @@ async function main() {
         WORKERS: '1',
         ARTILLERY_DISABLE_TELEMETRY: 'true',
         ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
-        RIG_SOURCE_ADDRESS: spec.sourceAddress || '',
+        RIG_SOURCE_ADDRESS: sources[k] || '',
         // Scenarios with one-per-run duties (e.g. the pub/sub publisher) run them on generator 0, process 0.
         RIG_GENERATOR_ID: gid,
         RIG_GENERATOR_INDEX: String(slice.index ?? 0),
@@ -189,10 +193,12 @@ async function main() {
     if (now >= nextControl) { await checkControl(); nextControl = now + 1000; }
     if (now >= nextHealth) {
       nextHealth = now + healthIntervalMs;
+      // One read of /proc/net/tcp for every process; a process's figure is its busiest address.
+      const ports = countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
       const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
         process: `p${p.k}`,
         ...sampleProcess(/** @type {number} */ (p.child.pid)),
-        portsInUse: countPortsInUse(slice.processes[p.k]?.sourceAddress),
+        portsInUse: ports && sourceList(p.k).length ? Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)) : undefined,
         eventLoopLagMs: latestLag(p.spool),
       }));
       await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));

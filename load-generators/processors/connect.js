@@ -25,8 +25,25 @@ const BASE_BACKOFF_MS = 200;
 const REQUEST_TIMEOUT_MS = 10_000;
 const CONNECT_TIMEOUT_MS = 20_000;
 
-/** Where connections leave from; read once at load (process edge), empty = the OS's choice. */
-const SOURCE_ADDRESS = process.env.RIG_SOURCE_ADDRESS || undefined;
+/**
+ * Where connections leave from; read once at load (process edge), empty = the OS's choice. A comma-separated
+ * list (an AWS generator with more private IPs than load processes) is used round-robin, one address per vuser.
+ */
+const SOURCE_ADDRESSES = String(process.env.RIG_SOURCE_ADDRESS || '').split(',').map((a) => a.trim()).filter(Boolean);
+let nextSource = 0;
+/** @returns {string | undefined} */
+function pickSourceAddress() {
+  if (SOURCE_ADDRESSES.length <= 1) return SOURCE_ADDRESSES[0];
+  nextSource = (nextSource + 1) % SOURCE_ADDRESSES.length;
+  return SOURCE_ADDRESSES[nextSource];
+}
+
+/**
+ * One agent per process, without keep-alive: every cookie request still opens its own connection and sends
+ * `Connection: close` (as `agent: false` did), but no Agent is built and thrown away per request.
+ */
+const HTTP_AGENT = new http.Agent({ keepAlive: false });
+const HTTPS_AGENT = new https.Agent({ keepAlive: false });
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,18 +58,27 @@ function backoffMs(attempt) {
 
 /** @param {any} context */
 function targetOf(context) {
-  return String(context.vars.target).replace(/\/+$/, '');
+  const t = String(context.vars.target);
+  return t.endsWith('/') ? t.replace(/\/+$/, '') : t;
+}
+
+/** The vuser's source address, chosen once so its cookie request and its socket leave from the same one. @param {any} context */
+function sourceOf(context) {
+  if (context.rigSource === undefined) context.rigSource = pickSourceAddress() || '';
+  return context.rigSource || undefined;
 }
 
 /**
  * One GET; resolves with status and the `sid` cookie pair, rejects on a network error/timeout.
  * @param {string} url
+ * @param {string | undefined} localAddress
  * @returns {Promise<{ status: number, cookie: string | undefined }>}
  */
-function getCookieOnce(url) {
+function getCookieOnce(url, localAddress) {
   return new Promise((resolve, reject) => {
-    const client = url.startsWith('https:') ? https : http;
-    const req = client.get(url, { localAddress: SOURCE_ADDRESS, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+    const tls = url.startsWith('https:');
+    const client = tls ? https : http;
+    const req = client.get(url, { localAddress, agent: tls ? HTTPS_AGENT : HTTP_AGENT, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       res.resume();
       const setCookie = res.headers['set-cookie'] || [];
       const sid = setCookie.map((c) => c.split(';')[0]).find((c) => c && c.startsWith('sid='));
@@ -70,7 +96,7 @@ async function fetchCookie(context, events) {
   for (let attempt = 0; ; attempt++) {
     let retryable;
     try {
-      const { status, cookie } = await getCookieOnce(url);
+      const { status, cookie } = await getCookieOnce(url, sourceOf(context));
       if (status === 200 && cookie) {
         context.vars.cookie = cookie;
         events.emit('counter', 'cookie.ok', 1);
@@ -97,6 +123,7 @@ async function fetchCookie(context, events) {
 /** @param {any} context @param {import('node:events').EventEmitter} events */
 async function openSocket(context, events) {
   const startedAt = Date.now();
+  const localAddress = sourceOf(context);
   const socket = io(targetOf(context), {
     path: context.vars.socketPath || '/socket.io',
     transports: ['websocket'],
@@ -105,7 +132,7 @@ async function openSocket(context, events) {
     timeout: CONNECT_TIMEOUT_MS,
     extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
     // engine.io-client hands this to `ws`, which binds the source address.
-    ...(SOURCE_ADDRESS ? { localAddress: SOURCE_ADDRESS } : {}),
+    ...(localAddress ? { localAddress } : {}),
   });
   try {
     await new Promise((resolve, reject) => {

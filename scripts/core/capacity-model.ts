@@ -92,6 +92,17 @@ export interface ModelledGenerator {
   readonly arrivalsPerSecond: number;
 }
 
+/**
+ * Source addresses' worth of ports a generator really gets when the agent deals `addresses` out to
+ * `processes` equal load shares (load-generators/lib/source-addresses.js): with at least as many
+ * addresses as processes each process rotates over floor-or-more of them, so P × floor(A / P); with
+ * fewer, processes share addresses round-robin and the busiest address carries ceil(P / A) shares.
+ */
+export function effectiveSourceAddresses(processes: number, addresses: number): number {
+  if (addresses >= processes) return processes * Math.floor(addresses / processes);
+  return processes / Math.ceil(processes / addresses);
+}
+
 /** Bytes per vuser the planner uses: measured × headroom, whole bytes. */
 export function plannedBytesPerVuser(m: Measurements = MEASURED): number {
   return Math.ceil(m.generatorBytesPerVuser * MEMORY_HEADROOM);
@@ -117,7 +128,7 @@ export function awsGenerator(instanceType: string, secondaryIps: number = DEFAUL
   const limits: GeneratorLimits = {
     openFiles: AWS_NOFILE - RESERVED_FILES,
     ephemeralPorts: AWS_PORT_RANGE,
-    sourceAddresses: 1 + secondaryIps,
+    sourceAddresses: effectiveSourceAddresses(spec.vcpus, 1 + secondaryIps),
     processes: spec.vcpus,
     memoryBytes: vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m),
     bytesPerVuser: plannedBytesPerVuser(m),

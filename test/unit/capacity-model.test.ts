@@ -7,6 +7,7 @@ import {
   OS_RESERVE_BYTES,
   RESERVED_FILES,
   awsGenerator,
+  effectiveSourceAddresses,
   capacityTable,
   localGenerator,
   plannedBytesPerVuser,
@@ -31,14 +32,22 @@ describe('capacity model', () => {
     expect(g.arrivalsPerSecond).toBe(2 * MEASURED.arrivalsPerCorePerSecond);
   });
 
-  test('secondary IPs lift the port limit: one address binds on ports, more let another limit bind (m5.large)', () => {
+  test('secondary IPs lift the port limit: one address binds on ports at ~64k, two double it (m5.large)', () => {
     const one = awsGenerator('m5.large', 0);
     expect(one.limits.sourceAddresses).toBe(1);
     expect(one.capacity).toEqual({ vusers: AWS_PORT_RANGE, binding: 'ephemeralPorts' });
-    const three = awsGenerator('m5.large', 2);
-    expect(three.limits.sourceAddresses).toBe(3);
-    expect(three.capacity.binding).not.toBe('ephemeralPorts');
+    const three = awsGenerator('m5.large', 1);
+    expect(three.limits.sourceAddresses).toBe(2);
     expect(three.capacity.vusers).toBeGreaterThan(AWS_PORT_RANGE); // beyond one address's ~64k ports
+  });
+
+  test('effective source addresses follow how the agent deals addresses to processes', () => {
+    expect(effectiveSourceAddresses(2, 1)).toBe(1);
+    expect(effectiveSourceAddresses(2, 2)).toBe(2);
+    expect(effectiveSourceAddresses(2, 3)).toBe(2); // the odd address doubles one process's share only
+    expect(effectiveSourceAddresses(2, 4)).toBe(4);
+    expect(effectiveSourceAddresses(4, 3)).toBe(2); // one address carries two processes
+    expect(awsGenerator('c5.xlarge', 2).limits.sourceAddresses).toBe(2);
   });
 
   test('open files: processes × (nofile − reserve)', () => {

@@ -1,0 +1,115 @@
+// @ts-check
+'use strict';
+/**
+ * Source addresses of a generator's load processes. Locally the orchestrator names one loopback alias
+ * per process (127.0.1.10 …). On AWS the process specs name none: the generator fleet gives each
+ * instance several private IPv4 addresses (secondary IPs on its network interface, configured by the
+ * OS), and the agent spreads its processes over them, so one instance holds more than one address's
+ * ~64k ephemeral ports of connections to a single target address:port.
+ *
+ * A process gets a comma-separated list when there are more addresses than processes; the connect
+ * processor rotates over it per vuser.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+
+/** Interfaces that never carry the generator's traffic (containers, bridges, tunnels). */
+const VIRTUAL_INTERFACE = /^(lo|docker|br-|veth|virbr|cni|flannel|tun|tap|wg)/;
+
+/**
+ * The instance's own IPv4 addresses in the OS's order (primary first on AL2023), without loopback,
+ * link-local or virtual interfaces. `RIG_SOURCE_ADDRESSES` (comma-separated) overrides the discovery.
+ * @param {NodeJS.Dict<os.NetworkInterfaceInfo[]>} [interfaces]
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {string[]}
+ */
+function privateIPv4Addresses(interfaces = os.networkInterfaces(), env = process.env) {
+  if (env.RIG_SOURCE_ADDRESSES) return env.RIG_SOURCE_ADDRESSES.split(',').map((a) => a.trim()).filter(Boolean);
+  /** @type {string[]} */
+  const out = [];
+  for (const [name, infos] of Object.entries(interfaces)) {
+    if (VIRTUAL_INTERFACE.test(name)) continue;
+    for (const i of infos || []) {
+      const v4 = i.family === 'IPv4' || /** @type {unknown} */ (i.family) === 4;
+      if (!v4 || i.internal || i.address.startsWith('169.254.') || out.includes(i.address)) continue;
+      out.push(i.address);
+    }
+  }
+  return out;
+}
+
+/** @param {string | undefined} target */
+function isLoopbackTarget(target) {
+  try {
+    const host = new URL(String(target)).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Source address(es) per load process: a spec's own address wins; otherwise, when the target is not on
+ * loopback, the addresses are dealt out — every process its own share when there are at least as many
+ * addresses as processes, else round-robin (processes share an address). Empty string = the OS's choice.
+ * @param {{ sourceAddress?: string, script?: any }[]} specs
+ * @param {string[]} addresses
+ * @returns {string[]}
+ */
+function assignSourceAddresses(specs, addresses) {
+  const n = specs.length;
+  return specs.map((spec, k) => {
+    if (spec.sourceAddress) return spec.sourceAddress;
+    const target = spec.script && spec.script.config && spec.script.config.target;
+    if (addresses.length === 0 || isLoopbackTarget(target)) return '';
+    if (addresses.length <= n) return addresses[k % addresses.length] || '';
+    return addresses.filter((_, i) => i % n === k).join(',');
+  });
+}
+
+/**
+ * Hex form of an IPv4 address as /proc/net/tcp prints it (little-endian).
+ * @param {string} addr
+ */
+function hexIPv4(addr) {
+  return addr.split('.').map((o) => Number(o).toString(16).padStart(2, '0').toUpperCase()).reverse().join('');
+}
+
+/**
+ * TCP sockets (every state but LISTEN) bound to each address, from ONE read of /proc/net/tcp: with tens
+ * of thousands of sockets that file is megabytes, so the agent reads it once per health tick, not once
+ * per process.
+ * @param {string[]} addresses
+ * @param {string} [procFile]
+ * @returns {Map<string, number> | undefined}
+ */
+function countPortsByAddress(addresses, procFile = '/proc/net/tcp') {
+  const wanted = new Map();
+  for (const a of addresses) if (/^\d+\.\d+\.\d+\.\d+$/.test(a)) wanted.set(`${hexIPv4(a)}:`, a);
+  if (wanted.size === 0) return undefined;
+  let text;
+  try {
+    text = fs.readFileSync(procFile, 'latin1');
+  } catch {
+    return undefined;
+  }
+  /** @type {Map<string, number>} */
+  const counts = new Map(addresses.map((a) => [a, 0]));
+  // Fixed layout: "  sl  local_address rem_address   st ..."; local is 8 hex + ':' + 4 hex.
+  let pos = text.indexOf('\n') + 1;
+  while (pos > 0 && pos < text.length) {
+    const end = text.indexOf('\n', pos);
+    const line = text.slice(pos, end < 0 ? text.length : end);
+    pos = end < 0 ? text.length : end + 1;
+    const colon = line.indexOf(': ');
+    if (colon < 0) continue;
+    const local = line.slice(colon + 2, colon + 11);
+    const addr = wanted.get(local);
+    if (addr === undefined) continue;
+    const state = line.slice(colon + 2 + 28, colon + 2 + 30); // after "LLLLLLLL:PPPP RRRRRRRR:PPPP "
+    if (state !== '0A') counts.set(addr, (counts.get(addr) || 0) + 1);
+  }
+  return counts;
+}
+
+module.exports = { privateIPv4Addresses, assignSourceAddresses, countPortsByAddress, isLoopbackTarget, hexIPv4 };
