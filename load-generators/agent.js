@@ -22,7 +22,7 @@ const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
 const { sampleProcess } = require('./lib/health');
-const { assignSourceAddresses, countPortsByAddress, privateIPv4Addresses } = require('./lib/source-addresses');
+const { countPortsByAddress, sourceAddressesFor } = require('./lib/source-addresses');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
@@ -104,7 +104,7 @@ async function main() {
   process.on('SIGINT', () => stopAll('signal'));
 
   // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses.
-  const sources = assignSourceAddresses(slice.processes, privateIPv4Addresses());
+  const sources = await sourceAddressesFor(slice.processes);
   const sourceList = (/** @type {number} */ k) => (sources[k] || '').split(',').filter(Boolean);
   slice.processes.forEach((spec, k) => {
     const spool = path.join(work, `p${k}`);

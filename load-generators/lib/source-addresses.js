@@ -10,6 +10,7 @@
  * A process gets a comma-separated list when there are more addresses than processes; the connect
  * processor rotates over it per vuser.
  */
+const dns = require('node:dns');
 const fs = require('node:fs');
 const os = require('node:os');
 
@@ -46,6 +47,58 @@ function isLoopbackTarget(target) {
   } catch {
     return false;
   }
+}
+
+/**
+ * True for an address only reachable without public address translation: RFC 1918, carrier-grade NAT
+ * (100.64/10, which VPCs may use), and loopback.
+ * @param {string} ip
+ */
+function isPrivateIPv4(ip) {
+  const o = ip.split('.').map(Number);
+  if (o.length !== 4 || o.some((x) => !(x >= 0 && x <= 255))) return false;
+  const [a = 0, b = 0] = o;
+  return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+}
+
+/**
+ * Whether connections to `target` may leave from secondary private IPs: only when every address it
+ * resolves to is private (inside the VPC or peered). A secondary private IP has no public IPv4
+ * mapping at the internet gateway, so packets from it to a public address (an internet-facing load
+ * balancer) would be dropped: those targets keep the OS's choice (the primary address).
+ * @param {string | undefined} target
+ * @param {(host: string) => Promise<string[]>} [resolve]
+ */
+async function targetIsPrivate(target, resolve = async (h) => (await dns.promises.lookup(h, { all: true, family: 4 })).map((r) => r.address)) {
+  let host;
+  try {
+    host = new URL(String(target)).hostname;
+  } catch {
+    return false;
+  }
+  try {
+    const ips = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? [host] : await resolve(host);
+    return ips.length > 0 && ips.every(isPrivateIPv4);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The source address(es) of each load process on this machine: `assignSourceAddresses` over this
+ * instance's private IPv4 addresses when every target without a named address is private, else only
+ * the specs' own addresses.
+ * @param {{ sourceAddress?: string, script?: any }[]} specs
+ * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]> }} [io]
+ */
+async function sourceAddressesFor(specs, io = {}) {
+  const open = specs.filter((s) => !s.sourceAddress).map((s) => s.script && s.script.config && s.script.config.target);
+  let addresses = [];
+  if (open.length > 0) {
+    const ok = await Promise.all(open.map((t) => (isLoopbackTarget(t) ? true : targetIsPrivate(t, io.resolve))));
+    if (ok.every(Boolean)) addresses = privateIPv4Addresses(io.interfaces, io.env);
+  }
+  return assignSourceAddresses(specs, addresses);
 }
 
 /**
@@ -112,4 +165,6 @@ function countPortsByAddress(addresses, procFile = '/proc/net/tcp') {
   return counts;
 }
 
-module.exports = { privateIPv4Addresses, assignSourceAddresses, countPortsByAddress, isLoopbackTarget, hexIPv4 };
+module.exports = {
+  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, isLoopbackTarget, hexIPv4,
+};

@@ -1,0 +1,60 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sa = require('../../load-generators/lib/source-addresses') as {
+  privateIPv4Addresses(i: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env: NodeJS.ProcessEnv): string[];
+  assignSourceAddresses(specs: Array<{ sourceAddress?: string; script?: unknown }>, addresses: string[]): string[];
+  sourceAddressesFor(specs: Array<{ sourceAddress?: string; script?: unknown }>, io: object): Promise<string[]>;
+  countPortsByAddress(addresses: string[], file: string): Map<string, number> | undefined;
+};
+
+const nic = (address: string, internal = false): os.NetworkInterfaceInfo =>
+  ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: `${address}/24` }) as os.NetworkInterfaceInfo;
+const INTERFACES = {
+  lo: [nic('127.0.0.1', true)],
+  ens5: [nic('10.0.1.5'), nic('10.0.1.77'), nic('10.0.1.78')],
+  docker0: [nic('172.17.0.1')],
+};
+const spec = (target: string, sourceAddress?: string) => ({ ...(sourceAddress ? { sourceAddress } : {}), script: { config: { target } } });
+
+describe('source addresses', () => {
+  test('the instance addresses: primary first, no loopback or virtual interfaces; env override', () => {
+    expect(sa.privateIPv4Addresses(INTERFACES, {})).toEqual(['10.0.1.5', '10.0.1.77', '10.0.1.78']);
+    expect(sa.privateIPv4Addresses(INTERFACES, { RIG_SOURCE_ADDRESSES: '10.0.0.9, 10.0.0.10' })).toEqual(['10.0.0.9', '10.0.0.10']);
+  });
+
+  test('processes get their own addresses; more addresses than processes become lists; fewer are shared', () => {
+    const two = [spec('http://10.0.2.9'), spec('http://10.0.2.9')];
+    expect(sa.assignSourceAddresses(two, ['a', 'b'])).toEqual(['a', 'b']);
+    expect(sa.assignSourceAddresses(two, ['a', 'b', 'c', 'd'])).toEqual(['a,c', 'b,d']);
+    expect(sa.assignSourceAddresses([...two, ...two], ['a', 'b', 'c'])).toEqual(['a', 'b', 'c', 'a']);
+    expect(sa.assignSourceAddresses(two, [])).toEqual(['', '']);
+  });
+
+  test('a named address wins; a loopback target never gets instance addresses', () => {
+    expect(sa.assignSourceAddresses([spec('http://10.0.2.9', '127.0.1.10'), spec('http://127.0.0.1:3000')], ['a', 'b'])).toEqual(['127.0.1.10', '']);
+  });
+
+  test('a public target keeps the primary address (secondary IPs have no public mapping)', async () => {
+    const specs = [spec('http://target.example'), spec('http://target.example')];
+    const pub = await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {}, resolve: async () => ['52.1.2.3'] });
+    expect(pub).toEqual(['', '']);
+    const priv = await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {}, resolve: async () => ['10.0.2.9', '10.0.3.9'] });
+    expect(priv).toEqual(['10.0.1.5,10.0.1.78', '10.0.1.77']);
+  });
+
+  test('ports in use per address from one read of /proc/net/tcp (LISTEN excluded)', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
+    fs.writeFileSync(file, [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   0: 0100007F:0BB8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0',
+      '   1: 0A01007F:8000 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1',
+      '10000: 0A01007F:8001 0100007F:0BB8 06 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
+      '   3: 0B01007F:8001 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 4 1 0 20 4 30 10 -1',
+    ].join('\n'));
+    const counts = sa.countPortsByAddress(['127.0.1.10', '127.0.1.11', '127.0.0.1'], file);
+    expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1, '127.0.0.1': 0 });
+  });
+});
