@@ -1,0 +1,108 @@
+/**
+ * Faults on the local platform, each against the real CLI, real agents, real Artillery and the real
+ * reference target: Ctrl-C, a generator killed, the orchestrator killed, a target worker killed.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pidsOfRun, pidsOfRunWith, startCli, tempDir, waitUntil } from '../helpers/cli';
+
+/** PIDs of one generator's agent (by its --generator argument) of a run. */
+function agentPids(runId: string, gid: string): number[] {
+  return pidsOfRun(runId).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(`--generator ${gid}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+const FIRST_PERIOD = /created \d+ \(\+\d+\)/;
+const RUN_ID = /run (\d{8}-\d{6}-[0-9a-f]{4}):/;
+
+describe('faults during a local run', () => {
+  it('Ctrl-C (SIGINT to the process group): everything stops within 5 s, the partial report says interrupted, exit 130', async () => {
+    const out = path.join(tempDir('rig-sigint-'), 'run');
+    const cli = startCli(['--vusers', '400', '--generators', '2', '--ramp', '40s', '--hold', '30s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    await cli.waitFor(FIRST_PERIOD, 90_000);
+    expect(pidsOfRun(runId).length).toBeGreaterThan(0);
+    process.kill(-cli.pid, 'SIGINT');
+    const stoppedIn = await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
+    expect(stoppedIn).toBeLessThanOrEqual(5000);
+    const result = await cli.exited;
+    expect(result.code).toBe(130);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(report.status).toBe('interrupted');
+    expect(report.aggregate.counters['vusers.created']).toBeGreaterThan(0);
+    expect(report.aggregate.counters['vusers.created']).toBeLessThan(400);
+    expect(fs.existsSync(path.join(out, 'report.html'))).toBe(true);
+  }, 120_000);
+
+  it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
+    const out = path.join(tempDir('rig-lost-'), 'run');
+    const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '24s', '--hold', '2s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    await cli.waitFor(FIRST_PERIOD, 90_000);
+    const [agent] = agentPids(runId, 'g02');
+    expect(agent).toBeDefined();
+    process.kill(agent as number, 'SIGKILL');
+    // Its load process notices its agent is gone and stops: nothing of g02 runs on unattended.
+    await waitUntil(() => pidsOfRunWith(runId, 'RIG_GENERATOR_ID', 'g02').length === 0, 5000, "g02's load processes to stop");
+    const result = await cli.exited;
+    expect(result.code).toBe(3);
+    const s = result.json;
+    expect(s.status).toBe('partial');
+    expect(s.rig.lostGenerators.map((l: { id: string }) => l.id)).toEqual(['g02']);
+    const g1 = s.rig.generators.find((g: { id: string }) => g.id === 'g01');
+    const g2 = s.rig.generators.find((g: { id: string }) => g.id === 'g02');
+    expect(g1.counters['vusers.created']).toBe(120);
+    expect(g2.counters['vusers.created']).toBeGreaterThan(0);
+    expect(g2.counters['vusers.created']).toBeLessThan(120);
+    expect(g2.lost).toMatch(/exit/);
+    expect(pidsOfRun(runId)).toEqual([]);
+  }, 120_000);
+
+  it('the orchestrator killed (SIGKILL): agents notice the stale heartbeat and stop themselves; the target stops too', async () => {
+    const out = path.join(tempDir('rig-orphan-'), 'run');
+    const cli = startCli(['--vusers', '400', '--generators', '2', '--ramp', '60s', '--hold', '30s', '--out', out], {
+      env: { RIG_HEARTBEAT_TIMEOUT_MS: '4000' },
+    });
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    await cli.waitFor(FIRST_PERIOD, 90_000);
+    process.kill(cli.pid, 'SIGKILL');
+    await cli.exited;
+    await waitUntil(() => pidsOfRun(runId).length === 0, 30_000, 'agents, load processes and target to stop on their own');
+    const done = JSON.parse(fs.readFileSync(path.join(out, 'generators', 'g01', 'done.json'), 'utf8'));
+    expect(done.reason).toMatch(/orphaned/);
+    // What was measured before the orchestrator died is on disk, ready for `npm run report`.
+    expect(fs.readdirSync(path.join(out, 'generators', 'g01', 'p0', 'periods')).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a target worker killed mid-run: drops are counted against the target, the run completes, the verdict is not the rig', async () => {
+    const out = path.join(tempDir('rig-target-kill-'), 'run');
+    const cli = startCli(['--vusers', '200', '--generators', '2', '--ramp', '10s', '--hold', '40s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    // Every vuser holds 40 s: once a period line shows them all created, all are still connected.
+    await cli.waitFor(/created 200 \(/, 90_000);
+    // The target's workers are the run's processes started by node:cluster from server.js (not agents/Artillery).
+    const workers = pidsOfRun(runId).filter((pid) => {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+      return cmd.includes('target-stack/app/server.js') && env.includes('NODE_UNIQUE_ID=');
+    });
+    expect(workers.length).toBeGreaterThanOrEqual(2);
+    process.kill(workers[0] as number, 'SIGKILL');
+    const result = await cli.exited;
+    const c = result.json.aggregate.counters;
+    expect(c['ws.dropped']).toBeGreaterThan(0);
+    expect(c['vusers.created']).toBe(200);
+    expect(result.json.status).toBe('completed');
+    expect(result.json.rig.verdict).not.toBe('rig-limited');
+    expect(result.json.rig.lostGenerators).toEqual([]);
+    // The target says so itself: one worker restarted.
+    const samples = fs.readdirSync(path.join(out, 'target', 'metrics')).sort();
+    const last = JSON.parse(fs.readFileSync(path.join(out, 'target', 'metrics', samples[samples.length - 1] as string), 'utf8'));
+    expect(last.metrics.workerRestarts).toBe(1);
+  }, 120_000);
+});
