@@ -17,6 +17,8 @@ const { WITHHELD_ROOM, makeWithholdDecider, makeCookie503Decider } = require('./
 const { createLocalAdapter, primaryRoomCounter, createRedis } = require('./adapter');
 
 const MAX_BODY = 1024 * 1024;
+/** server-side event used as a delivery barrier between workers (see announce) */
+const BARRIER = 'target:presence-barrier';
 
 /** @param {string} msg */
 function log(msg) {
@@ -130,10 +132,13 @@ async function main() {
    * @param {string} member
    * @param {number} count
    */
-  function announce(room, member, count) {
+  async function announce(room, member, count) {
     const packet = { type: 2, data: ['presence', { room, member, count }], nsp: '/' };
     const opts = { rooms: new Set([room]), except: new Set([member, WITHHELD_ROOM]), flags: {} };
-    return Promise.resolve(/** @type {unknown} */ (io.of('/').adapter.broadcast(packet, opts)));
+    await Promise.resolve(/** @type {unknown} */ (io.of('/').adapter.broadcast(packet, opts)));
+    // Barrier: the other workers answer this after the relayed announcement (same ordered channel), so when the
+    // joiner's ack leaves, every worker has delivered the announcement to the members it had.
+    await io.serverSideEmitWithAck(BARRIER).catch(() => {}); // bounded by the adapter's requestsTimeout (5 s)
   }
 
   const server = http.createServer((req, res) => {
@@ -193,6 +198,8 @@ async function main() {
     connectionStateRecovery: { maxDisconnectionDuration: cfg.recoveryMs, skipMiddlewares: true },
     adapter,
   });
+
+  io.on(BARRIER, (/** @type {(x: number) => void} */ ack) => ack(1));
 
   io.use((socket, next) => {
     if (sidFromCookie(socket.handshake.headers.cookie)) next();

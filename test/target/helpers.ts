@@ -108,8 +108,16 @@ export function connect(t: Target, opts: Record<string, unknown> = {}): Promise<
     ...opts,
   });
   return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error('connect: no answer within 10 s'));
+    }, 10_000);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
     socket.once('connect_error', (err) => {
+      clearTimeout(timer);
       socket.close();
       reject(err);
     });
