@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -212,4 +212,54 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   const asg = new AutoScalingClient(clientConfig(moto));
   const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
   expect(group?.DesiredCapacity).toBe(0);
+});
+
+test('--platform aws where the stacks are not deployed: one line saying to deploy, exit 2, nothing started', async () => {
+  const res = await runCli(['--platform', 'aws', '--vusers', '10', '--target', target.url], { env: { ...moto.env, AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2', AWS_PROFILE: '' }, timeoutMs: 60_000 });
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(/error: --platform aws: the rig stacks \(LoadTestRig-Generators\) are not deployed in region us-west-2; run `npm run deploy` first/);
+});
+
+test('a generator whose instance disappears mid-run: the run finishes on the other, the report is partial, exit 3', async () => {
+  const asg = new AutoScalingClient(clientConfig(moto));
+  const s3 = new S3Client(clientConfig(moto));
+  const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
+  let terminated = '';
+  ssmAgent.start((agent) => {
+    if (agent.generator !== 'g02') return;
+    void (async () => {
+      // Once the run has started, g02's instance goes away (spot reclaim, someone terminates it…).
+      const prefix = agent.store.replace(`s3://${BUCKET}/`, '');
+      for (let i = 0; i < 240; i++) {
+        const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/control/start.json` }));
+        if ((listed.Contents ?? []).length > 0) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      const { instanceId } = JSON.parse(await getText(s3, `${prefix}/generators/g02/instance.json`)) as { instanceId: string };
+      agent.child.kill('SIGKILL');
+      // (moto answers TerminateInstanceInAutoScalingGroup with a 500; detaching removes it from the group the same way.)
+      await asg.send(new DetachInstancesCommand({ AutoScalingGroupName: GEN_ASG, InstanceIds: [instanceId], ShouldDecrementDesiredCapacity: true }));
+      terminated = instanceId;
+    })().catch((err: Error) => (terminated = `failed: ${err.message}`));
+  });
+  const out = path.join(work, 'run-partial');
+  let res;
+  try {
+    res = await runCli(['--platform', 'aws', '--vusers', '20', '--ramp', '4s', '--hold', '5s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
+      env: { ...moto.env, AWS_PROFILE: '' },
+      timeoutMs: 120_000,
+    });
+  } finally {
+    await ssmAgent.stop();
+  }
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/generator g02 \(i-[0-9a-f]+\): instance left the generator group/) });
+  expect(terminated).toMatch(/^i-/);
+  expect(res.json.status).toBe('partial');
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  expect(report.status).toBe('partial');
+  expect(JSON.stringify(report)).toMatch(/g02/);
+  // g01 finished its whole share.
+  const g01 = report.rig.generators.find((g: { id: string }) => g.id === 'g01');
+  expect(g01.counters['vusers.created']).toBe(10);
 });

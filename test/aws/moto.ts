@@ -85,6 +85,8 @@ export interface RanAgent {
   readonly commandId: string;
   readonly instanceId: string;
   readonly generator: string;
+  /** The run store the command named (s3://bucket/runs/<runId>). */
+  readonly store: string;
   readonly child: ChildProcess;
   exit?: number | null;
 }
@@ -137,7 +139,7 @@ export class FakeSsmAgent {
         env: { ...process.env, ...this.moto.env },
       });
       fs.closeSync(log);
-      const agent: RanAgent = { commandId: cmd.CommandId, instanceId: cmd.InstanceIds?.[0] ?? '?', generator: parsed.generator, child };
+      const agent: RanAgent = { commandId: cmd.CommandId, instanceId: cmd.InstanceIds?.[0] ?? '?', generator: parsed.generator, store: parsed.store, child };
       child.on('exit', (code) => (agent.exit = code));
       this.agents.push(agent);
       onCommand?.(agent);
