@@ -29,6 +29,11 @@ const CONNECT_TIMEOUT_MS = 20_000;
  * Where connections leave from; read once at load (process edge), empty = the OS's choice. A comma-separated
  * list (an AWS generator with more private IPs than load processes) is used round-robin, one address per vuser.
  */
+/**
+ * The target's auth token, a secret: it comes from the environment (locally the user's shell; on AWS the agent
+ * reads it from SSM Parameter Store SecureString) and is never put in a script, a variable or the run folder.
+ */
+const AUTH_TOKEN = process.env.RIG_SECRET_AUTH_TOKEN || '';
 const SOURCE_ADDRESSES = String(process.env.RIG_SOURCE_ADDRESS || '').split(',').map((a) => a.trim()).filter(Boolean);
 let nextSource = 0;
 /** @returns {string | undefined} */
@@ -78,7 +83,8 @@ function getCookieOnce(url, localAddress) {
   return new Promise((resolve, reject) => {
     const tls = url.startsWith('https:');
     const client = tls ? https : http;
-    const req = client.get(url, { localAddress, agent: tls ? HTTPS_AGENT : HTTP_AGENT, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+    const headers = AUTH_TOKEN ? { authorization: `Bearer ${AUTH_TOKEN}` } : undefined;
+    const req = client.get(url, { localAddress, headers, agent: tls ? HTTPS_AGENT : HTTP_AGENT, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       res.resume();
       const setCookie = res.headers['set-cookie'] || [];
       const sid = setCookie.map((c) => c.split(';')[0]).find((c) => c && c.startsWith('sid='));
@@ -131,6 +137,7 @@ async function openSocket(context, events) {
     reconnection: false,
     timeout: CONNECT_TIMEOUT_MS,
     extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
+    ...(AUTH_TOKEN ? { auth: { token: AUTH_TOKEN } } : {}),
     // engine.io-client hands this to `ws`, which binds the source address.
     ...(localAddress ? { localAddress } : {}),
   });

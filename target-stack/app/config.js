@@ -20,6 +20,8 @@ class ConfigError extends Error {}
  * @property {string} seed             FAULT_SEED
  * @property {number} recoveryMs       connection state recovery window (ms)
  * @property {boolean} exitWithParent  EXIT_WITH_PARENT=1: stop when the process that started us dies
+ * @property {string | undefined} authToken AUTH_TOKEN: when set, /set-cookie needs `Authorization: Bearer <it>` and
+ *                                    Socket.IO connections need `auth: { token: <it> }`
  */
 
 /**
@@ -60,6 +62,7 @@ function loadConfig(env) {
     seed: env.FAULT_SEED ?? '',
     recoveryMs: 2 * 60 * 1000,
     exitWithParent: env.EXIT_WITH_PARENT === '1',
+    authToken: env.AUTH_TOKEN && env.AUTH_TOKEN !== '' ? env.AUTH_TOKEN : undefined,
   };
 }
 

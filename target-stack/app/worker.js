@@ -11,6 +11,25 @@ const crypto = require('node:crypto');
 const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 const { Server } = require('socket.io');
 const { loadConfig } = require('./config');
+
+/**
+ * The token of an `Authorization: Bearer <token>` header.
+ * @param {string | undefined} header
+ */
+function bearerOf(header) {
+  const m = /^Bearer\s+(.+)$/i.exec(header || '');
+  return m ? String(m[1]) : '';
+}
+
+/**
+ * Constant-time comparison, so a wrong token's timing tells nothing.
+ * @param {string} given @param {string} expected
+ */
+function tokenMatches(given, expected) {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && require('node:crypto').timingSafeEqual(a, b);
+}
 const ipc = require('./ipc');
 const { WorkerMetrics } = require('./metrics');
 const { WITHHELD_ROOM, makeWithholdDecider, makeCookie503Decider } = require('./faults');
@@ -147,6 +166,10 @@ async function main() {
     const path = q >= 0 ? url.slice(0, q) : url;
     const method = req.method || 'GET';
     if (method === 'GET' && path === '/set-cookie') {
+      if (cfg.authToken && !tokenMatches(bearerOf(req.headers.authorization), cfg.authToken)) {
+        json(res, 401, { ok: false, error: 'unauthorized' });
+        return;
+      }
       if (cookie503()) {
         metrics.cookie503++;
         json(res, 503, { ok: false, error: 'fault injection: FAULT_COOKIE_503_FRACTION' }, { 'retry-after': '1' });
@@ -202,7 +225,8 @@ async function main() {
   io.on(BARRIER, (/** @type {(x: number) => void} */ ack) => ack(1));
 
   io.use((socket, next) => {
-    if (sidFromCookie(socket.handshake.headers.cookie)) next();
+    const tokenOk = !cfg.authToken || tokenMatches(String((socket.handshake.auth || {}).token || ''), cfg.authToken);
+    if (tokenOk && sidFromCookie(socket.handshake.headers.cookie)) next();
     else next(new Error('unauthorized'));
   });
 
