@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { runCli, tempDir } from '../helpers/cli';
+import { ROOT, runCli, tempDir } from '../helpers/cli';
 
 const scratch = tempDir('rig-bad-input-');
 const malformed = path.join(scratch, 'malformed.yml');
@@ -86,5 +86,29 @@ describe('bad input is refused before anything starts', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`port ${port}.*in use`));
     expect(fs.existsSync(out)).toBe(false);
+  });
+});
+
+/** CDK context is input too: `npx cdk synth -c key=value` runs bin/app.ts with it. */
+describe('bad CDK context is refused before synthesis', () => {
+  const cdkCases: Array<{ name: string; context: Record<string, unknown>; mentions: RegExp }> = [
+    { name: 'targetKind kubernetes', context: { targetKind: 'kubernetes' }, mentions: /"targetKind" is "kubernetes"; allowed: ec2 \| fargate \| none/ },
+    { name: 'targetInstanceType m5.large', context: { targetInstanceType: 'm5.large' }, mentions: /"targetInstanceType" is "m5.large"; allowed: t2/ },
+    { name: 'operatorCidr 0.0.0.0/0', context: { operatorCidr: '0.0.0.0/0' }, mentions: /"operatorCidr"/ },
+    { name: 'scaleOutCpuPercent 150', context: { scaleOutCpuPercent: 150 }, mentions: /"scaleOutCpuPercent"/ },
+  ];
+  it.each(cdkCases)('$name → exit 2, one clear line, nothing synthesized', (c) => {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const outdir = tempDir('rig-bad-cdk-');
+    const r = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'bin/app.ts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(c.context) },
+    });
+    expect(r.status).toBe(2);
+    const lines = r.stderr.split('\n').filter((l) => l.trim());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(c.mentions);
+    expect(fs.readdirSync(outdir)).toEqual([]);
   });
 });
