@@ -21,6 +21,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
+const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
 const { countPortsByAddress, sourceAddressesFor } = require('./lib/source-addresses');
 
@@ -85,6 +86,17 @@ async function main() {
   const heartbeatTimeoutMs = slice.heartbeatTimeoutMs ?? 30_000;
   const healthIntervalMs = slice.healthIntervalMs ?? 5_000;
 
+  // AWS: scenario secrets from SSM Parameter Store, into the load processes' environment only.
+  /** @type {Record<string, string>} */
+  let secrets = {};
+  if (process.env.RIG_SECRETS_SSM_PATH) {
+    try {
+      secrets = loadSsmSecrets(process.env.RIG_SECRETS_SSM_PATH);
+    } catch (err) {
+      usage(`cannot read scenario secrets under ${process.env.RIG_SECRETS_SSM_PATH} (${/** @type {Error} */ (err).message.split('\n')[0]})`);
+    }
+  }
+
   const work = fs.mkdtempSync(path.join(values.workdir || os.tmpdir(), `rig-${gid}-`));
   /** @type {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, pushed: Set<string>, logFile: string }[]} */
   const procs = [];
@@ -121,6 +133,7 @@ async function main() {
       env: {
         ...process.env,
         WORKERS: '1',
+        ...secrets,
         ARTILLERY_DISABLE_TELEMETRY: 'true',
         ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
         RIG_SOURCE_ADDRESS: sources[k] || '',
@@ -187,7 +200,37 @@ async function main() {
   // 3. Run: stream periods and health samples until every load process has exited.
   let nextHealth = 0;
   let nextControl = 0;
+  /**
+   * A run store that cannot be written (disk full, access denied) ends this generator cleanly: the load
+   * stops, what was already stored stays, and the agent exits 3 so the orchestrator marks it lost.
+   * @param {unknown} err
+   */
+  const storeFailed = (err) => {
+    const e = /** @type {NodeJS.ErrnoException} */ (err);
+    stopAll(`cannot write the run store ${store.location}: ${e.code || e.name || ''} ${e.message || err}`.trim());
+  };
   while (procs.some((p) => p.exit === undefined)) {
+    try {
+      await runStep();
+    } catch (err) {
+      storeFailed(err);
+    }
+    await sleep(250);
+  }
+  try {
+    await push();
+    for (const p of procs) await store.put(gkey(`p${p.k}/artillery.log`), fs.readFileSync(p.logFile));
+  } catch (err) {
+    storeFailed(err);
+  }
+  const exitCodes = procs.map((p) => p.exit);
+  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason: stopping || 'completed' })).catch(() => undefined);
+  if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
+  fs.rmSync(work, { recursive: true, force: true });
+  process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
+
+  /** One pass of the run loop: push new files, check control, sample health when due. */
+  async function runStep() {
     await push();
     const now = Date.now();
     if (now >= nextControl) { await checkControl(); nextControl = now + 1000; }
@@ -203,14 +246,7 @@ async function main() {
       }));
       await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));
     }
-    await sleep(250);
   }
-  await push();
-  for (const p of procs) await store.put(gkey(`p${p.k}/artillery.log`), fs.readFileSync(p.logFile));
-  const exitCodes = procs.map((p) => p.exit);
-  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason: stopping || 'completed' }));
-  fs.rmSync(work, { recursive: true, force: true });
-  process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
 }
 
 main().catch((err) => {

@@ -92,6 +92,9 @@ export interface AgentCommandProps {
  * The AWS-RunShellScript lines for one generator: wait for the boot to finish, sync the bundle,
  * run the agent against the S3 run store, ship its log next to its data, exit with its code.
  */
+/** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
+export const SECRETS_SSM_PATH = '/loadtest-rig/secrets/';
+
 export function agentCommand(p: AgentCommandProps): string[] {
   const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
   const log = `/tmp/loadtest-rig-${p.runId}-${p.generatorId}.log`;
@@ -99,6 +102,8 @@ export function agentCommand(p: AgentCommandProps): string[] {
     'set -uo pipefail',
     'export PATH=/usr/local/bin:$PATH',
     `export AWS_REGION=${shq(p.region)} AWS_DEFAULT_REGION=${shq(p.region)} RIG_RUN_ID=${shq(p.runId)}`,
+    // Scenario secrets (SecureString under this path) reach the load processes as RIG_SECRET_* variables.
+    `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
     // SSM can register before user-data has installed Node and the agent: wait for the boot.
     'if command -v cloud-init >/dev/null 2>&1; then cloud-init status --wait >/dev/null || { echo "generator boot (user-data) failed: see /var/log/loadtest-rig-user-data.log" >&2; exit 3; }; fi',
     `aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/load-generators/`)} ${shq(`${p.agentHome}/`)} || exit 3`,
