@@ -134,6 +134,13 @@ async function main(argv: string[]): Promise<number> {
       log(`rig failure: ${err.message}`);
       return ExitCode.rigFailure;
     }
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+      // The run folder became unwritable mid-run: the load was stopped; what was stored before stays.
+      const where = (err as NodeJS.ErrnoException).path ?? 'the run folder';
+      log(`rig failure: cannot write ${where} (${code}); the run was stopped with what it had — free space or fix access, then \`npm run report -- <run folder>\` rebuilds the report from the saved data`);
+      return ExitCode.rigFailure;
+    }
     if (awsRun) {
       // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
       const { explainAwsError } = await import('./platforms/aws/aws-errors');

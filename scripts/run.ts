@@ -32,17 +32,32 @@ function newRunId(now: Date): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-/** Refuses a run folder that holds files or cannot be created, before anything starts. */
-function checkRunDir(dir: string): void {
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+/**
+ * Creates the run folder and proves it writable (a probe file), before anything starts; refuses one that
+ * already holds files. Returns whether the folder was created here (so a run that never starts removes it).
+ */
+function createRunDir(dir: string): boolean {
+  const existed = fs.existsSync(dir);
+  if (existed && fs.readdirSync(dir).length > 0) {
     throw new UsageError(`--out ${dir} already holds files; pass a new or empty folder`);
   }
-  let parent = path.dirname(dir);
-  while (!fs.existsSync(parent)) parent = path.dirname(parent);
   try {
-    fs.accessSync(parent, fs.constants.W_OK);
+    fs.mkdirSync(dir, { recursive: true });
+    const probe = path.join(dir, '.write-probe');
+    fs.writeFileSync(probe, 'probe');
+    fs.unlinkSync(probe);
+  } catch (err) {
+    throw new UsageError(`cannot write the run folder ${dir} (${(err as NodeJS.ErrnoException).code ?? err}); pass a writable --out with free space`);
+  }
+  return !existed;
+}
+
+/** Removes a run folder this run created but never used: no partial folder pretends to be a run. */
+function removeIfUnused(dir: string): void {
+  try {
+    if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
   } catch {
-    throw new UsageError(`cannot write the run folder ${dir} (${parent} is not writable); pass a writable --out`);
+    /* already gone */
   }
 }
 
@@ -73,7 +88,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
-  checkRunDir(runDir);
+  const createdRunDir = createRunDir(runDir);
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
@@ -97,7 +112,6 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     const target = await platform.prepareTarget(plan, runId);
     cleanups.push(() => target.stop());
     if (platform.finish) cleanups.unshift(() => platform.finish?.() ?? Promise.resolve());
-    fs.mkdirSync(runDir, { recursive: true });
     ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
 
     const script = applyOptions(scenario.script, options, target.url);
@@ -155,5 +169,6 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
   } finally {
     removeHandler();
     await runCleanups();
+    if (createdRunDir) removeIfUnused(runDir);
   }
 }

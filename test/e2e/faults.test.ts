@@ -106,3 +106,29 @@ describe('faults during a local run', () => {
     expect(last.metrics.workerRestarts).toBe(1);
   }, 120_000);
 });
+
+describe('a run folder whose disk fills mid-run', () => {
+  const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+  const mountPoint = tempDir('rig-tiny-disk-');
+  beforeAll(() => {
+    // A 160 KiB tmpfs: room for the start of a run, not for all of it. Needs root (as on CI and dev machines here).
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160k', 'tmpfs', mountPoint]);
+  });
+  afterAll(() => {
+    execFileSync('umount', ['-l', mountPoint]);
+  });
+
+  it('stops cleanly with what it has: exit 3, one line naming ENOSPC, no process left, the saved data kept', async () => {
+    const out = path.join(mountPoint, 'run');
+    const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    const result = await cli.exited;
+    expect(result.code).toBe(3);
+    const failure = result.stderr.split('\n').filter((l) => l.startsWith('rig failure'));
+    expect(failure).toHaveLength(1);
+    expect(failure[0]).toMatch(/cannot write .*\(ENOSPC\).*npm run report/);
+    await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
+    expect(fs.existsSync(path.join(out, 'run.json'))).toBe(true);
+    expect(fs.existsSync(path.join(out, 'generators', 'g01', 'slice.json'))).toBe(true);
+  }, 120_000);
+});
