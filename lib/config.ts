@@ -27,6 +27,8 @@ export interface RigConfig {
   readonly generatorInstanceType: string;
   /** Upper bound of the generator auto-scaling group. */
   readonly maxGenerators: number;
+  /** Secondary private IPv4 addresses per generator (more source addresses: past one address's ephemeral ports). */
+  readonly generatorSecondaryIps: number;
   /** Generators running longer than this are scaled away by the safety net. */
   readonly generatorMaxLifetimeMinutes: number;
   /** IPv4 CIDR the operator reaches the target's load balancer from; undefined means generators only. */
@@ -48,6 +50,7 @@ export const CONTEXT_DEFAULTS = {
   scaleOutCpuPercent: 40,
   breachDurationMinutes: 2,
   generatorInstanceType: 'c5.large',
+  generatorSecondaryIps: 1,
   maxGenerators: 10,
   generatorMaxLifetimeMinutes: 180,
   operatorCidr: 'none',
@@ -128,6 +131,8 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   const scaleOutCpuPercent = int('scaleOutCpuPercent', 2, 99);
   const breachDurationMinutes = int('breachDurationMinutes', 1, 60);
   const maxGenerators = int('maxGenerators', 1, 500);
+  // EC2 allows at least 2 private IPv4s per interface on every type; the instance's own limit is checked at launch.
+  const generatorSecondaryIps = int('generatorSecondaryIps', 0, 49);
   // Below ~10 minutes a generator could be killed while still installing Artillery.
   const generatorMaxLifetimeMinutes = int('generatorMaxLifetimeMinutes', 10, 1440);
   const resultsExpiryDays = int('resultsExpiryDays', 1, 3650);
@@ -164,6 +169,7 @@ export function parseRigConfig(raw: RawContext): RigConfig {
     scaleInCpuPercent: Math.floor(scaleOutCpuPercent / 2),
     breachDurationMinutes,
     generatorInstanceType,
+    generatorSecondaryIps,
     maxGenerators,
     generatorMaxLifetimeMinutes,
     operatorCidr,

@@ -40,6 +40,16 @@ export interface GeneratorFleetProps {
    */
   readonly maxGenerators?: number;
   /**
+   * Secondary private IPv4 addresses on each generator's network interface. The agent spreads its load
+   * processes over the instance's addresses (load-generators/lib/source-addresses.js), so one generator
+   * holds more than one address's ~64k ephemeral ports of connections to one target address:port when
+   * memory allows. On Amazon Linux 2023, amazon-ec2-net-utils configures secondary IPv4s of the primary
+   * interface in the OS (with per-interface policy routing) by itself. They have no public IPv4 mapping,
+   * so the agent uses them only for targets reached on private addresses (inside the VPC).
+   * @default 1
+   */
+  readonly secondaryPrivateIps?: number;
+  /**
    * Generators running longer than this are scaled to zero by the safety net.
    * @default Duration.minutes(180)
    */
@@ -82,6 +92,10 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     super(scope, id);
     const maxGenerators = props.maxGenerators ?? 10;
     const maxLifetime = props.maxLifetime ?? Duration.minutes(180);
+    const secondaryPrivateIps = props.secondaryPrivateIps ?? 1;
+    if (!Number.isInteger(secondaryPrivateIps) || secondaryPrivateIps < 0 || secondaryPrivateIps > 49) {
+      throw new Error(`secondaryPrivateIps must be a whole number from 0 to 49 (got ${secondaryPrivateIps}); the instance type's own per-interface limit applies at launch`);
+    }
     const prefix = props.secretsParameterPrefix ?? '/loadtest-rig/secrets/';
     if (!/^\/[A-Za-z0-9_./-]+\/$/.test(prefix)) {
       throw new Error(`secretsParameterPrefix "${prefix}" must start and end with "/", e.g. /loadtest-rig/secrets/`);
@@ -145,6 +159,13 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       detailedMonitoring: true,
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
     });
+
+    if (secondaryPrivateIps > 0) {
+      // The L2 LaunchTemplate builds the primary interface (public IP, security group) but has no
+      // secondary-IP property: add it to that same interface.
+      const cfn = launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate;
+      cfn.addPropertyOverride('LaunchTemplateData.NetworkInterfaces.0.SecondaryPrivateIpAddressCount', secondaryPrivateIps);
+    }
 
     const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
       vpc: props.vpc,

@@ -15,6 +15,8 @@ export interface GeneratorStackProps extends StackProps {
   readonly instanceType: ec2.InstanceType;
   /** Upper bound of the generator group. */
   readonly maxGenerators: number;
+  /** Secondary private IPv4 addresses per generator (see GeneratorFleetProps.secondaryPrivateIps). */
+  readonly secondaryPrivateIps?: number;
   /** Generators older than this are scaled to zero. */
   readonly maxLifetime: Duration;
   /** Custom CloudWatch namespace of the rig's own metrics. */
@@ -49,6 +51,7 @@ export class GeneratorStack extends Stack {
       metricsNamespace: props.metricsNamespace,
       instanceType: props.instanceType,
       maxGenerators: props.maxGenerators,
+      secondaryPrivateIps: props.secondaryPrivateIps,
       maxLifetime: props.maxLifetime,
     });
     this.dashboard = new RigDashboard(this, 'Dashboard', {
@@ -68,6 +71,9 @@ export class GeneratorStack extends Stack {
     });
     new CfnOutput(this, 'Region', { value: Aws.REGION });
     new CfnOutput(this, 'MaxGenerators', { value: String(props.maxGenerators) });
+    // What the planner's capacity model needs (scripts/core/capacity-model.ts awsGenerator).
+    new CfnOutput(this, 'GeneratorInstanceType', { value: props.instanceType.toString() });
+    new CfnOutput(this, 'GeneratorSecondaryIps', { value: String(props.secondaryPrivateIps ?? 1) });
     new CfnOutput(this, 'RigMetricsNamespace', { value: props.metricsNamespace });
     new CfnOutput(this, 'SafetyNetFunctionName', { value: this.fleet.safetyNet.functionName });
 

@@ -66,6 +66,7 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
     generatorSecurityGroup,
     instanceType: new ec2.InstanceType(config.generatorInstanceType),
     maxGenerators: config.maxGenerators,
+    secondaryPrivateIps: config.generatorSecondaryIps,
     maxLifetime: Duration.minutes(config.generatorMaxLifetimeMinutes),
     metricsNamespace: RIG_METRICS_NAMESPACE,
     resultsExpiryDays: config.resultsExpiryDays,

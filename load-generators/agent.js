@@ -24,6 +24,7 @@ const { openStore } = require('./lib/run-store');
 const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
 const { countPortsByAddress, sourceAddressesFor } = require('./lib/source-addresses');
+const { tuneScript } = require('./lib/script-tuning');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
@@ -121,7 +122,8 @@ async function main() {
   slice.processes.forEach((spec, k) => {
     const spool = path.join(work, `p${k}`);
     fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });
-    const script = resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir);
+    const { script, changed } = tuneScript(resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir));
+    if (k === 0 && changed.length) process.stderr.write(`agent: ${changed.join('; ')}\n`);
     script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
     const scriptFile = path.join(spool, 'script.json');
     fs.writeFileSync(scriptFile, JSON.stringify(script));

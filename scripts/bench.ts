@@ -291,7 +291,7 @@ async function main(): Promise<void> {
       trial: { type: 'string', default: '20' },
       hold: { type: 'string', default: '5' },
       'mem-rate': { type: 'string', default: '100' },
-      'mem-seconds': { type: 'string', default: '75' },
+      'mem-seconds': { type: 'string', default: '60' },
       budget: { type: 'string', default: '15' },
       workers: { type: 'string', default: '2' },
       json: { type: 'string' },

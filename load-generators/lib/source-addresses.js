@@ -93,6 +93,7 @@ async function targetIsPrivate(target, resolve = async (h) => (await dns.promise
  */
 async function sourceAddressesFor(specs, io = {}) {
   const open = specs.filter((s) => !s.sourceAddress).map((s) => s.script && s.script.config && s.script.config.target);
+  /** @type {string[]} */
   let addresses = [];
   if (open.length > 0) {
     const ok = await Promise.all(open.map((t) => (isLoopbackTarget(t) ? true : targetIsPrivate(t, io.resolve))));
