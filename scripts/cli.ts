@@ -51,24 +51,9 @@ async function main(argv: string[]): Promise<number> {
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.ok;
     return ExitCode.badInput; // commander already printed its one line
   }
-  const o = program.opts<Record<string, unknown>>();
-  const raw: RawFlags = {
-    platform: o.platform as string | undefined,
-    vusers: o.vusers as string | undefined,
-    ramp: o.ramp as string | undefined,
-    hold: o.hold as string | undefined,
-    scenario: o.scenario as string | undefined,
-    var: o.var as string[],
-    generators: o.generators as string | undefined,
-    target: o.target as string | undefined,
-    targetPort: o.targetPort as string | undefined,
-    out: o.out as string | undefined,
-    json: o.json as boolean | undefined,
-    ensure: o.ensure as string[],
-    maxErrorRate: o.maxErrorRate as string | undefined,
-    teardown: o.teardown as boolean | undefined,
-    keepGenerators: o.keepGenerators as boolean | undefined,
-  };
+  // Commander camel-cases each flag into exactly the RawFlags field of the same name.
+  const o = program.opts<RawFlags & { generatorCapacity?: string }>();
+  const raw: RawFlags = o;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   // Ctrl-C also stops an AWS fleet that is still waiting for its instances.
   const abort = new AbortController();
@@ -99,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
     } else {
       // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
       const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
-      const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity as string | undefined);
+      const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity);
       platform = await selectPlatform({
         root: ROOT,
         options,
