@@ -98,6 +98,35 @@ export async function searchLadder(
   return -1;
 }
 
+/** One reporting period's creations (Artillery's `intermediate` entries: period start, epoch ms). */
+export interface PeriodCreated {
+  readonly period: number;
+  readonly created: number;
+}
+
+/** Shortfall within one full period that counts as arrival lag. */
+export const MAX_PERIOD_SHORTFALL = 0.05;
+
+/**
+ * Arrival lag seen per period: a lagging event loop creates vusers late, and Artillery catches up in a
+ * later period, so a total can look whole while the arrivals bunched. Every period that lies entirely
+ * inside the arrival window [start, end] must hold ≥ 95% of rate × its length; no vuser may be created
+ * in a period that starts after the window (plus `slackMs` for the start's detection).
+ */
+export function periodLagProblems(periods: readonly PeriodCreated[], rate: number, start: number, end: number, periodMs = 10_000, slackMs = 1000): string[] {
+  const out: string[] = [];
+  for (const p of periods) {
+    const full = p.period >= start - slackMs && p.period + periodMs <= end + slackMs;
+    // Detection slack can make a full period look 1 s short: judge it on the part inside the window.
+    const inside = Math.min(p.period + periodMs, end) - Math.max(p.period, start);
+    if (full && p.created < rate * (inside / 1000) * (1 - MAX_PERIOD_SHORTFALL)) {
+      out.push(`arrival lag: ${p.created} created in the period at ${new Date(p.period).toISOString().slice(11, 19)}, ${Math.round((rate * inside) / 1000)} planned`);
+    }
+    if (p.period > end + slackMs && p.created > 0) out.push(`arrival lag: ${p.created} created after the arrival window`);
+  }
+  return out;
+}
+
 /** CPU-seconds per 1,000 vusers created. */
 export function cpuSecondsPerThousand(cpuSeconds: number, created: number): number | undefined {
   return created > 0 ? (cpuSeconds * 1000) / created : undefined;

@@ -1,4 +1,4 @@
-import { cpuSecondsPerThousand, generatorBytesPerVuser, searchLadder, targetBytesPerVuser, trialProblems } from '../../scripts/bench/figures';
+import { cpuSecondsPerThousand, generatorBytesPerVuser, periodLagProblems, searchLadder, targetBytesPerVuser, trialProblems } from '../../scripts/bench/figures';
 
 describe('bench figures', () => {
   test('generator bytes per vuser: per generator, process RSS summed per tick, peak minus first, over peak held', () => {
@@ -34,6 +34,16 @@ describe('bench figures', () => {
     const tried: number[] = [];
     await searchLadder(6, 0, async (i) => (tried.push(i), true), () => tried.length < 2);
     expect(tried).toEqual([0, 1]);
+  });
+
+  test('per-period arrival lag: a short full period or creations after the window', () => {
+    const start = 1_000_005_000; // arrivals 5 s into a period, for 20 s at 100/s
+    const ok = [{ period: 1_000_000_000, created: 500 }, { period: 1_000_010_000, created: 1000 }, { period: 1_000_020_000, created: 500 }];
+    expect(periodLagProblems(ok, 100, start, start + 20_000)).toEqual([]);
+    const bunched = [{ period: 1_000_000_000, created: 500 }, { period: 1_000_010_000, created: 700 }, { period: 1_000_020_000, created: 800 }];
+    expect(periodLagProblems(bunched, 100, start, start + 20_000)[0]).toMatch(/700 created/);
+    const late = [...ok, { period: 1_000_030_000, created: 3 }];
+    expect(periodLagProblems(late, 100, start, start + 20_000)[0]).toMatch(/after the arrival window/);
   });
 
   test('CPU-seconds per 1,000 vusers', () => {
