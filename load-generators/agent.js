@@ -27,6 +27,8 @@ const { countPortsByAddress, sourceAddressesFor } = require('./lib/source-addres
 const { tuneScript } = require('./lib/script-tuning');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
+/** Preloaded into every load process and its worker threads: arrival pacing without nanotimer's busy-wait. */
+const CALM_TIMERS = path.join(__dirname, 'lib', 'calm-timers.js');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
 
 /**
@@ -138,6 +140,7 @@ async function main() {
         ...secrets,
         ARTILLERY_DISABLE_TELEMETRY: 'true',
         ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim(),
         RIG_SOURCE_ADDRESS: sources[k] || '',
         // Scenarios with one-per-run duties (e.g. the pub/sub publisher) run them on generator 0, process 0.
         RIG_GENERATOR_ID: gid,
