@@ -23,21 +23,22 @@ const GiB = 1024 * MiB;
  */
 export const MEASURED = {
   /**
-   * Generator memory per held vuser: (peak RSS of the Artillery processes − their RSS before load)
-   * / peak concurrent vusers. Bench on the 2-core/24 GiB dev machine, 2026-07, Artillery 2.0.34, Node 22:
-   * 38–42 KB per held vuser for both plain `artillery run` and the rig (same processor).
+   * Generator memory per held vuser: (peak RSS of the load processes − their RSS at the start instant)
+   * / peak held vusers. `npm run loadtest -- --vusers 96000 --ramp 10m --hold 2m` on the 2-core / 24 GiB
+   * dev machine, 2026-11-21 (Artillery 2.0.34, Node 22.23.3, two load processes with calm timers and
+   * pooled HTTP agents): 621 MB over 19,219 held = 31.3 KB, rounded up. (At 6,000 held the bench measures
+   * ~14 KB: V8 grows its heap with the live set, so the figure at scale is the one to plan with.)
    */
-  generatorBytesPerVuser: 40 * KiB,
-  /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load. */
+  generatorBytesPerVuser: 32 * KiB,
+  /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load: 278–292 MB measured. */
   artilleryBaseRssBytes: 290 * MiB,
   /**
-   * Arrivals per second one Artillery process (one core) sustains on the connect scenario with under
-   * 1% failed vusers, no arrival lag and below the rig's 85% CPU saturation threshold: the bench measured
-   * ~60% of a core at 100 arrivals/s, so 85% of a core ≈ 140/s; 120/s keeps margin for GC and sampling.
+   * Arrivals per second one load process (one core) sustains on the connect scenario with under 1%
+   * failed vusers and no arrival lag: see docs/performance.md (bench).
    */
-  arrivalsPerCorePerSecond: 120,
-  /** Reference target memory per held connection (its /metrics RSS growth / connections), for sizing local targets. */
-  targetBytesPerVuser: 20 * KiB,
+  arrivalsPerCorePerSecond: 200,
+  /** Reference target memory per held connection: 96k run, /metrics RSS 186 → 853 MB over 19,219 held = 35.5 KB. */
+  targetBytesPerVuser: 36 * KiB,
 } as const;
 
 /** What the model keeps free on a generator besides the Artillery processes: OS, SSM and CloudWatch agents, the rig agent. */
