@@ -195,6 +195,9 @@ function kill(child: ChildProcess): void {
   }
 }
 
+/** The trial running now (its process group is stopped with the bench on Ctrl-C). */
+let running: ChildProcess | undefined;
+
 /** Runs one trial of one system; always returns (a trial past its deadline is killed and counted as failed). */
 async function runTrial(system: System, opts: { target: string; rate: number; seconds: number; hold: number; work: string }): Promise<TrialResult> {
   const { target, rate, seconds, hold, work } = opts;
@@ -209,6 +212,7 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
       : spawn(process.execPath, [TS_NODE, '--transpile-only', CLI, '--scenario', script, '--target', target, '--out', out, '--max-error-rate', '100'], {
           env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
         });
+  running = child;
   const t0 = Date.now();
   const isLoad = system === 'plain' ? (cmd: string) => cmd.includes('artillery') : (cmd: string) => /artillery|agent\.js/.test(cmd);
   const sampler = new LoadSampler(child.pid ?? -1, isLoad);
@@ -267,10 +271,10 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
     };
     counters = j.aggregate.counters;
     connectP99 = j.aggregate.summaries?.['ws.connect_time']?.p99;
-    if (loadStart !== undefined) {
-      const periods = (j.intermediate ?? []).map((p) => ({ period: Number(p.period), created: p.counters?.['vusers.created'] ?? 0 }));
-      lag = periodLagProblems(periods, rate, loadStart, loadStart + seconds * 1000);
-    }
+    // Judged from the periods alone: the rig's load threads start their phases a little after the
+    // barrier releases them (Artillery finishes loading the processor), so no outside clock is exact.
+    const periods = (j.intermediate ?? []).map((p) => ({ period: Number(p.period), created: p.counters?.['vusers.created'] ?? 0 }));
+    lag = periodLagProblems(periods, rate, seconds);
   } catch {
     log(`  ${system} @ ${rate}/s: no report (${stdout.split('\n').filter(Boolean).slice(-3).join(' | ')})`);
   }
@@ -321,6 +325,7 @@ async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-'));
   const target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: Number(values.workers) });
   const stopAll = async () => {
+    if (running) kill(running);
     await target.stop();
     fs.rmSync(work, { recursive: true, force: true });
   };

@@ -109,21 +109,25 @@ export const MAX_PERIOD_SHORTFALL = 0.05;
 
 /**
  * Arrival lag seen per period: a lagging event loop creates vusers late, and Artillery catches up in a
- * later period, so a total can look whole while the arrivals bunched. Every period that lies entirely
- * inside the arrival window [start, end] must hold ≥ 95% of rate × its length; no vuser may be created
- * in a period that starts after the window (plus `slackMs` for the start's detection).
+ * later period, so a total can look whole while the arrivals bunched. Judged from the creations alone
+ * (no clock of the caller's): every period strictly between the first and the last with creations is a
+ * full period of the arrival window and must hold ≥ 95% of rate × period; and creations may span at
+ * most ceil(seconds / period) + 1 periods (more means they spilled past the window).
  */
-export function periodLagProblems(periods: readonly PeriodCreated[], rate: number, start: number, end: number, periodMs = 10_000, slackMs = 1000): string[] {
+export function periodLagProblems(periods: readonly PeriodCreated[], rate: number, seconds: number, periodMs = 10_000): string[] {
+  const active = periods.filter((p) => p.created > 0).sort((a, b) => a.period - b.period);
+  if (active.length === 0) return [];
+  const first = active[0]!.period;
+  const last = active[active.length - 1]!.period;
   const out: string[] = [];
-  for (const p of periods) {
-    const full = p.period >= start - slackMs && p.period + periodMs <= end + slackMs;
-    // Detection slack can make a full period look 1 s short: judge it on the part inside the window.
-    const inside = Math.min(p.period + periodMs, end) - Math.max(p.period, start);
-    if (full && p.created < rate * (inside / 1000) * (1 - MAX_PERIOD_SHORTFALL)) {
-      out.push(`arrival lag: ${p.created} created in the period at ${new Date(p.period).toISOString().slice(11, 19)}, ${Math.round((rate * inside) / 1000)} planned`);
+  for (const p of active) {
+    if (p.period > first && p.period < last && p.created < rate * (periodMs / 1000) * (1 - MAX_PERIOD_SHORTFALL)) {
+      out.push(`arrival lag: ${p.created} created in the period at ${new Date(p.period).toISOString().slice(11, 19)}, ${Math.round((rate * periodMs) / 1000)} planned`);
     }
-    if (p.period > end + slackMs && p.created > 0) out.push(`arrival lag: ${p.created} created after the arrival window`);
   }
+  const span = Math.round((last - first) / periodMs) + 1;
+  const allowed = Math.ceil((seconds * 1000) / periodMs) + 1;
+  if (span > allowed) out.push(`arrival lag: creations spread over ${span} periods, the arrival window fits ${allowed}`);
   return out;
 }
 
