@@ -33,8 +33,11 @@ export const MEASURED = {
   /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load: 278–292 MB measured. */
   artilleryBaseRssBytes: 290 * MiB,
   /**
-   * Arrivals per second one load process (one core) sustains on the connect scenario with under 1%
-   * failed vusers and no arrival lag: see docs/performance.md (bench).
+   * Arrivals per second one load process (one core) is planned to create on the connect scenario while
+   * it also holds its vusers. Conservative: `npm run bench` (2026-11-21) had one plain Artillery process
+   * sustain ≥ 1,200/s (< 1% failed, no arrival lag) with the target on the other core, but held vusers
+   * cost CPU too (≤ 67% of a core at 80/s with 9,600 held in the 96k run). Informational: the planner
+   * sizes generators by concurrency.
    */
   arrivalsPerCorePerSecond: 200,
   /** Reference target memory per held connection: 96k run, /metrics RSS 186 → 853 MB over 19,219 held = 35.5 KB. */
