@@ -51,6 +51,8 @@ export interface RunSummary {
     readonly verdict: Verdict['verdict'];
     readonly verdictDetail: Verdict;
     readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
+    /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
+    readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
   };
   readonly failedRatio: number;
   /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */
@@ -163,6 +165,11 @@ export function formatSummaryTable(s: RunSummary): string {
   }
   rows.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
   rows.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
+  const mem = s.rig.memoryPerVuser;
+  if (mem && (mem.generatorBytes !== undefined || mem.targetBytes !== undefined)) {
+    const kb = (b?: number) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
+    rows.push(['memory per held vuser (generator / target)', `${kb(mem.generatorBytes)} / ${kb(mem.targetBytes)} (peak ${mem.peakHeld} held)`]);
+  }
   rows.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
   const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);
   for (const p of limited.slice(0, 5)) {

@@ -8,6 +8,7 @@ import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
 import type { ArtilleryReport } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
+import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { collectRun } from './collect';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
@@ -98,13 +99,17 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     portRange: input.portRange,
   });
   const thresholds = evaluateThresholds(input.ensure, report.aggregate);
-  const finalSummary: RunSummary = { ...summary, thresholds };
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
+  const targetSamples = await readTargetSamples(store);
+  // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.
+  const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
+  const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
+  const finalSummary: RunSummary = { ...summary, thresholds, rig: { ...summary.rig, memoryPerVuser } };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,
     byGenerator: report.byGenerator,
-    timeline: { periodMs: PERIOD_MS, health, target: await readTargetSamples(store) },
+    timeline: { periodMs: PERIOD_MS, health, target: targetSamples },
     phases: input.plan.generators.map((g, i) => ({ generator: input.generatorIds[i] ?? `#${g.index}`, phases: g.phases as unknown[] })),
     ...(input.cloudwatch ? { cloudwatch: input.cloudwatch } : {}),
   };

@@ -59,6 +59,15 @@ describe('a local run of 301 vusers over 3 generators', () => {
     }
   });
 
+  it('reports memory per held vuser on the generator and the target side', () => {
+    const mem = result.json.rig.memoryPerVuser;
+    expect(mem.peakHeld).toBeGreaterThan(0);
+    expect(mem.peakHeld).toBeLessThanOrEqual(301);
+    expect(typeof mem.generatorBytes).toBe('number');
+    expect(typeof mem.targetBytes).toBe('number');
+    expect(result.stderr).toMatch(/memory per held vuser \(generator \/ target\)\s+[\d.]+ KB \/ [\d.]+ KB/);
+  });
+
   it('leaves no agent, Artillery or target process behind', () => {
     expect(pidsOfRun(result.json.runId)).toEqual([]);
   });
