@@ -15,7 +15,7 @@ export interface TargetDashboardMetrics {
   readonly loadBalancer: elbv2.IApplicationLoadBalancer;
 }
 
-/** Rig metric names (in the rig namespace) the agents publish; see docs/aws-infrastructure.md. */
+/** Rig metric names (in the rig namespace) the agents publish; see README.md. */
 export const RIG_METRICS = {
   vusersCreated: 'vusers.created',
   vusersActive: 'vusers.active',

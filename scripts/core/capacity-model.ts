@@ -1,7 +1,7 @@
 /**
  * The capacity model (pure): what one generator can hold and how fast it can create vusers, derived
  * from measured figures of the connect scenario, never guessed. Every measurement is a named constant
- * with where it came from; `npm run bench` re-measures them (docs/performance.md shows the derivation).
+ * with where it came from; `npm run bench` re-measures them (README.md shows the derivation).
  *
  *   memory-bound vusers = (instance memory − OS reserve − processes × Artillery base RSS)
  *                         / (measured bytes per held vuser × headroom)
@@ -19,7 +19,7 @@ const GiB = 1024 * MiB;
 
 /**
  * The measurements the model is built from (connect scenario: cookie GET, Socket.IO websocket, hold).
- * Source of each: docs/performance.md, re-measured by `npm run bench`.
+ * Source of each: README.md, re-measured by `npm run bench`.
  */
 export const MEASURED = {
   /**
@@ -171,7 +171,7 @@ export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED
   return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: processes * m.arrivalsPerCorePerSecond };
 }
 
-/** One row of the capacity table in docs/performance.md. */
+/** One row of the capacity table in README.md. */
 export interface CapacityRow {
   readonly instanceType: string;
   readonly secondaryIps: number;
@@ -183,7 +183,7 @@ export interface CapacityRow {
   readonly arrivalsPerSecond: number;
 }
 
-/** The capacity table of every offered instance type (docs/performance.md prints it). */
+/** The capacity table of every offered instance type (README.md prints it). */
 export function capacityTable(secondaryIps: number = DEFAULT_SECONDARY_IPS, m: Measurements = MEASURED): CapacityRow[] {
   return Object.keys(INSTANCE_TYPES).map((instanceType) => {
     const g = awsGenerator(instanceType, secondaryIps, m);

@@ -2,7 +2,7 @@
  * Rig-health verdict (pure): was any generator saturated while it ran, in which periods, and did the
  * errors come while it was? Decides whether a run's numbers describe the target or the rig.
  *
- * Rules (documented in docs/report.md):
+ * Rules (documented in README.md):
  * - A health sample is saturated when any resource passes its threshold ({@link DEFAULT_THRESHOLDS}).
  * - A sample describes the interval since the previous sample of the same load process (CPU is a
  *   delta over it), so it marks every reporting period that interval overlaps. The first sample of a
@@ -26,7 +26,7 @@ export interface HealthSample {
   readonly eventLoopLagMs?: number;
 }
 
-/** Saturation thresholds (documented in docs/report.md). */
+/** Saturation thresholds (documented in README.md). */
 export interface SaturationThresholds {
   /** CPU of one load process, % of one core (its load thread is single-threaded). */
   readonly cpuPercent: number;

@@ -14,7 +14,7 @@ import type { Platform } from './platform';
 
 /**
  * Memory the planner budgets per held vuser on a generator (socket.io-client + ws): the measured figure
- * times the model's headroom (scripts/core/capacity-model.ts, docs/performance.md).
+ * times the model's headroom (scripts/core/capacity-model.ts, README.md).
  */
 export const GENERATOR_BYTES_PER_VUSER = plannedBytesPerVuser();
 /** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */

@@ -1,5 +1,5 @@
 /**
- * Scenario-specific rows for the terminal summary and the report (docs/scenarios.md explains them).
+ * Scenario-specific rows for the terminal summary and the report (README.md explains them).
  * Pure: built from the merged aggregate and intermediate periods only.
  */
 

@@ -5,7 +5,7 @@
  * Reference Socket.IO target: entry point for the cluster primary and for every worker.
  *   node target-stack/app/server.js      (or: npm run target)
  * Env: PORT, HOST, WORKERS, REDIS_URL, FAULT_DELIVERY_DELAY_MS, FAULT_WITHHOLD_FRACTION, FAULT_COOKIE_503_FRACTION,
- * FAULT_SEED — see docs/reference-target.md. Stdout carries exactly one line, the primary's "listening" JSON.
+ * FAULT_SEED — see README.md. Stdout carries exactly one line, the primary's "listening" JSON.
  */
 // the typings declare a default export; at run time the CommonJS module is the Cluster object itself
 const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));

@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 /**
- * One worker process: HTTP routes + Socket.IO (protocol in docs/reference-target.md). Holds its own sockets; rooms
+ * One worker process: HTTP routes + Socket.IO (protocol in README.md). Holds its own sockets; rooms
  * are shared with the other workers through the Socket.IO adapter (cluster adapter via the primary, or Redis).
  * Never writes to stdout (the primary owns stdout); logs go to stderr.
  */

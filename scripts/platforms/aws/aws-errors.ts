@@ -38,7 +38,7 @@ export function explainAwsError(err: unknown, context: { readonly region: string
   }
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   if (e?.$metadata?.httpStatusCode === 403 || /AccessDenied|UnauthorizedOperation/.test(e?.name ?? '')) {
-    return new UsageError(`access denied while ${doing} (${e.name}: ${e.message}); the credentials need the rig's permissions (see docs/aws-run.md)`);
+    return new UsageError(`access denied while ${doing} (${e.name}: ${e.message}); the credentials need the rig's permissions (see README.md)`);
   }
   return new RigError(`AWS error while ${doing} in ${region}: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`);
 }
