@@ -84,20 +84,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
-  const { summary, report } = buildSummary({
-    runId: input.runId,
-    platform: input.platform,
-    target: input.target,
-    scenario: input.scenario,
-    plan: input.plan,
-    data,
-    startAt: input.startAt,
-    endedAt: input.endedAt,
-    interrupted: input.interrupted,
-    timedOut: input.timedOut,
-    lostGenerators: input.lostGenerators,
-    portRange: input.portRange,
-  });
+  const { summary, report } = buildSummary({ ...input, data });
   const thresholds = evaluateThresholds(input.ensure, report.aggregate);
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store);
