@@ -6,6 +6,9 @@
 import type { RunStore } from '../load-generators/lib/run-store';
 import { PeriodMetrics, deserializePeriod, mergePeriods, summarize } from './core/merge';
 
+/** Artillery's reporting period. */
+const PERIOD_MS = 10_000;
+
 /** Cumulative figures the live line shows. */
 interface Totals {
   created: number;
@@ -35,9 +38,15 @@ export class LiveMerger {
   private readonly done = new Set<string>();
   private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0 };
 
+  /**
+   * @param now the clock: a period is also shown once it is `settleMs` old, because Artillery emits no
+   *            period at all while its vusers only hold (think), which would otherwise freeze the line
+   */
   constructor(
     private readonly store: RunStore,
     private readonly generatorIds: readonly string[],
+    private readonly now: () => number = Date.now,
+    private readonly settleMs: number = PERIOD_MS + 15_000,
   ) {}
 
   /** A generator that has ended no longer holds periods back. */
@@ -68,7 +77,8 @@ export class LiveMerger {
       const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(`generators/${id}/`));
       return procs.length ? procs.map(([, latest]) => latest) : [-Infinity];
     });
-    return this.emitUpTo(running.length === 0 ? Infinity : Math.min(...horizons) - 1);
+    const settled = this.now() - this.settleMs;
+    return this.emitUpTo(running.length === 0 ? Infinity : Math.max(Math.min(...horizons) - 1, settled));
   }
 
   /** Shows every period still held back (end of run). */

@@ -125,7 +125,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       startAt = clock.now() + spec.startLeadMs;
       await store.put('control/start.json', JSON.stringify({ startAt }));
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
-      const live = new LiveMerger(store, ids);
+      const live = new LiveMerger(store, ids, () => clock.now());
       const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
       for (;;) {
         if (interrupted) break;
