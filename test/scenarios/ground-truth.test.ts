@@ -51,7 +51,10 @@ test('presence: announcements received equal what the target sent', async () => 
   expect(c['vusers.failed'] ?? 0).toBe(0);
   expect(r.metrics.presenceOut).toBeGreaterThan(0);
   expect(c['presence.announcements_received']).toBe(r.metrics.presenceOut);
-  expect(c['presence.target_announcements_sent']).toBe(r.metrics.presenceOut);
+  // The report's "expected" figure is the target's count between one vuser's baseline read and the end: joins
+  // that other generators make before that first read (same start instant) are missed, never extra ones.
+  expect(c['presence.target_announcements_sent']).toBeLessThanOrEqual(r.metrics.presenceOut);
+  expect(c['presence.target_announcements_sent']).toBeGreaterThanOrEqual(Math.floor(r.metrics.presenceOut * 0.99));
   expect(r.json.aggregate.summaries['target.peak_send_rate_per_sec'].max).toBeGreaterThan(0);
 });
 
