@@ -25,7 +25,7 @@ const counters = (r: { json: any }): Record<string, number> => r.json.aggregate.
 test('pubsub: delivery delay, withheld sockets and cookie 503s are recovered from the report', async () => {
   const D = 400;
   const r = await runAgainst(
-    { FAULT_DELIVERY_DELAY_MS: String(D), FAULT_WITHHOLD_FRACTION: '0.25', FAULT_COOKIE_503_FRACTION: '0.2', FAULT_SEED: 'scenarios' },
+    { FAULT_DELIVERY_DELAY_MS: String(D), FAULT_WITHHOLD_FRACTION: '0.25', FAULT_COOKIE_503_FRACTION: '0.1', FAULT_SEED: 'scenarios' },
     ['--scenario', 'pubsub', '--vusers', '80', '--ramp', '3s', '--hold', '5s', '--var', 'rooms=4', '--var', 'publishRate=2'],
   );
   expect(r.json).toBeDefined();
