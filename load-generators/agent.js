@@ -23,7 +23,7 @@ const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
 const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
-const { countPortsByAddress, sourceAddressesFor } = require('./lib/source-addresses');
+const { countPortsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
 const { tuneScript } = require('./lib/script-tuning');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
@@ -120,7 +120,7 @@ async function main() {
 
   // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses.
   const sources = await sourceAddressesFor(slice.processes);
-  const sourceList = (/** @type {number} */ k) => (sources[k] || '').split(',').filter(Boolean);
+  const sourceList = (/** @type {number} */ k) => parseSourceAddresses(sources[k]);
   slice.processes.forEach((spec, k) => {
     const spool = path.join(work, `p${k}`);
     fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });

@@ -122,6 +122,16 @@ function assignSourceAddresses(specs, addresses) {
 }
 
 /**
+ * The addresses one load process was given in RIG_SOURCE_ADDRESS: one address, a comma-separated list (an AWS
+ * generator with more private IPs than load processes), or none (empty: the OS's choice).
+ * @param {string | undefined} value
+ * @returns {string[]}
+ */
+function parseSourceAddresses(value) {
+  return String(value || '').split(',').map((a) => a.trim()).filter(Boolean);
+}
+
+/**
  * Hex form of an IPv4 address as /proc/net/tcp prints it (little-endian).
  * @param {string} addr
  */
@@ -167,5 +177,6 @@ function countPortsByAddress(addresses, procFile = '/proc/net/tcp') {
 }
 
 module.exports = {
+  parseSourceAddresses,
   privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, isLoopbackTarget, hexIPv4,
 };

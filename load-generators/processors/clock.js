@@ -14,8 +14,14 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
+const { parseSourceAddresses } = require('../lib/source-addresses');
 
-const SOURCE_ADDRESS = process.env.RIG_SOURCE_ADDRESS || undefined;
+/**
+ * Where the clock samples and the publisher's requests leave from: the first of this load process's source
+ * addresses (RIG_SOURCE_ADDRESS may list several on AWS; the vusers' own connections rotate over them in
+ * connect.js), or the OS's choice.
+ */
+const SOURCE_ADDRESS = parseSourceAddresses(process.env.RIG_SOURCE_ADDRESS)[0];
 const CLOCK_SAMPLES = 5;
 
 /** Keep-alive agents for the publisher's POSTs (one connection reused, from the rig's source address). */

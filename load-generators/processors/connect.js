@@ -19,6 +19,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const { io } = require('socket.io-client');
+const { parseSourceAddresses } = require('../lib/source-addresses');
 
 const MAX_RETRIES = 3;
 const BASE_BACKOFF_MS = 200;
@@ -26,21 +27,22 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const CONNECT_TIMEOUT_MS = 20_000;
 
 /**
- * Where connections leave from; read once at load (process edge), empty = the OS's choice. A comma-separated
- * list (an AWS generator with more private IPs than load processes) is used round-robin, one address per vuser.
- */
-/**
  * The target's auth token, a secret: it comes from the environment (locally the user's shell; on AWS the agent
  * reads it from SSM Parameter Store SecureString) and is never put in a script, a variable or the run folder.
  */
 const AUTH_TOKEN = process.env.RIG_SECRET_AUTH_TOKEN || '';
-const SOURCE_ADDRESSES = String(process.env.RIG_SOURCE_ADDRESS || '').split(',').map((a) => a.trim()).filter(Boolean);
+/**
+ * Where connections leave from; read once at load (process edge), none = the OS's choice. A list (an AWS
+ * generator with more private IPs than load processes) is used round-robin, one address per vuser.
+ */
+const SOURCE_ADDRESSES = parseSourceAddresses(process.env.RIG_SOURCE_ADDRESS);
 let nextSource = 0;
 /** @returns {string | undefined} */
 function pickSourceAddress() {
   if (SOURCE_ADDRESSES.length <= 1) return SOURCE_ADDRESSES[0];
+  const address = SOURCE_ADDRESSES[nextSource];
   nextSource = (nextSource + 1) % SOURCE_ADDRESSES.length;
-  return SOURCE_ADDRESSES[nextSource];
+  return address;
 }
 
 /**

@@ -58,3 +58,50 @@ describe('source addresses', () => {
     expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1, '127.0.0.1': 0 });
   });
 });
+
+describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
+  const http = require('node:http') as typeof import('node:http');
+  let server: import('node:http').Server;
+  let url = '';
+  const seen: string[] = [];
+  const saved = process.env.RIG_SOURCE_ADDRESS;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      seen.push(String(req.socket.remoteAddress));
+      if (req.url === '/set-cookie') res.setHeader('set-cookie', 'sid=abc; Path=/');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ now: Date.now() }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+    process.env.RIG_SOURCE_ADDRESS = '127.0.3.1, 127.0.3.2';
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.RIG_SOURCE_ADDRESS;
+    else process.env.RIG_SOURCE_ADDRESS = saved;
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => void seen.splice(0));
+
+  test('each vuser of the connect flow leaves from the next address of the list', async () => {
+    let connect: { fetchCookie(context: object, events: import('node:events').EventEmitter): Promise<void> } | undefined;
+    jest.isolateModules(() => {
+      connect = require('../../load-generators/processors/connect');
+    });
+    const { EventEmitter } = require('node:events') as typeof import('node:events');
+    for (let i = 0; i < 4; i++) await connect!.fetchCookie({ vars: { target: url } }, new EventEmitter());
+    expect(seen).toEqual(['127.0.3.1', '127.0.3.2', '127.0.3.1', '127.0.3.2']);
+  });
+
+  test('clock samples and publisher requests leave from the first address, not from the whole list', async () => {
+    let clock: { requestJson(method: string, url: string): Promise<{ status: number; body: { now: number } }> } | undefined;
+    jest.isolateModules(() => {
+      clock = require('../../load-generators/processors/clock');
+    });
+    const res = await clock!.requestJson('GET', `${url}/time`);
+    expect(res.status).toBe(200);
+    expect(typeof res.body.now).toBe('number');
+    expect(seen).toEqual(['127.0.3.1']);
+  });
+});
