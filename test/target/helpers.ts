@@ -142,8 +142,8 @@ export function next<T = any>(socket: Socket, event: string, pred: (v: T) => boo
 }
 
 /**
- * Connect clients until every one of the target's workers holds at least `perWorker` of them (node:cluster hands
- * connections out round-robin, so this takes a handful).
+ * Connect clients until every one of the target's workers holds at least `perWorker` of them (the kernel spreads
+ * connections over the workers' SO_REUSEPORT sockets by address hash, so this takes a handful).
  */
 export async function connectAcrossWorkers(t: Target, perWorker = 1, max = 60): Promise<Socket[]> {
   const sockets: Socket[] = [];

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Socket } from 'socket.io-client';
 import { startTarget, spawnTarget, metrics, connectAcrossWorkers, alive, pidsWithTag, until, closeAll, Target } from './helpers';
@@ -22,6 +23,45 @@ test('PORT=0: the primary prints exactly one listening line; all workers share t
   closeAll(sockets);
   await t.stop();
   expect(t.stdout().split('\n').filter((l) => l !== '')).toHaveLength(1);
+});
+
+/** Pids holding a listening TCP socket on `port` (from /proc/net/tcp inodes and each pid's fds). */
+function listenerPids(port: number, candidates: number[]): number[] {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set(
+    fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[1]?.endsWith(hexPort) && c[3] === '0A')
+      .map((c) => c[9]),
+  );
+  return candidates.filter((pid) => {
+    try {
+      return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1]);
+      });
+    } catch {
+      return false;
+    }
+  });
+}
+
+test('each worker accepts on its own SO_REUSEPORT socket: the primary holds no listener, a replacement joins the same port', async () => {
+  const t = await startTarget({ WORKERS: '2' });
+  started.push(t);
+  const workerPids: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
+  expect(listenerPids(t.listening.port, [t.listening.pid, ...workerPids]).sort()).toEqual([...workerPids].sort());
+  process.kill(workerPids[0]!, 'SIGKILL');
+  await until(async () => {
+    const m = await metrics(t).catch(() => undefined);
+    return m !== undefined && m.workerRestarts === 1 && m.perWorker.length === 2;
+  }, 15000, 'a replacement worker to report');
+  const now: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
+  expect(now).not.toContain(workerPids[0]);
+  expect(listenerPids(t.listening.port, [t.listening.pid, ...now]).sort()).toEqual([...now].sort());
+  const sockets = await connectAcrossWorkers(t, 1);
+  closeAll(sockets);
+  await t.stop();
 });
 
 test('SIGTERM: the primary stops every worker and exits 0 within 5 s, leaving no process', async () => {
