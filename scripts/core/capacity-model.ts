@@ -141,6 +141,69 @@ export function awsGenerator(instanceType: string, secondaryIps: number = DEFAUL
   return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: spec.vcpus * m.arrivalsPerCorePerSecond };
 }
 
+/**
+ * vCPUs of an instance type the model has no figures for, from EC2's size names (`large` 2, `xlarge` 4,
+ * `<n>xlarge` 4·n; anything else 2): only the number of load processes depends on it.
+ */
+export function vcpusFromSizeName(instanceType: string): number {
+  const size = instanceType.split('.')[1] ?? '';
+  if (size === 'large') return 2;
+  if (size === 'xlarge') return 4;
+  const n = /^(\d+)xlarge$/.exec(size);
+  return n ? 4 * Number(n[1]) : 2;
+}
+
+/** What the planner needs to know about the deployed generator fleet. */
+export interface DeployedFleet {
+  /** The generator stack's `GeneratorInstanceType` output. */
+  readonly instanceType: string;
+  /** The generator stack's `GeneratorSecondaryIps` output. */
+  readonly secondaryIps: number;
+  /**
+   * Whether every address of the target is private: only then does the agent spread connections over the
+   * secondary IPs (load-generators/lib/source-addresses.js); an internet-facing target gets the primary IP only.
+   */
+  readonly targetIsPrivate: boolean;
+  /** `--generator-capacity`: vusers one generator holds, instead of the model's memory bound. */
+  readonly capacityOverride?: number;
+}
+
+/** Why the model cannot plan for a deployed fleet (the CLI turns it into one line and exit 2). */
+export class UnknownInstanceTypeError extends Error {}
+
+/**
+ * Limits of one generator of the deployed fleet: the model's limits for its instance type, with the secondary IPs
+ * counted only when the agent will use them. `capacityOverride` replaces the memory bound (open files and ports
+ * still bind below it); it is also the only way to plan for an instance type the model has no figures for.
+ *
+ * @throws UnknownInstanceTypeError for an instance type outside INSTANCE_TYPES without an override.
+ */
+export function deployedGeneratorLimits(fleet: DeployedFleet, m: Measurements = MEASURED): GeneratorLimits {
+  const secondaryIps = fleet.targetIsPrivate ? fleet.secondaryIps : 0;
+  const spec = INSTANCE_TYPES[fleet.instanceType];
+  let limits: GeneratorLimits;
+  if (spec) {
+    limits = awsGenerator(fleet.instanceType, Math.min(secondaryIps, spec.ipv4PerInterface - 1), m).limits;
+  } else if (fleet.capacityOverride !== undefined) {
+    const processes = vcpusFromSizeName(fleet.instanceType);
+    limits = {
+      openFiles: AWS_NOFILE - RESERVED_FILES,
+      ephemeralPorts: AWS_PORT_RANGE,
+      sourceAddresses: effectiveSourceAddresses(processes, 1 + secondaryIps),
+      processes,
+      memoryBytes: 0,
+      bytesPerVuser: plannedBytesPerVuser(m),
+      socketsPerVuser: 1,
+    };
+  } else {
+    throw new UnknownInstanceTypeError(
+      `the capacity model has no figures for generator instance type ${fleet.instanceType} (it knows ${Object.keys(INSTANCE_TYPES).join(', ')}); ` +
+        'pass --generator-capacity N (vusers one generator holds), or measure the type with `npm run bench` and add it to INSTANCE_TYPES in scripts/core/capacity-model.ts',
+    );
+  }
+  return fleet.capacityOverride === undefined ? limits : { ...limits, memoryBytes: fleet.capacityOverride * limits.bytesPerVuser };
+}
+
 /** This machine's limits as the local platform sees them (all plain numbers: the caller reads the machine). */
 export interface LocalMachine {
   readonly openFiles: number;

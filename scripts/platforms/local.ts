@@ -7,18 +7,11 @@ import { localStore } from '../../load-generators/lib/run-store';
 import { localFleet } from '../adapters/local-fleet';
 import { TargetHandle, checkReachable, startLocalTarget } from '../adapters/local-target';
 import type { MachineLimits } from '../adapters/system-limits';
-import { RESERVED_FILES as MODEL_RESERVED_FILES, localGenerator, plannedBytesPerVuser } from '../core/capacity-model';
+import { localGenerator } from '../core/capacity-model';
 import type { Plan } from '../core/plan';
 import type { RunOptions } from '../options';
 import type { Platform } from './platform';
 
-/**
- * Memory the planner budgets per held vuser on a generator (socket.io-client + ws): the measured figure
- * times the model's headroom (scripts/core/capacity-model.ts, README.md).
- */
-export const GENERATOR_BYTES_PER_VUSER = plannedBytesPerVuser();
-/** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */
-export const RESERVED_FILES = MODEL_RESERVED_FILES;
 /** Sockets one target worker should hold at most, as a share of its open-file limit. */
 const TARGET_WORKER_FILL = 0.8;
 /** Fault-injection variables forwarded to the local reference target. */

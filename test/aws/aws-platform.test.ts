@@ -8,7 +8,8 @@ import { validateFlags } from '../../scripts/options';
 import { awsPlatform } from '../../scripts/platforms/aws/aws';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
-import { capacityPerGenerator } from '../../scripts/core/plan';
+import { awsGenerator } from '../../scripts/core/capacity-model';
+import { capacityPerGenerator, planLoad } from '../../scripts/core/plan';
 
 const sts = mockClient(STSClient);
 const s3 = mockClient(S3Client);
@@ -41,12 +42,38 @@ beforeEach(() => {
   asg.on(SetDesiredCapacityCommand).resolves({});
 });
 
-test('limits: c5.large — 2 load processes, one source address, 48,000 vusers per generator unless configured', () => {
-  const { p } = platform();
-  expect(p.limits).toMatchObject({ processes: 2, sourceAddresses: 1, openFiles: 65536 - 300, ephemeralPorts: 64512 });
-  expect(capacityPerGenerator(p.limits)).toEqual({ vusers: 48_000, binding: 'memory' });
-  expect(p.maxGenerators).toBe(10);
-  expect(capacityPerGenerator(platform({}, { generatorCapacity: 20_000 }).p.limits).vusers).toBe(20_000);
+test('limits come from the capacity model for the stack\'s instance type and secondary IPs', () => {
+  const xl = { ...OUTPUTS, generatorInstanceType: 'c5.xlarge', generatorSecondaryIps: 3 };
+  const priv = platform({}, { outputs: xl, targetIsPrivate: true }).p;
+  expect(priv.limits).toEqual(awsGenerator('c5.xlarge', 3).limits);
+  expect(priv.limits).toMatchObject({ processes: 4, sourceAddresses: 4, openFiles: 65536 - 300, ephemeralPorts: 64512 });
+  expect(priv.maxGenerators).toBe(10);
+  // An internet-facing target: the agents keep the primary IP, so the planner counts one address.
+  expect(platform({}, { outputs: xl, targetIsPrivate: false }).p.limits).toEqual(awsGenerator('c5.xlarge', 0).limits);
+  // Outputs of stacks deployed before the instance type was an output: the stack's default, c5.large.
+  expect(platform().p.limits).toEqual(awsGenerator('c5.large', 0).limits);
+});
+
+test('--generator-capacity replaces the memory bound; ports still bind above one address\'s range', () => {
+  expect(capacityPerGenerator(platform({}, { generatorCapacity: 20_000 }).p.limits)).toEqual({ vusers: 20_000, binding: 'memory' });
+  expect(capacityPerGenerator(platform({}, { generatorCapacity: 500_000 }).p.limits)).toEqual({ vusers: 64_512, binding: 'ephemeralPorts' });
+});
+
+test('an instance type the model does not know: one line naming it and the fix, unless --generator-capacity is given', () => {
+  const r5 = { ...OUTPUTS, generatorInstanceType: 'r5.2xlarge' };
+  expect(() => platform({}, { outputs: r5 })).toThrow(UsageError);
+  expect(() => platform({}, { outputs: r5 })).toThrow(/no figures for generator instance type r5\.2xlarge .*pass --generator-capacity N/);
+  const p = platform({}, { outputs: r5, generatorCapacity: 90_000 }).p;
+  expect(p.limits.processes).toBe(8); // 2xlarge: 8 vCPUs, one load process each
+  expect(capacityPerGenerator(p.limits).vusers).toBe(64_512); // one address (public target) binds below 90,000
+});
+
+test('the planner asks for one more generator one vuser past the modelled capacity', () => {
+  const limits = platform({}, { outputs: { ...OUTPUTS, generatorSecondaryIps: 1 }, targetIsPrivate: true }).p.limits;
+  const cap = awsGenerator('c5.large', 1).capacity.vusers;
+  const generatorsFor = (vusers: number) => planLoad({ phases: [{ duration: vusers, arrivalCount: vusers }], limits, sessionSeconds: vusers + 10 }).generators.length;
+  expect(generatorsFor(cap)).toBe(1);
+  expect(generatorsFor(cap + 1)).toBe(2);
 });
 
 test('prepareTarget checks credentials, the bucket and the group before anything starts; --target wins over the stack', async () => {

@@ -12,6 +12,7 @@ import { CloudWatchClient, ListMetricsCommand, PutMetricAlarmCommand, PutMetricD
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
+import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, tempDir } from '../helpers/cli';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
 
@@ -67,6 +68,8 @@ async function createStandIns(): Promise<void> {
           DashboardUrl: 'https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1#dashboards:name=LoadTestRig',
           Region: 'us-east-1',
           MaxGenerators: '4',
+          GeneratorInstanceType: 'c5.large',
+          GeneratorSecondaryIps: '1',
           RigMetricsNamespace: 'LoadTestRig',
           SafetyNetFunctionName: 'LoadTestRig-SafetyNet',
         },
@@ -156,6 +159,10 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   const diag = `exit ${res.code}\n${res.stderr}\nagent logs: ${fs.readdirSync(work).filter((f) => f.endsWith('.log')).map((f) => `${f}: ${fs.readFileSync(path.join(work, f), 'utf8').slice(-1500)}`).join('\n')}`;
   expect({ code: res.code, diag }).toEqual({ code: 0, diag });
   expect(res.stderr).toMatch(/platform: aws \(--platform aws via CloudFormation in us-east-1\)/);
+  // The planner's per-generator capacity comes from the capacity model for the stack's instance type; the
+  // target (loopback here) is private, so the secondary IP counts.
+  const modelled = awsGenerator('c5.large', 1).capacity;
+  expect(res.stderr).toContain(`generators: c5.large, 2 load processes, 1 secondary IP in use (private target): ${modelled.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
   expect(res.stderr).toMatch(/dashboard: https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch/);
 
   // Two SSM commands, one per generator instance, each running the agent on the S3 run store.

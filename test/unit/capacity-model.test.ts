@@ -11,6 +11,7 @@ import {
   capacityTable,
   localGenerator,
   plannedBytesPerVuser,
+  vcpusFromSizeName,
 } from '../../scripts/core/capacity-model';
 import { GeneratorLimits, planLoad } from '../../scripts/core/plan';
 
@@ -48,6 +49,10 @@ describe('capacity model', () => {
     expect(effectiveSourceAddresses(2, 4)).toBe(4);
     expect(effectiveSourceAddresses(4, 3)).toBe(2); // one address carries two processes
     expect(awsGenerator('c5.xlarge', 2).limits.sourceAddresses).toBe(2);
+  });
+
+  test('vCPUs of a type outside the table follow EC2 size names (load processes only)', () => {
+    expect(['r5.large', 'r5.xlarge', 'r5.2xlarge', 'm6i.12xlarge', 'c5.metal'].map(vcpusFromSizeName)).toEqual([2, 4, 8, 48, 2]);
   });
 
   test('open files: processes × (nofile − reserve)', () => {

@@ -14,7 +14,8 @@ import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
 import type { CloudWatchSection } from '../../report/write';
-import { GENERATOR_BYTES_PER_VUSER, RESERVED_FILES } from '../local';
+import { AWS_PORT_RANGE, UnknownInstanceTypeError, deployedGeneratorLimits } from '../../core/capacity-model';
+import type { GeneratorLimits } from '../../core/plan';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
 import { runPrefix } from './bundle';
@@ -24,14 +25,8 @@ import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
 
-/** Vusers one c5.large generator holds (the seeds' measurement); `--generator-capacity` overrides it. */
-export const DEFAULT_GENERATOR_CAPACITY = 48_000;
-/** Load processes per generator: one Artillery process per vCPU of a c5.large. */
-export const GENERATOR_PROCESSES = 2;
-/** Per-process open-file limit set by load-generators/host-tuning.sh. */
-export const GENERATOR_NOFILE = 65_536;
-/** Ephemeral ports per source address with host-tuning.sh's ip_local_port_range 1024–65535. */
-export const GENERATOR_PORT_RANGE = 65_535 - 1024 + 1;
+/** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
+export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
 /** How often the rig's metrics are published to CloudWatch during the run. */
 const PUBLISH_INTERVAL_MS = 30_000;
 
@@ -43,10 +38,16 @@ export interface AwsPlatformProps {
   readonly options: RunOptions;
   readonly log: (line: string) => void;
   /**
-   * Vusers one generator holds; the planner's memory limit is set so this is the binding capacity.
-   * @default DEFAULT_GENERATOR_CAPACITY
+   * Vusers one generator holds (`--generator-capacity`), instead of the capacity model's memory bound.
+   * @default the capacity model's figure for the stack's instance type (scripts/core/capacity-model.ts)
    */
   readonly generatorCapacity?: number;
+  /**
+   * Whether every address of the target is private, so the agents spread connections over the generators'
+   * secondary IPs (a public target gets only the primary IP, and its ports).
+   * @default false
+   */
+  readonly targetIsPrivate?: boolean;
   /** Aborted on Ctrl-C: stops waiting for instances. */
   readonly signal?: AbortSignal;
   /** @default the wall clock */
@@ -60,13 +61,33 @@ export interface AwsPlatformProps {
   readonly removeOutputsFile?: () => void;
 }
 
+/**
+ * One generator's limits from the capacity model: the stack's instance type and secondary IPs (the IPs only
+ * for a private target), or `--generator-capacity` in place of the memory bound.
+ *
+ * @throws UsageError when the model has no figures for the instance type and no override is given.
+ */
+export function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number): GeneratorLimits {
+  try {
+    return deployedGeneratorLimits({
+      instanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
+      secondaryIps: outputs.generatorSecondaryIps ?? 0,
+      targetIsPrivate,
+      ...(capacityOverride !== undefined ? { capacityOverride } : {}),
+    });
+  } catch (err) {
+    if (err instanceof UnknownInstanceTypeError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
 /** Builds the AWS platform over the deployed rig's outputs. */
 export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
   const { api, outputs, options, log } = props;
   const clock = props.clock ?? wallClock;
-  const capacity = props.generatorCapacity ?? DEFAULT_GENERATOR_CAPACITY;
+  const limits = generatorLimits(outputs, props.targetIsPrivate ?? false, props.generatorCapacity);
   const bucket = outputs.resultsBucketName;
   const region = api.region;
   let store: RunStore | undefined;
@@ -112,19 +133,9 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
 
   return {
     name: 'aws',
-    limits: {
-      openFiles: GENERATOR_NOFILE - RESERVED_FILES,
-      ephemeralPorts: GENERATOR_PORT_RANGE,
-      // One source address per generator: the instance's primary private IP (no secondary IPs in the launch template).
-      sourceAddresses: 1,
-      processes: GENERATOR_PROCESSES,
-      // Memory is the binding limit by construction: capacity × bytes per vuser.
-      memoryBytes: capacity * GENERATOR_BYTES_PER_VUSER,
-      bytesPerVuser: GENERATOR_BYTES_PER_VUSER,
-      socketsPerVuser: 1,
-    },
+    limits,
     ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
-    portRange: GENERATOR_PORT_RANGE,
+    portRange: AWS_PORT_RANGE,
     publisherFor,
 
     async prepareTarget(_plan, id): Promise<TargetHandle> {

@@ -24,6 +24,10 @@ export interface RigOutputs {
   readonly generatorAgentHome: string;
   readonly resultsBucketName: string;
   readonly maxGenerators?: number;
+  /** The generators' EC2 instance type (absent in outputs of stacks deployed before it was an output). */
+  readonly generatorInstanceType?: string;
+  /** Secondary private IPv4 addresses per generator. */
+  readonly generatorSecondaryIps?: number;
   readonly rigMetricsNamespace?: string;
   readonly dashboardName?: string;
   readonly dashboardUrl?: string;
@@ -53,6 +57,7 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     return v;
   };
   const max = gen.MaxGenerators === undefined ? undefined : Number(gen.MaxGenerators);
+  const ips = gen.GeneratorSecondaryIps === undefined ? undefined : Number(gen.GeneratorSecondaryIps);
   return {
     source,
     region: gen.Region,
@@ -60,6 +65,8 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     generatorAgentHome: need('GeneratorAgentHome'),
     resultsBucketName: need('ResultsBucketName'),
     maxGenerators: max !== undefined && Number.isInteger(max) && max > 0 ? max : undefined,
+    generatorInstanceType: gen.GeneratorInstanceType || undefined,
+    generatorSecondaryIps: ips !== undefined && Number.isInteger(ips) && ips >= 0 ? ips : undefined,
     rigMetricsNamespace: gen.RigMetricsNamespace,
     dashboardName: gen.DashboardName,
     dashboardUrl: gen.DashboardUrl,

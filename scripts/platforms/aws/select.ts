@@ -6,12 +6,15 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { capacityPerGenerator } from '../../core/capacity';
 import { UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
+import type { GeneratorLimits } from '../../core/plan';
 import type { Platform } from '../platform';
-import { awsPlatform } from './aws';
+import { DEFAULT_GENERATOR_INSTANCE_TYPE, awsPlatform, generatorLimits } from './aws';
 import { createAwsApi } from './clients';
 import { choosePlatform } from './discovery';
+import type { RigOutputs } from './discovery';
 
 /** The outputs file `npm run deploy` writes (package.json `deploy`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
@@ -43,6 +46,23 @@ export interface SelectProps {
   readonly signal: AbortSignal;
   /** Builds the local platform (the CLI's existing wiring). */
   readonly local: () => Platform;
+  /**
+   * Whether every address `url` resolves to is private (inside the VPC).
+   * @default a DNS lookup from this machine (load-generators/lib/source-addresses.js), false after 5 s
+   */
+  readonly targetIsPrivate?: (url: string) => Promise<boolean>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sourceAddresses = require('../../../load-generators/lib/source-addresses') as { targetIsPrivate(target: string): Promise<boolean> };
+
+/** The agents' own test (private addresses only), from here, bounded: an unanswered lookup counts as public. */
+function lookUpTargetIsPrivate(url: string): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 5000);
+  });
+  return Promise.race([sourceAddresses.targetIsPrivate(url), timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Chooses and builds the platform; prints the choice. */
@@ -74,6 +94,10 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   if (envRegion && outputs.region && envRegion !== outputs.region) {
     log(`note: using the stacks' region ${outputs.region} (AWS_REGION is ${envRegion})`);
   }
+  const targetUrl = options.target ?? outputs.targetUrl;
+  const targetIsPrivate = targetUrl ? await (p.targetIsPrivate ?? lookUpTargetIsPrivate)(targetUrl) : false;
+  const limits = generatorLimits(outputs, targetIsPrivate, p.generatorCapacity);
+  log(capacityLine(outputs, targetIsPrivate, limits, p.generatorCapacity));
   return awsPlatform({
     root: p.root,
     outputs,
@@ -81,6 +105,17 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     options,
     log,
     signal: p.signal,
+    targetIsPrivate,
     ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
   });
+}
+
+/** One line: what one generator holds and why (instance type, addresses used, the limit that binds). */
+export function capacityLine(outputs: RigOutputs, targetIsPrivate: boolean, limits: GeneratorLimits, override?: number): string {
+  const type = outputs.generatorInstanceType ?? `${DEFAULT_GENERATOR_INSTANCE_TYPE} (assumed: the stack has no GeneratorInstanceType output)`;
+  const ips = outputs.generatorSecondaryIps ?? 0;
+  const used = ips === 0 ? 'no secondary IPs' : targetIsPrivate ? `${ips} secondary IP${ips > 1 ? 's' : ''} in use (private target)` : `${ips} secondary IP${ips > 1 ? 's' : ''} unused (the target is not private)`;
+  const { vusers, binding } = capacityPerGenerator(limits);
+  const bound = binding === 'memory' ? (override !== undefined ? '--generator-capacity' : 'memory') : binding === 'openFiles' ? 'open files' : 'ephemeral ports';
+  return `generators: ${type}, ${limits.processes} load processes, ${used}: ${vusers.toLocaleString('en-US')} vusers each (${bound} binds)`;
 }
