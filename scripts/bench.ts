@@ -15,21 +15,22 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import yaml from 'js-yaml';
-import { startLocalTarget } from './adapters/local-target';
+import type { TargetHandle } from './adapters/local-target';
+import { checkReachable, startLocalTarget } from './adapters/local-target';
+import { UsageError } from './errors';
 import { estimateArrivals } from './core/capacity';
-import { cpuSecondsPerThousand, periodLagProblems, searchLadder, trialProblems } from './bench/figures';
+import type { CpuSplit } from './bench/figures';
+import { ceilingLine, cpuSecondsPerThousand, cpuSplit, machineBound, periodLagProblems, searchLadder, trialProblems } from './bench/figures';
+import { CLK_TCK, TreeSampler, machineCpu, targetMetrics } from './bench/sampling';
 
 const ROOT = path.resolve(__dirname, '..');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
 const CLI = path.join(ROOT, 'scripts', 'cli.ts');
 const TS_NODE = path.join(path.dirname(require.resolve('ts-node/package.json')), 'dist', 'bin.js');
-const CLK_TCK = 100;
-const PAGE = 4096;
 /** Idle seconds before the arrivals, so the load processes' RSS before load is measured at rest. */
 const WARMUP_SECONDS = 4;
 
@@ -51,115 +52,21 @@ interface TrialResult {
   readonly targetBaseRss?: number;
   readonly targetPeakRss?: number;
   readonly targetPeakConnections?: number;
+  /** Where the CPU went during the arrival window. */
+  readonly cpu?: CpuSplit;
   readonly wallSeconds: number;
+}
+
+/** CPU readings at one instant: the machine, the load processes, the target (when the bench started it). */
+interface CpuReading {
+  readonly at: number;
+  readonly machine: ReturnType<typeof machineCpu>;
+  readonly load: number;
+  readonly target?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/** pid → { ppid, ticks, rss, cmd } for every process, from /proc. */
-function processTable(): Map<number, { ppid: number; ticks: number; rss: number; cmd: string }> {
-  const out = new Map<number, { ppid: number; ticks: number; rss: number; cmd: string }>();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      out.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), rss: Number(f[21]) * PAGE, cmd });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
-}
-
-/**
- * Samples the load processes under `root` (descendants whose command line matches `isLoad`) every
- * 500 ms: summed RSS over time, and each process's last CPU ticks (a process's CPU is kept after it exits).
- */
-class LoadSampler {
-  private timer?: NodeJS.Timeout;
-  readonly rss: Array<{ at: number; bytes: number }> = [];
-  private readonly ticks = new Map<number, number>();
-  private readonly ticksAt = new Map<number, number>();
-  private loadStartAt?: number;
-
-  constructor(private readonly root: number, private readonly isLoad: (cmd: string) => boolean) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.sample(), 500);
-    this.sample();
-  }
-
-  /** Marks the load start: CPU is counted from the ticks each process had here. */
-  markLoadStart(at: number): void {
-    this.loadStartAt = at;
-    for (const [pid, t] of this.ticks) this.ticksAt.set(pid, t);
-  }
-
-  sample(): void {
-    const table = processTable();
-    const inTree = new Set<number>([this.root]);
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) { inTree.add(pid); grew = true; }
-    }
-    let bytes = 0;
-    for (const pid of inTree) {
-      const p = table.get(pid);
-      if (!p || !this.isLoad(p.cmd)) continue;
-      bytes += p.rss;
-      this.ticks.set(pid, p.ticks);
-      if (this.loadStartAt !== undefined && !this.ticksAt.has(pid)) this.ticksAt.set(pid, 0);
-    }
-    this.rss.push({ at: Date.now(), bytes });
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  /** RSS just before the load started (last sample at or before it). */
-  baseRss(): number | undefined {
-    if (this.loadStartAt === undefined) return undefined;
-    const before = this.rss.filter((s) => s.at <= this.loadStartAt! && s.bytes > 0);
-    return before[before.length - 1]?.bytes;
-  }
-
-  peakRss(): number | undefined {
-    return this.rss.length ? Math.max(...this.rss.map((s) => s.bytes)) : undefined;
-  }
-
-  cpuSeconds(): number | undefined {
-    if (this.loadStartAt === undefined) return undefined;
-    let t = 0;
-    for (const [pid, last] of this.ticks) t += last - (this.ticksAt.get(pid) ?? last);
-    return t / CLK_TCK;
-  }
-}
-
-/** The target's summed RSS and connections (GET /metrics). */
-function targetMetrics(url: string): Promise<{ rss?: number; connections?: number }> {
-  return new Promise((resolve) => {
-    const req = http.get(`${url}/metrics`, { timeout: 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => {
-        try {
-          const j = JSON.parse(body) as { connections?: number; memory?: { rss?: number } };
-          resolve({ rss: j.memory?.rss, connections: j.connections });
-        } catch {
-          resolve({});
-        }
-      });
-    });
-    req.on('error', () => resolve({}));
-    req.on('timeout', () => req.destroy());
-  });
-}
 
 /** The connect scenario with an idle warm-up phase, then `rate` arrivals/s for `seconds`, each held `hold` s. */
 function writeScript(dir: string, target: string, rate: number, seconds: number, hold: number): string {
@@ -199,8 +106,11 @@ function kill(child: ChildProcess): void {
 let running: ChildProcess | undefined;
 
 /** Runs one trial of one system; always returns (a trial past its deadline is killed and counted as failed). */
-async function runTrial(system: System, opts: { target: string; rate: number; seconds: number; hold: number; work: string }): Promise<TrialResult> {
-  const { target, rate, seconds, hold, work } = opts;
+async function runTrial(
+  system: System,
+  opts: { target: string; rate: number; seconds: number; hold: number; work: string; targetSampler?: TreeSampler },
+): Promise<TrialResult> {
+  const { target, rate, seconds, hold, work, targetSampler } = opts;
   const script = writeScript(work, target, rate, seconds, hold);
   const planned = estimateArrivals([{ duration: seconds, arrivalRate: rate }]);
   const out = path.join(work, `${system}-${rate}-${seconds}-${Date.now()}`);
@@ -215,7 +125,7 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
   running = child;
   const t0 = Date.now();
   const isLoad = system === 'plain' ? (cmd: string) => cmd.includes('artillery') : (cmd: string) => /artillery|agent\.js/.test(cmd);
-  const sampler = new LoadSampler(child.pid ?? -1, isLoad);
+  const sampler = new TreeSampler(child.pid ?? -1, isLoad);
   sampler.start();
   let stdout = '';
   child.stdout?.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20000)));
@@ -228,6 +138,14 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
   let targetPeakRss = 0;
   let targetPeakConnections = 0;
   let loadStart: number | undefined;
+  const reading = (): CpuReading => {
+    sampler.sample();
+    targetSampler?.sample();
+    return { at: Date.now(), machine: machineCpu(), load: sampler.ticksSoFar(), ...(targetSampler ? { target: targetSampler.ticksSoFar() } : {}) };
+  };
+  // CPU over the arrival window: where the CPU goes while vusers are being created.
+  let windowStart: CpuReading | undefined;
+  let windowEnd: CpuReading | undefined;
   let done = false;
   void exited.then(() => (done = true));
   while (!done && Date.now() < deadline) {
@@ -241,12 +159,13 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
         if (f) startedAt = Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).actualAt) + WARMUP_SECONDS * 1000;
       }
       if (startedAt !== undefined && Date.now() >= startedAt - 300) {
-        sampler.sample();
-        loadStart = Date.now();
+        windowStart = reading();
+        loadStart = windowStart.at;
         sampler.markLoadStart(loadStart);
         targetBase = await targetMetrics(target);
       }
     } else {
+      if (!windowEnd && Date.now() >= loadStart + seconds * 1000) windowEnd = reading();
       const m = await targetMetrics(target);
       targetPeakRss = Math.max(targetPeakRss, m.rss ?? 0);
       targetPeakConnections = Math.max(targetPeakConnections, m.connections ?? 0);
@@ -292,6 +211,18 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
     targetBaseRss: targetBase.rss,
     targetPeakRss: targetPeakRss || undefined,
     targetPeakConnections: targetPeakConnections || undefined,
+    ...(windowStart && windowEnd
+      ? {
+          cpu: cpuSplit(
+            windowStart.machine,
+            windowEnd.machine,
+            windowEnd.load - windowStart.load,
+            windowStart.target !== undefined && windowEnd.target !== undefined ? windowEnd.target - windowStart.target : undefined,
+            (windowEnd.at - windowStart.at) / 1000,
+            CLK_TCK,
+          ),
+        }
+      : {}),
     wallSeconds: (Date.now() - t0) / 1000,
   };
 }
@@ -299,6 +230,41 @@ async function runTrial(system: System, opts: { target: string; rate: number; se
 const kb = (b: number | undefined) => (b === undefined ? undefined : b / 1024);
 const f1 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(1));
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+
+/** A bad bench flag: one line, exit 2, nothing started. */
+class BenchUsageError extends Error {}
+
+/** A positive number from a flag's text. @throws BenchUsageError */
+function positive(flag: string, text: unknown): number {
+  const n = Number(text);
+  if (!(Number.isFinite(n) && n > 0)) throw new BenchUsageError(`--${flag} must be a positive number (got ${JSON.stringify(text)})`);
+  return n;
+}
+
+/** The trial line's CPU note: machine busy share, load processes' and target's cores. */
+function cpuNote(cpu: CpuSplit | undefined): string {
+  if (!cpu) return '';
+  const target = cpu.targetCores !== undefined ? `, target ${cpu.targetCores.toFixed(2)}` : '';
+  return `; CPU ${(100 * cpu.machineBusy).toFixed(0)}% busy: load ${cpu.loadCores.toFixed(2)}${target} cores`;
+}
+
+/**
+ * What bound each system at its ceiling (the lowest ladder rate above its best that it did not sustain), and
+ * whether the arrival-rate ratio then compares the generators or only this machine.
+ */
+function ceilings(ladder: readonly TrialResult[], best: Partial<Record<System, number>>): string[] {
+  const ceilingOf = (s: System) =>
+    ladder.filter((t) => t.system === s && t.problems.length > 0 && t.rate > (best[s] ?? 0)).sort((a, b) => a.rate - b.rate)[0];
+  const found = (['plain', 'rig'] as System[]).map(ceilingOf).filter((t): t is TrialResult => t !== undefined);
+  const lines = found.map((t) => `ceiling: ${ceilingLine(t.system, t.rate, t.cpu)}`);
+  if (found.length === 2 && found.every((t) => machineBound(t.cpu))) {
+    lines.push(
+      "both ceilings are this machine's CPU (the target shares its cores): the arrival-rate ratio compares the machine, not the generators;",
+      'to measure the generators alone, run the target on another host and pass --target http://<host>:<port>.',
+    );
+  }
+  return lines;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -310,52 +276,64 @@ async function main(): Promise<void> {
       'mem-seconds': { type: 'string', default: '60' },
       budget: { type: 'string', default: '15' },
       workers: { type: 'string', default: '2' },
+      target: { type: 'string' },
       json: { type: 'string' },
     },
   });
-  const rates = String(values.rates).split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
-  const trialSeconds = Number(values.trial);
-  const hold = Number(values.hold);
-  const memRate = Number(values['mem-rate']);
-  const memSeconds = Number(values['mem-seconds']);
-  const budgetMs = Number(values.budget) * 60_000;
+  const rates = String(values.rates).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
+  const trialSeconds = positive('trial', values.trial);
+  const hold = positive('hold', values.hold);
+  const memRate = positive('mem-rate', values['mem-rate']);
+  const memSeconds = positive('mem-seconds', values['mem-seconds']);
+  const budgetMs = positive('budget', values.budget) * 60_000;
+  const workers = positive('workers', values.workers);
   const began = Date.now();
   const budgetLeft = () => Date.now() - began < budgetMs - 60_000;
 
+  // A target on another host (--target) leaves this machine's cores to the generators; the default is the
+  // reference target on the same cores, whose CPU is then read too.
+  if (values.target) await checkReachable(values.target);
+  const target: TargetHandle = values.target
+    ? { url: values.target.replace(/\/+$/, ''), stop: async () => undefined }
+    : await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-'));
-  const target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: Number(values.workers) });
+  const targetSampler = target.pid !== undefined ? new TreeSampler(target.pid) : undefined;
+  targetSampler?.start();
   const stopAll = async () => {
     if (running) kill(running);
+    targetSampler?.stop();
     await target.stop();
     fs.rmSync(work, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
-  log(`bench: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? ''}; target ${target.url} (${values.workers} workers); load avg ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(`bench: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? ''}; target ${target.url} (${values.target ? 'given with --target' : `reference target, ${workers} workers, on these cores`}); load avg ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   const trials: TrialResult[] = [];
   const report = (t: TrialResult) => {
     trials.push(t);
     log(`  ${t.system.padEnd(5)} ${String(t.rate).padStart(4)}/s × ${t.seconds}s: created ${t.created}/${t.planned}, failed ${t.failed}, connect p99 ${f1(t.connectP99)} ms` +
-      `${t.problems.length ? ` — NOT sustained (${t.problems.join('; ')})` : ' — sustained'} [${t.wallSeconds.toFixed(0)} s]`);
+      `${t.problems.length ? ` — NOT sustained (${t.problems.join('; ')})` : ' — sustained'} [${t.wallSeconds.toFixed(0)} s${cpuNote(t.cpu)}]`);
   };
   try {
     // 1. Memory and CPU per vuser at one rate both sustain, every vuser held past the ramp's end.
     const mem: Partial<Record<System, TrialResult>> = {};
     for (const system of ['plain', 'rig'] as System[]) {
       log(`memory/CPU trial: ${system}, ${memRate}/s for ${memSeconds} s, each held ${memSeconds + 10} s`);
-      const t = await runTrial(system, { target: target.url, rate: memRate, seconds: memSeconds, hold: memSeconds + 10, work });
+      const t = await runTrial(system, { target: target.url, rate: memRate, seconds: memSeconds, hold: memSeconds + 10, work, targetSampler });
       report(t);
       mem[system] = t;
     }
     // 2. Highest sustained arrival rate: a ladder of short trials; the rig starts where plain stopped.
     const best: Partial<Record<System, number>> = {};
+    const ladder: TrialResult[] = [];
     for (const system of ['plain', 'rig'] as System[]) {
       log(`arrival-rate ladder: ${system}, ${trialSeconds}-s trials, hold ${hold} s`);
       // Plain starts at 300/s (it sustained that in the first bench on this machine), the rig where plain stopped.
       const startAt = system === 'plain' ? Math.max(0, rates.findIndex((r) => r >= 300)) : Math.max(0, rates.indexOf(best.plain ?? rates[0]!));
       const idx = await searchLadder(rates.length, startAt, async (i) => {
-        const t = await runTrial(system, { target: target.url, rate: rates[i]!, seconds: trialSeconds, hold, work });
+        const t = await runTrial(system, { target: target.url, rate: rates[i]!, seconds: trialSeconds, hold, work, targetSampler });
         report(t);
+        ladder.push(t);
         return t.problems.length === 0;
       }, budgetLeft);
       if (idx >= 0) best[system] = rates[idx];
@@ -388,6 +366,8 @@ async function main(): Promise<void> {
       `${'figure'.padEnd(44)}${'plain'.padStart(10)}${'rig'.padStart(10)}${'rig/plain'.padStart(11)}`,
       ...rows.map(([name, p, r, goal]) => `${name.padEnd(44)}${f1(p).padStart(10)}${f1(r).padStart(10)}${f1(ratio(r, p) === undefined ? undefined : ratio(r, p)! * 100 / 100).padStart(11)}  ${goal}`),
       '',
+      ...ceilings(ladder, best),
+      '',
       `bounds: ladder ${rates.join(',')}/s, ${trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
         ` memory/CPU at ${memRate}/s × ${memSeconds} s (${plain.held} / ${rig.held} held); ${((Date.now() - began) / 60000).toFixed(1)} min;` +
         ` load avg now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
@@ -400,6 +380,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exitCode = 1;
+  // Bad input (a flag, an unreachable --target) is one line and exit 2; anything else is the bench failing.
+  const usage = err instanceof BenchUsageError || err instanceof UsageError || (err as NodeJS.ErrnoException)?.code?.startsWith('ERR_PARSE_ARGS');
+  process.stderr.write(`bench: ${usage ? (err as Error).message : err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = usage ? 2 : 3;
 });

@@ -135,3 +135,51 @@ export function periodLagProblems(periods: readonly PeriodCreated[], rate: numbe
 export function cpuSecondsPerThousand(cpuSeconds: number, created: number): number | undefined {
   return created > 0 ? (cpuSeconds * 1000) / created : undefined;
 }
+
+/** The machine's CPU time so far, in clock ticks (/proc/stat): busy and idle. */
+export interface CpuTimes {
+  readonly busy: number;
+  readonly idle: number;
+}
+
+/** Where the CPU went during a trial's arrival window. */
+export interface CpuSplit {
+  /** Share of the machine's CPU time that was busy, 0–1. */
+  readonly machineBusy: number;
+  /** Cores' worth of CPU the load processes used. */
+  readonly loadCores: number;
+  /** Cores' worth of CPU the target used; undefined when the bench did not start it. */
+  readonly targetCores?: number;
+}
+
+/**
+ * CPU split of a window from two machine readings and the load processes' (and target's) CPU ticks in it.
+ * Undefined for an empty window.
+ */
+export function cpuSplit(m0: CpuTimes, m1: CpuTimes, loadTicks: number, targetTicks: number | undefined, seconds: number, clkTck = 100): CpuSplit | undefined {
+  const total = m1.busy - m0.busy + (m1.idle - m0.idle);
+  if (!(seconds > 0) || !(total > 0)) return undefined;
+  return {
+    machineBusy: (m1.busy - m0.busy) / total,
+    loadCores: loadTicks / clkTck / seconds,
+    ...(targetTicks !== undefined ? { targetCores: targetTicks / clkTck / seconds } : {}),
+  };
+}
+
+/** Busy share of the machine's CPU from which a ceiling is the machine's, not the generator's own. */
+export const MACHINE_BOUND_SHARE = 0.9;
+
+/** Whether the machine's CPU, rather than the generator, bound a trial. */
+export function machineBound(split: CpuSplit | undefined): boolean {
+  return split !== undefined && split.machineBusy >= MACHINE_BOUND_SHARE;
+}
+
+/** One line on what bound a system at its ceiling (the first rate it did not sustain). */
+export function ceilingLine(system: string, rate: number, split: CpuSplit | undefined): string {
+  if (!split) return `${system} at ${rate}/s: no CPU reading`;
+  const target = split.targetCores !== undefined ? `, target ${split.targetCores.toFixed(2)} cores` : '';
+  const what = machineBound(split)
+    ? "the machine's CPU bound it, not the generator"
+    : 'CPU was left idle: the generator itself (its load threads) bound it';
+  return `${system} at ${rate}/s: machine CPU ${(100 * split.machineBusy).toFixed(0)}% busy (load processes ${split.loadCores.toFixed(2)} cores${target}): ${what}`;
+}

@@ -1,4 +1,14 @@
-import { cpuSecondsPerThousand, generatorBytesPerVuser, periodLagProblems, searchLadder, targetBytesPerVuser, trialProblems } from '../../scripts/bench/figures';
+import {
+  ceilingLine,
+  cpuSecondsPerThousand,
+  cpuSplit,
+  generatorBytesPerVuser,
+  machineBound,
+  periodLagProblems,
+  searchLadder,
+  targetBytesPerVuser,
+  trialProblems,
+} from '../../scripts/bench/figures';
 
 describe('bench figures', () => {
   test('generator bytes per vuser: per generator, process RSS summed per tick, peak minus first, over peak held', () => {
@@ -49,5 +59,25 @@ describe('bench figures', () => {
   test('CPU-seconds per 1,000 vusers', () => {
     expect(cpuSecondsPerThousand(12, 6000)).toBe(2);
     expect(cpuSecondsPerThousand(12, 0)).toBeUndefined();
+  });
+
+  test('CPU split of an arrival window: machine busy share, load and target cores', () => {
+    // 2 cores for 10 s = 2,000 ticks: 1,900 busy; load processes 1,100 ticks, target 700.
+    const split = cpuSplit({ busy: 5000, idle: 9000 }, { busy: 6900, idle: 9100 }, 1100, 700, 10);
+    expect(split).toEqual({ machineBusy: 0.95, loadCores: 1.1, targetCores: 0.7 });
+    expect(cpuSplit({ busy: 0, idle: 0 }, { busy: 1000, idle: 1000 }, 500, undefined, 10)).toEqual({ machineBusy: 0.5, loadCores: 0.5 });
+    expect(cpuSplit({ busy: 1, idle: 1 }, { busy: 1, idle: 1 }, 0, 0, 10)).toBeUndefined();
+    expect(cpuSplit({ busy: 0, idle: 0 }, { busy: 10, idle: 10 }, 0, 0, 0)).toBeUndefined();
+  });
+
+  test('a ceiling is the machine\'s when its CPU was >= 90% busy, the generator\'s when CPU was left idle', () => {
+    expect(machineBound({ machineBusy: 0.9, loadCores: 1 })).toBe(true);
+    expect(machineBound({ machineBusy: 0.89, loadCores: 1 })).toBe(false);
+    expect(machineBound(undefined)).toBe(false);
+    expect(ceilingLine('rig', 1000, { machineBusy: 0.97, loadCores: 1.12, targetCores: 0.8 })).toBe(
+      "rig at 1000/s: machine CPU 97% busy (load processes 1.12 cores, target 0.80 cores): the machine's CPU bound it, not the generator",
+    );
+    expect(ceilingLine('plain', 1200, { machineBusy: 0.6, loadCores: 1.02 })).toMatch(/60% busy \(load processes 1\.02 cores\): CPU was left idle: the generator itself/);
+    expect(ceilingLine('plain', 1200, undefined)).toBe('plain at 1200/s: no CPU reading');
   });
 });

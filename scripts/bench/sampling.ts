@@ -1,0 +1,141 @@
+/**
+ * The benchmark's edge: what it reads from /proc (process trees' RSS and CPU, the machine's CPU) and from the
+ * reference target's /metrics. The figures made from these readings are pure functions in ./figures.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { CpuTimes } from './figures';
+
+/** Linux clock ticks per second (USER_HZ) for /proc CPU times. */
+export const CLK_TCK = 100;
+const PAGE = 4096;
+
+interface ProcessRow {
+  readonly ppid: number;
+  readonly ticks: number;
+  readonly rss: number;
+  readonly cmd: string;
+}
+
+/** pid → { ppid, ticks, rss, cmd } for every process, from /proc. */
+function processTable(): Map<number, ProcessRow> {
+  const out = new Map<number, ProcessRow>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      out.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), rss: Number(f[21]) * PAGE, cmd });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+/** The machine's CPU time so far (first line of /proc/stat), in ticks. */
+export function machineCpu(): CpuTimes {
+  const f = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+  return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+}
+
+/**
+ * Samples the processes under `root` (descendants whose command line matches `isLoad`, the root included)
+ * every 500 ms: summed RSS over time, and each process's last CPU ticks (a process's CPU is kept after it exits).
+ */
+export class TreeSampler {
+  private timer?: NodeJS.Timeout;
+  readonly rss: Array<{ at: number; bytes: number }> = [];
+  private readonly ticks = new Map<number, number>();
+  private readonly ticksAt = new Map<number, number>();
+  private loadStartAt?: number;
+
+  constructor(
+    private readonly root: number,
+    private readonly isLoad: (cmd: string) => boolean = () => true,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.sample(), 500);
+    this.sample();
+  }
+
+  /** Marks the load start: CPU is counted from the ticks each process had here. */
+  markLoadStart(at: number): void {
+    this.loadStartAt = at;
+    for (const [pid, t] of this.ticks) this.ticksAt.set(pid, t);
+  }
+
+  sample(): void {
+    const table = processTable();
+    const inTree = new Set<number>([this.root]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) { inTree.add(pid); grew = true; }
+    }
+    let bytes = 0;
+    for (const pid of inTree) {
+      const p = table.get(pid);
+      if (!p || !this.isLoad(p.cmd)) continue;
+      bytes += p.rss;
+      this.ticks.set(pid, p.ticks);
+      if (this.loadStartAt !== undefined && !this.ticksAt.has(pid)) this.ticksAt.set(pid, 0);
+    }
+    this.rss.push({ at: Date.now(), bytes });
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** CPU ticks of the sampled processes so far (as of the last sample), exited ones included. */
+  ticksSoFar(): number {
+    let t = 0;
+    for (const v of this.ticks.values()) t += v;
+    return t;
+  }
+
+  /** RSS just before the load started (last sample at or before it). */
+  baseRss(): number | undefined {
+    if (this.loadStartAt === undefined) return undefined;
+    const before = this.rss.filter((s) => s.at <= this.loadStartAt! && s.bytes > 0);
+    return before[before.length - 1]?.bytes;
+  }
+
+  peakRss(): number | undefined {
+    return this.rss.length ? Math.max(...this.rss.map((s) => s.bytes)) : undefined;
+  }
+
+  /** CPU-seconds since markLoadStart. */
+  cpuSeconds(): number | undefined {
+    if (this.loadStartAt === undefined) return undefined;
+    let t = 0;
+    for (const [pid, last] of this.ticks) t += last - (this.ticksAt.get(pid) ?? last);
+    return t / CLK_TCK;
+  }
+}
+
+/** The target's summed RSS and connections (GET /metrics of the reference target; {} from anything else). */
+export function targetMetrics(url: string): Promise<{ rss?: number; connections?: number }> {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/metrics`, { timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        try {
+          const j = JSON.parse(body) as { connections?: number; memory?: { rss?: number } };
+          resolve({ rss: j.memory?.rss, connections: j.connections });
+        } catch {
+          resolve({});
+        }
+      });
+    });
+    req.on('error', () => resolve({}));
+    req.on('timeout', () => req.destroy());
+  });
+}
