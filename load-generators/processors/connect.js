@@ -20,6 +20,7 @@ const http = require('node:http');
 const https = require('node:https');
 const { io } = require('socket.io-client');
 const { parseSourceAddresses } = require('../lib/source-addresses');
+const { boundAgent, createPortPool, ephemeralRange } = require('../lib/bound-ports');
 
 const MAX_RETRIES = 3;
 const BASE_BACKOFF_MS = 200;
@@ -51,6 +52,27 @@ function pickSourceAddress() {
  */
 const HTTP_AGENT = new http.Agent({ keepAlive: false });
 const HTTPS_AGENT = new https.Agent({ keepAlive: false });
+/**
+ * Connections from a source address name their port (lib/bound-ports.js): `localAddress` alone makes the
+ * kernel search for a free port at bind time, which costs milliseconds per connect at tens of thousands held.
+ */
+const PORTS = createPortPool(ephemeralRange());
+/** @type {Map<string, http.Agent>} one bound agent per source address and scheme */
+const BOUND_AGENTS = new Map();
+
+/**
+ * The agent for connections leaving from `localAddress` (the process's shared agent when none is set).
+ * @param {string | undefined} localAddress
+ * @param {boolean} tls
+ * @returns {http.Agent}
+ */
+function agentFor(localAddress, tls) {
+  if (!localAddress) return tls ? HTTPS_AGENT : HTTP_AGENT;
+  const key = `${tls ? 'https' : 'http'} ${localAddress}`;
+  let agent = BOUND_AGENTS.get(key);
+  if (!agent) BOUND_AGENTS.set(key, (agent = boundAgent(PORTS, localAddress, tls)));
+  return agent;
+}
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,7 +108,7 @@ function getCookieOnce(url, localAddress) {
     const tls = url.startsWith('https:');
     const client = tls ? https : http;
     const headers = AUTH_TOKEN ? { authorization: `Bearer ${AUTH_TOKEN}` } : undefined;
-    const req = client.get(url, { localAddress, headers, agent: tls ? HTTPS_AGENT : HTTP_AGENT, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+    const req = client.get(url, { headers, agent: agentFor(localAddress, tls), timeout: REQUEST_TIMEOUT_MS }, (res) => {
       res.resume();
       const setCookie = res.headers['set-cookie'] || [];
       const sid = setCookie.map((c) => c.split(';')[0]).find((c) => c && c.startsWith('sid='));
@@ -132,7 +154,8 @@ async function fetchCookie(context, events) {
 async function openSocket(context, events) {
   const startedAt = Date.now();
   const localAddress = sourceOf(context);
-  const socket = io(targetOf(context), {
+  const target = targetOf(context);
+  const socket = io(target, {
     path: context.vars.socketPath || '/socket.io',
     transports: ['websocket'],
     forceNew: true,
@@ -140,8 +163,8 @@ async function openSocket(context, events) {
     timeout: CONNECT_TIMEOUT_MS,
     extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
     ...(AUTH_TOKEN ? { auth: { token: AUTH_TOKEN } } : {}),
-    // engine.io-client hands this to `ws`, which binds the source address.
-    ...(localAddress ? { localAddress } : {}),
+    // engine.io-client hands the agent to `ws`: the upgrade leaves from the source address on a named port.
+    ...(localAddress ? { agent: /** @type {any} */ (agentFor(localAddress, target.startsWith('https:'))) } : {}),
   });
   try {
     await new Promise((resolve, reject) => {
@@ -175,4 +198,4 @@ async function closeSocket(context, _events) {
   delete context.rigSocket;
 }
 
-module.exports = { fetchCookie, openSocket, closeSocket, backoffMs };
+module.exports = { fetchCookie, openSocket, closeSocket, backoffMs, boundPorts: PORTS };

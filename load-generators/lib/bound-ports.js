@@ -1,0 +1,164 @@
+// @ts-check
+'use strict';
+/**
+ * Connections from a chosen source address without the kernel's bind-time port search.
+ *
+ * A load process connects from its own source address (a loopback alias locally, a secondary private IP on
+ * AWS) so each process has a whole ephemeral port range to the target. Node can only do that with
+ * `localAddress`, i.e. bind(address, port 0) before connect(); Linux then picks the port at bind time, scanning
+ * for one no socket holds (it cannot know the destination yet, and Node cannot set IP_BIND_ADDRESS_NO_PORT).
+ * That scan grows with the ports in use: measured on the dev machine (kernel 6.18), kernel CPU per connect
+ * from one address was 30 µs at 2,000 held connections, 0.8 ms at 8,000, 1.6 ms at 10,000 and 4.8 ms at
+ * 18,000. In the first 96,000-concurrent run (16,000 per address) that alone took more than a core of two.
+ *
+ * Naming the port makes bind() a single lookup (measured flat at ~35 µs per connect up to 18,000 held). So
+ * each process keeps the ports it holds per address and hands out the next free one, round the kernel's
+ * ephemeral range; libuv sets SO_REUSEADDR on bound sockets, so a port another socket left in TIME_WAIT is
+ * reusable, and one still taken elsewhere (EADDRINUSE, or EADDRNOTAVAIL for a 4-tuple in TIME_WAIT) is skipped.
+ * Ports are released when their socket closes.
+ */
+const fs = require('node:fs');
+const http = require('node:http');
+const https = require('node:https');
+const net = require('node:net');
+const tls = require('node:tls');
+
+/** Ports tried for one connection before its error is the vuser's. */
+const MAX_ATTEMPTS = 16;
+
+/**
+ * Linux's ephemeral port range (net.ipv4.ip_local_port_range), or its default where it cannot be read.
+ * @param {string} [file]
+ * @returns {{ low: number, high: number }}
+ */
+function ephemeralRange(file = '/proc/sys/net/ipv4/ip_local_port_range') {
+  try {
+    const [low, high] = fs.readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && low > 0 && high >= low && high <= 65535) return { low, high };
+  } catch {
+    /* not Linux, or no procfs: the default range */
+  }
+  return { low: 32768, high: 60999 };
+}
+
+/**
+ * The ports one process holds, per source address, and the next free one round the range.
+ * @param {{ low: number, high: number }} range
+ * @param {() => number} [random] where each address's cursor starts (0 ≤ x < 1): processes sharing an
+ *   address then start far apart
+ */
+function createPortPool(range, random = Math.random) {
+  const size = range.high - range.low + 1;
+  /** @type {Map<string, { held: Set<number>, next: number }>} */
+  const byAddress = new Map();
+  /** @param {string} address */
+  const stateOf = (address) => {
+    let s = byAddress.get(address);
+    if (!s) byAddress.set(address, (s = { held: new Set(), next: range.low + Math.floor(random() * size) }));
+    return s;
+  };
+  return {
+    size,
+    /**
+     * The next port this process does not hold on `address`; it is held until released.
+     * @param {string} address
+     * @returns {number}
+     * @throws an EADDRNOTAVAIL error when every port of the range is held
+     */
+    acquire(address) {
+      const s = stateOf(address);
+      if (s.held.size >= size) {
+        throw Object.assign(new Error(`every port of ${range.low}-${range.high} on ${address} is in use by this process`), { code: 'EADDRNOTAVAIL' });
+      }
+      let port = s.next;
+      while (s.held.has(port)) port = port >= range.high ? range.low : port + 1;
+      s.held.add(port);
+      s.next = port >= range.high ? range.low : port + 1;
+      return port;
+    },
+    /** @param {string} address @param {number} port */
+    release(address, port) {
+      byAddress.get(address)?.held.delete(port);
+    },
+    /** @param {string} address */
+    held(address) {
+      return byAddress.get(address)?.held.size ?? 0;
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createPortPool>} PortPool */
+
+/**
+ * Connects from `address` on a port of `pool`, trying the next port when one is taken; calls back once
+ * connected (the socket then owns the port until it closes) or with the last error.
+ * @param {PortPool} pool
+ * @param {string} address
+ * @param {(opts: any) => net.Socket} connect net.connect or tls.connect
+ * @param {any} options connection options (host, port, TLS settings…)
+ * @param {(err: Error | null, socket?: net.Socket) => void} cb
+ * @param {'connect' | 'secureConnect'} [ready] the event that means connected
+ */
+function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
+  const attempt = (/** @type {number} */ n) => {
+    let port;
+    try {
+      port = pool.acquire(address);
+    } catch (err) {
+      cb(/** @type {Error} */ (err));
+      return;
+    }
+    const socket = connect({ ...options, localAddress: address, localPort: port });
+    // The request's own timeout starts once it has the socket: until then this one bounds the connect.
+    if (options.timeout > 0) {
+      socket.setTimeout(options.timeout, () => socket.destroy(Object.assign(new Error(`connect timed out after ${options.timeout} ms`), { code: 'ETIMEDOUT' })));
+    }
+    const release = () => pool.release(address, /** @type {number} */ (port));
+    const onError = (/** @type {NodeJS.ErrnoException} */ err) => {
+      socket.removeListener(ready, onConnect);
+      release();
+      socket.destroy();
+      if ((err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') && n + 1 < MAX_ATTEMPTS) attempt(n + 1);
+      else cb(err);
+    };
+    const onConnect = () => {
+      socket.removeListener('error', onError);
+      if (options.timeout > 0) socket.setTimeout(0);
+      socket.once('close', release);
+      cb(null, socket);
+    };
+    socket.once('error', onError);
+    socket.once(ready, onConnect);
+  };
+  attempt(0);
+}
+
+/**
+ * An HTTP(S) agent whose connections leave from `address` on ports of `pool` (no keep-alive: every
+ * request its own connection, as a separate user's would be). Socket.IO's client hands it to `ws`
+ * (the `agent` option), so the WebSocket upgrade uses it too.
+ * @param {PortPool} pool
+ * @param {string} address
+ * @param {boolean} secure
+ * @returns {http.Agent}
+ */
+function boundAgent(pool, address, secure) {
+  const Base = secure ? https.Agent : http.Agent;
+  const connect = secure ? tls.connect : net.connect;
+  class BoundAgent extends Base {
+    /**
+     * Node's Agent calls createConnection(options, oncreate) and takes the socket from `oncreate` when nothing is returned.
+     * @param {any} options
+     * @param {any} oncreate (err, socket) once connected, or with the error
+     * @returns {undefined}
+     * @override
+     */
+    createConnection(options, oncreate) {
+      connectFrom(pool, address, connect, options, oncreate, secure ? 'secureConnect' : 'connect');
+      return undefined;
+    }
+  }
+  return new BoundAgent({ keepAlive: false });
+}
+
+module.exports = { ephemeralRange, createPortPool, connectFrom, boundAgent, MAX_ATTEMPTS };

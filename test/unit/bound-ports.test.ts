@@ -1,0 +1,138 @@
+/**
+ * Connections from a source address on named ports (load-generators/lib/bound-ports.js): the port pool,
+ * and real loopback connections through it — the port the server sees, release on close, a taken port skipped.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const bp = require('../../load-generators/lib/bound-ports') as {
+  ephemeralRange(file?: string): { low: number; high: number };
+  createPortPool(range: { low: number; high: number }, random?: () => number): {
+    size: number;
+    acquire(address: string): number;
+    release(address: string, port: number): void;
+    held(address: string): number;
+  };
+  connectFrom(
+    pool: ReturnType<typeof bp.createPortPool>,
+    address: string,
+    connect: (o: net.NetConnectOpts) => net.Socket,
+    options: object,
+    cb: (err: NodeJS.ErrnoException | null, socket?: net.Socket) => void,
+  ): void;
+  boundAgent(pool: ReturnType<typeof bp.createPortPool>, address: string, secure: boolean): http.Agent;
+  MAX_ATTEMPTS: number;
+};
+
+/** A free loopback port range of `n` ports (bound, then released). */
+async function freePorts(n: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 10_000);
+    const ok = await Promise.all(
+      Array.from({ length: n }, (_, i) => new Promise<boolean>((resolve) => {
+        const s = net.createServer().once('error', () => resolve(false)).listen(base + i, '127.0.3.9', () => s.close(() => resolve(true)));
+      })),
+    );
+    if (ok.every(Boolean)) return base;
+  }
+}
+
+describe('port pool', () => {
+  test('hands out each port once per address, round the range from its start, and again once released', () => {
+    const pool = bp.createPortPool({ low: 100, high: 103 }, () => 0.5); // starts at 102
+    expect([pool.acquire('a'), pool.acquire('a'), pool.acquire('a')]).toEqual([102, 103, 100]);
+    expect(pool.acquire('b')).toBe(102); // every address has its own ports
+    pool.release('a', 103);
+    expect(pool.acquire('a')).toBe(101);
+    expect(pool.acquire('a')).toBe(103); // the released one, next round
+    expect(pool.held('a')).toBe(4);
+    expect(() => pool.acquire('a')).toThrow(expect.objectContaining({ code: 'EADDRNOTAVAIL', message: expect.stringMatching(/every port of 100-103 on a/) }));
+  });
+
+  test('the range comes from ip_local_port_range, or Linux\'s default where it cannot be read', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ports-'));
+    fs.writeFileSync(path.join(dir, 'range'), '1024\t65535\n');
+    expect(bp.ephemeralRange(path.join(dir, 'range'))).toEqual({ low: 1024, high: 65535 });
+    expect(bp.ephemeralRange(path.join(dir, 'missing'))).toEqual({ low: 32768, high: 60999 });
+    fs.rmSync(dir, { recursive: true });
+  });
+});
+
+describe('connections on named ports (real loopback sockets)', () => {
+  let server: net.Server;
+  let port = 0;
+  const seen: Array<{ address: string; port: number }> = [];
+  beforeAll(async () => {
+    server = net.createServer((s) => {
+      seen.push({ address: String(s.remoteAddress), port: Number(s.remotePort) });
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const connect = (pool: ReturnType<typeof bp.createPortPool>) =>
+    new Promise<net.Socket>((resolve, reject) => bp.connectFrom(pool, '127.0.3.9', net.connect, { host: '127.0.0.1', port }, (err, s) => (err ? reject(err) : resolve(s!))));
+
+  test('leave from the address on the port the pool named; the port is free again once the socket closes', async () => {
+    const low = await freePorts(2);
+    const pool = bp.createPortPool({ low, high: low + 1 }, () => 0);
+    const s = await connect(pool);
+    expect(s.localAddress).toBe('127.0.3.9');
+    expect(s.localPort).toBe(low);
+    await new Promise<void>((resolve) => {
+      const check = () => (seen.some((x) => x.port === low) ? resolve() : setImmediate(check));
+      check();
+    });
+    expect(seen.find((x) => x.port === low)?.address).toBe('127.0.3.9');
+    expect(pool.held('127.0.3.9')).toBe(1);
+    await new Promise((resolve) => s.once('close', resolve).destroy());
+    expect(pool.held('127.0.3.9')).toBe(0);
+  });
+
+  test('a port another socket holds is skipped for the next one', async () => {
+    const low = await freePorts(2);
+    const squatter = net.createServer().listen(low, '127.0.3.9'); // listening: bind() there fails with EADDRINUSE
+    await new Promise((resolve) => squatter.once('listening', resolve));
+    const pool = bp.createPortPool({ low, high: low + 1 }, () => 0);
+    const s = await connect(pool);
+    expect(s.localPort).toBe(low + 1);
+    expect(pool.held('127.0.3.9')).toBe(1); // the refused port went back
+    s.destroy();
+    await new Promise((resolve) => squatter.close(resolve));
+  });
+
+  test('with every port of the range taken elsewhere, the error is the caller\'s after a bounded number of tries', async () => {
+    const low = await freePorts(1);
+    const squatter = net.createServer().listen(low, '127.0.3.9');
+    await new Promise((resolve) => squatter.once('listening', resolve));
+    const pool = bp.createPortPool({ low, high: low }, () => 0);
+    await expect(connect(pool)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(pool.held('127.0.3.9')).toBe(0);
+    await new Promise((resolve) => squatter.close(resolve));
+  });
+
+  test('an HTTP request through the bound agent leaves from the address, one connection per request', async () => {
+    const web = http.createServer((req, res) => res.end(`${req.socket.remoteAddress} ${req.socket.remotePort}`));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(web.address() as net.AddressInfo).port}/`;
+    const low = await freePorts(4);
+    const pool = bp.createPortPool({ low, high: low + 3 }, () => 0);
+    const agent = bp.boundAgent(pool, '127.0.3.9', false);
+    const get = () =>
+      new Promise<string>((resolve, reject) => {
+        http.get(url, { agent }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d)).on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+    expect(await get()).toBe(`127.0.3.9 ${low}`);
+    expect(await get()).toBe(`127.0.3.9 ${low + 1}`); // no keep-alive: a new connection, the next port
+    await new Promise((resolve) => web.close(resolve));
+  });
+});
