@@ -242,7 +242,7 @@ async function main() {
     if (now >= nextHealth) {
       nextHealth = now + healthIntervalMs;
       // One read of /proc/net/tcp for every process; a process's figure is its busiest address.
-      const ports = countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
+      const ports = await countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
       const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
         process: `p${p.k}`,
         ...sampleProcess(/** @type {number} */ (p.child.pid)),

@@ -7,13 +7,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunStore, localStore } from '../load-generators/lib/run-store';
+import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
 import { formatSummaryTable } from './report/summary';
 import { RunOutcomeRecord, writeReport } from './report/write';
 import { ensureFromScript } from './scenario';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ephemeralPortRange } = require('../load-generators/lib/health') as { ephemeralPortRange: () => { size: number } | undefined };
 
 interface RunRecord {
   runId: string;
@@ -54,7 +53,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
     interrupted: abort?.reason === 'interrupted',
     timedOut: false,
     lostGenerators: lost,
-    portRange: ephemeralPortRange()?.size ?? 28232,
+    portRange: portRangeSize(machinePortRange()),
     ensure: [...(run.options?.ensure ?? []), ...(script ? ensureFromScript(script) : [])],
   };
 }

@@ -36,44 +36,4 @@ function sampleProcess(pid) {
   return out;
 }
 
-/**
- * Hex form of an IPv4 address as /proc/net/tcp prints it (little-endian).
- * @param {string} addr
- */
-function hexIPv4(addr) {
-  return addr.split('.').map((/** @type {string} */ o) => Number(o).toString(16).padStart(2, '0').toUpperCase()).reverse().join('');
-}
-
-/**
- * TCP sockets bound to a source address (every state but LISTEN): the ephemeral ports it uses.
- * @param {string | undefined} sourceAddress
- */
-function countPortsInUse(sourceAddress) {
-  if (!sourceAddress || !/^\d+\.\d+\.\d+\.\d+$/.test(sourceAddress)) return undefined;
-  const want = hexIPv4(sourceAddress);
-  try {
-    const lines = fs.readFileSync('/proc/net/tcp', 'utf8').split('\n');
-    let n = 0;
-    for (let i = 1; i < lines.length; i++) {
-      const cols = (lines[i] || '').trim().split(/\s+/);
-      const local = cols[1];
-      if (local && local.startsWith(want + ':') && cols[3] !== '0A') n++;
-    }
-    return n;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The ephemeral port range size (ip_local_port_range), for the planner and the verdict. */
-function ephemeralPortRange() {
-  try {
-    const [lo, hi] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (lo === undefined || hi === undefined) return undefined;
-    return { low: lo, high: hi, size: hi - lo + 1 };
-  } catch {
-    return undefined;
-  }
-}
-
-module.exports = { sampleProcess, countPortsInUse, ephemeralPortRange, hexIPv4 };
+module.exports = { sampleProcess };

@@ -11,6 +11,7 @@
  * processor rotates over it per vuser.
  */
 const dns = require('node:dns');
+const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 
@@ -140,14 +141,13 @@ function hexIPv4(addr) {
 }
 
 /**
- * TCP sockets (every state but LISTEN) bound to each address, from ONE read of /proc/net/tcp: with tens
- * of thousands of sockets that file is megabytes, so the agent reads it once per health tick, not once
- * per process.
+ * TCP sockets (every state but LISTEN) bound to each address, from ONE read of /proc/net/tcp — the
+ * fallback of countPortsByAddress where `ss` is missing.
  * @param {string[]} addresses
  * @param {string} [procFile]
  * @returns {Map<string, number> | undefined}
  */
-function countPortsByAddress(addresses, procFile = '/proc/net/tcp') {
+function countPortsFromProc(addresses, procFile = '/proc/net/tcp') {
   const wanted = new Map();
   for (const a of addresses) if (/^\d+\.\d+\.\d+\.\d+$/.test(a)) wanted.set(`${hexIPv4(a)}:`, a);
   if (wanted.size === 0) return undefined;
@@ -176,7 +176,47 @@ function countPortsByAddress(addresses, procFile = '/proc/net/tcp') {
   return counts;
 }
 
+/** Runs `ss` with `args`, resolving with its output. @param {string[]} args @returns {Promise<string>} */
+function runSs(args) {
+  return new Promise((resolve, reject) => {
+    execFile('ss', args, { encoding: 'latin1', maxBuffer: 256 * 1024 * 1024, timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+/**
+ * TCP sockets (every state but LISTEN, TIME-WAIT included) bound to each address. Asks the kernel through
+ * sock_diag (`ss`) with a source-address filter, so only these addresses' sockets are formatted: reading
+ * /proc/net/tcp formats every socket of the machine as text, ~0.5 s of kernel CPU per read at 130,000
+ * sockets (three local generators reading it every 5 s took half a core of two in a 96,000-vuser run).
+ * Falls back to /proc/net/tcp where `ss` cannot run.
+ * @param {string[]} addresses
+ * @param {{ ss?: (args: string[]) => Promise<string>, procFile?: string }} [io]
+ * @returns {Promise<Map<string, number> | undefined>}
+ */
+async function countPortsByAddress(addresses, io = {}) {
+  const wanted = [...new Set(addresses.filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)))];
+  if (wanted.length === 0) return undefined;
+  const filter = ['(', ...wanted.flatMap((a, i) => (i === 0 ? ['src', a] : ['or', 'src', a])), ')'];
+  let text;
+  try {
+    text = await (io.ss ?? runSs)(['-Htan', 'state', 'all', 'exclude', 'listening', ...filter]);
+  } catch {
+    return countPortsFromProc(addresses, io.procFile);
+  }
+  /** @type {Map<string, number>} */
+  const counts = new Map(addresses.map((a) => [a, 0]));
+  // "ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950": the fourth column is the local address:port.
+  for (const line of text.split('\n')) {
+    const local = line.trim().split(/\s+/)[3];
+    if (!local) continue;
+    const addr = local.slice(0, local.lastIndexOf(':'));
+    const n = counts.get(addr);
+    if (n !== undefined) counts.set(addr, n + 1);
+  }
+  return counts;
+}
+
 module.exports = {
   parseSourceAddresses,
-  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, isLoopbackTarget, hexIPv4,
+  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4,
 };

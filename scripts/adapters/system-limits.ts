@@ -5,6 +5,25 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ephemeralRange } = require('../../load-generators/lib/bound-ports') as { ephemeralRange: () => PortRange };
+
+/** A port range, both ends included. */
+export interface PortRange {
+  readonly low: number;
+  readonly high: number;
+}
+
+/** Ports in a range (net.ipv4.ip_local_port_range: what one source address has per destination). */
+export function portRangeSize(range: PortRange): number {
+  return range.high - range.low + 1;
+}
+
+/** This machine's ephemeral port range (Linux's default where it cannot be read). */
+export function machinePortRange(): PortRange {
+  return ephemeralRange();
+}
+
 /** The limits that bound how many connections one local process can hold. */
 export interface MachineLimits {
   /** Soft RLIMIT_NOFILE of this process (children inherit it). */
@@ -24,12 +43,5 @@ export function readMachineLimits(): MachineLimits {
   } catch {
     /* not Linux: keep the default */
   }
-  let ephemeralPorts = 28232;
-  try {
-    const [lo, hi] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (lo !== undefined && hi !== undefined && hi >= lo) ephemeralPorts = hi - lo + 1;
-  } catch {
-    /* keep the Linux default range's size */
-  }
-  return { openFiles, ephemeralPorts, freeMemoryBytes: os.freemem(), cores: os.availableParallelism() };
+  return { openFiles, ephemeralPorts: portRangeSize(machinePortRange()), freeMemoryBytes: os.freemem(), cores: os.availableParallelism() };
 }

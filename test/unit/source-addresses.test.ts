@@ -7,7 +7,8 @@ const sa = require('../../load-generators/lib/source-addresses') as {
   privateIPv4Addresses(i: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env: NodeJS.ProcessEnv): string[];
   assignSourceAddresses(specs: Array<{ sourceAddress?: string; script?: unknown }>, addresses: string[]): string[];
   sourceAddressesFor(specs: Array<{ sourceAddress?: string; script?: unknown }>, io: object): Promise<string[]>;
-  countPortsByAddress(addresses: string[], file: string): Map<string, number> | undefined;
+  countPortsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<Map<string, number> | undefined>;
+  countPortsFromProc(addresses: string[], file: string): Map<string, number> | undefined;
 };
 
 const nic = (address: string, internal = false): os.NetworkInterfaceInfo =>
@@ -45,7 +46,7 @@ describe('source addresses', () => {
     expect(priv).toEqual(['10.0.1.5,10.0.1.78', '10.0.1.77']);
   });
 
-  test('ports in use per address from one read of /proc/net/tcp (LISTEN excluded)', () => {
+  test('ports in use per address from one read of /proc/net/tcp (LISTEN excluded), the fallback where ss cannot run', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
     fs.writeFileSync(file, [
       '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
@@ -54,10 +55,41 @@ describe('source addresses', () => {
       '10000: 0A01007F:8001 0100007F:0BB8 06 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
       '   3: 0B01007F:8001 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 4 1 0 20 4 30 10 -1',
     ].join('\n'));
-    const counts = sa.countPortsByAddress(['127.0.1.10', '127.0.1.11', '127.0.0.1'], file);
+    const counts = sa.countPortsFromProc(['127.0.1.10', '127.0.1.11', '127.0.0.1'], file);
     expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1, '127.0.0.1': 0 });
+    // Where `ss` cannot run, the agent's count falls back to that file.
+    const fallback = await sa.countPortsByAddress(['127.0.1.10', '127.0.1.11'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
+    expect(Object.fromEntries(fallback ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
+  });
+
+  test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
+    const net = require('node:net') as typeof import('node:net');
+    const server = net.createServer((s) => s.on('error', () => undefined));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const from = (localAddress: string) => new Promise<import('node:net').Socket>((resolve) => {
+      const s = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(s));
+    });
+    const sockets = await Promise.all([from('127.0.4.1'), from('127.0.4.1'), from('127.0.4.1'), from('127.0.4.2')]);
+    try {
+      const counts = await sa.countPortsByAddress(['127.0.4.1', '127.0.4.2', '127.0.4.3', 'not-an-ip']);
+      expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.4.1': 3, '127.0.4.2': 1, '127.0.4.3': 0, 'not-an-ip': 0 });
+      expect(await sa.countPortsByAddress(['not-an-ip'])).toBeUndefined();
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
+
+/** Resolves once `cond` holds (checked every event-loop turn), or fails after 5 s. */
+async function waitFor(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
   const http = require('node:http') as typeof import('node:http');
@@ -92,6 +124,36 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
     const { EventEmitter } = require('node:events') as typeof import('node:events');
     for (let i = 0; i < 4; i++) await connect!.fetchCookie({ vars: { target: url } }, new EventEmitter());
     expect(seen).toEqual(['127.0.3.1', '127.0.3.2', '127.0.3.1', '127.0.3.2']);
+  });
+
+  test('the vusers\' Socket.IO connections leave from the addresses too, on ports the process names', async () => {
+    const { Server } = require('socket.io') as typeof import('socket.io');
+    const web = http.createServer();
+    const ioServer = new Server(web, { transports: ['websocket'] });
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    try {
+      const handshakes: string[] = [];
+      ioServer.on('connection', (sock) => void handshakes.push(`${sock.handshake.address}`));
+      const ioUrl = `http://127.0.0.1:${(web.address() as import('node:net').AddressInfo).port}`;
+      let connect: {
+        openSocket(context: { vars: object }, events: import('node:events').EventEmitter): Promise<void>;
+        closeSocket(context: object, events: import('node:events').EventEmitter): Promise<void>;
+        boundPorts: { held(address: string): number };
+      } | undefined;
+      jest.isolateModules(() => {
+        connect = require('../../load-generators/processors/connect');
+      });
+      const { EventEmitter } = require('node:events') as typeof import('node:events');
+      const contexts = [{ vars: { target: ioUrl, cookie: 'sid=abc' } }, { vars: { target: ioUrl, cookie: 'sid=abc' } }];
+      for (const c of contexts) await connect!.openSocket(c, new EventEmitter());
+      expect(handshakes).toEqual(['127.0.3.1', '127.0.3.2']);
+      // On ports the process named (no bind-time port search in the kernel), each held until its socket closes.
+      expect([connect!.boundPorts.held('127.0.3.1'), connect!.boundPorts.held('127.0.3.2')]).toEqual([1, 1]);
+      for (const c of contexts) await connect!.closeSocket(c, new EventEmitter());
+      await waitFor(() => connect!.boundPorts.held('127.0.3.1') + connect!.boundPorts.held('127.0.3.2') === 0);
+    } finally {
+      await new Promise((resolve) => ioServer.close(resolve));
+    }
   });
 
   test('clock samples and publisher requests leave from the first address, not from the whole list', async () => {
