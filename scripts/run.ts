@@ -80,11 +80,20 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
   const sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
   let plan;
   try {
-    plan = planLoad({ phases, generators: options.generators, limits: platform.limits, sessionSeconds, maxGenerators: platform.maxGenerators });
+    plan = planLoad({
+      phases,
+      generators: options.generators,
+      limits: platform.limits,
+      sessionSeconds,
+      maxGenerators: platform.maxGenerators,
+      ...(platform.arrivalCapacity ? { arrivalCapacity: platform.arrivalCapacity } : {}),
+    });
   } catch (err) {
     if (err instanceof PlanError) throw new UsageError(err.message);
     throw err;
   }
+  // Before anything starts: what the plan cannot promise (arrivals faster than the generators create them).
+  for (const w of plan.warnings) ctx.log(`warning: ${w}`);
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));

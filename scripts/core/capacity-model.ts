@@ -5,13 +5,16 @@
  *
  *   memory-bound vusers = (instance memory − OS reserve − processes × Artillery base RSS)
  *                         / (measured bytes per held vuser × headroom)
- *   open-file-bound     = processes × (nofile − reserved files)            (one socket per held vuser)
- *   port-bound          = source addresses × ephemeral ports per address   (per target address:port)
+ *   open-file-bound     = processes × (90% of nofile − reserved files)     (one socket per held vuser)
+ *   port-bound          = source addresses × 90% of the ephemeral ports    (per target address:port)
+ *                         (90%: the rig-health verdict's saturation threshold, so a generator planned at
+ *                         capacity stays under it)
  *   capacity            = the smallest of the three (capacityPerGenerator in ./capacity)
  *   arrival rate        = cores × measured sustained arrivals per core
  */
 import type { GeneratorLimits } from './capacity';
 import { capacityPerGenerator } from './capacity';
+import { DEFAULT_THRESHOLDS } from './verdict';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -33,13 +36,14 @@ export const MEASURED = {
   /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load: 278–292 MB measured. */
   artilleryBaseRssBytes: 290 * MiB,
   /**
-   * Arrivals per second one load process (one core) is planned to create on the connect scenario while
-   * it also holds its vusers. Conservative: `npm run bench` (2026-11-21) had one plain Artillery process
-   * sustain ≥ 1,200/s (< 1% failed, no arrival lag) with the target on the other core, but held vusers
-   * cost CPU too (≤ 67% of a core at 80/s with 9,600 held in the 96k run). Informational: the planner
-   * sizes generators by concurrency.
+   * Vusers per second one core of a generator creates on the connect scenario. Measured by `npm run bench`'s
+   * arrival-rate ladder: the rig sustained 800/s on the 2-core dev machine (< 1% failed, no arrival lag) on
+   * 2026-11-21 and again on 2026-11-23, with the reference target on the same two cores; 1,000/s it did not.
+   * 800 / 2 cores = 400. Conservative for a generator whose cores are its own (the target's CPU per vuser,
+   * ~0.9 ms, came out of the same cores). The planner adds AWS generators when the profile's peak arrival
+   * rate is above the fleet's and warns locally above this machine's.
    */
-  arrivalsPerCorePerSecond: 200,
+  arrivalsPerCorePerSecond: 400,
   /** Reference target memory per held connection: 96k run, /metrics RSS 186 → 853 MB over 19,219 held = 35.5 KB. */
   targetBytesPerVuser: 36 * KiB,
 } as const;
@@ -50,6 +54,20 @@ export const OS_RESERVE_BYTES = 512 * MiB;
 export const MEMORY_HEADROOM = 1.25;
 /** Files a load process keeps for itself (Node, Artillery, logs) besides its sockets. */
 export const RESERVED_FILES = 300;
+/**
+ * Sockets one load process is planned to hold under an open-file limit of `nofile`: the share at which the
+ * rig-health verdict calls a generator saturated, less the files the process keeps for itself. A generator
+ * planned at capacity then stays under the verdict's threshold instead of tripping it by construction.
+ */
+export function usableOpenFiles(nofile: number): number {
+  return Math.max(1, Math.floor(nofile * DEFAULT_THRESHOLDS.openFilesShare) - RESERVED_FILES);
+}
+
+/** Connections one source address is planned to hold out of `range` ephemeral ports: the verdict's threshold share. */
+export function usablePorts(range: number): number {
+  return Math.max(1, Math.floor(range * DEFAULT_THRESHOLDS.portsShare));
+}
+
 /** Per-process open-file limit set by load-generators/host-tuning.sh on AWS generators. */
 export const AWS_NOFILE = 65_536;
 /** Ephemeral ports per source address with host-tuning.sh's ip_local_port_range 1024–65535. */
@@ -107,6 +125,11 @@ export function effectiveSourceAddresses(processes: number, addresses: number): 
   return processes / Math.ceil(processes / addresses);
 }
 
+/** Vusers per second a generator with `processes` load processes (one per core) creates: cores × the measured rate per core. */
+export function arrivalsPerSecond(processes: number, m: Measurements = MEASURED): number {
+  return processes * m.arrivalsPerCorePerSecond;
+}
+
 /** Bytes per vuser the planner uses: measured × headroom, whole bytes. */
 export function plannedBytesPerVuser(m: Measurements = MEASURED): number {
   return Math.ceil(m.generatorBytesPerVuser * MEMORY_HEADROOM);
@@ -130,15 +153,15 @@ export function awsGenerator(instanceType: string, secondaryIps: number = DEFAUL
     throw new Error(`secondary IPs must be a whole number from 0 to ${spec.ipv4PerInterface - 1} on ${instanceType} (got ${secondaryIps})`);
   }
   const limits: GeneratorLimits = {
-    openFiles: AWS_NOFILE - RESERVED_FILES,
-    ephemeralPorts: AWS_PORT_RANGE,
+    openFiles: usableOpenFiles(AWS_NOFILE),
+    ephemeralPorts: usablePorts(AWS_PORT_RANGE),
     sourceAddresses: effectiveSourceAddresses(spec.vcpus, 1 + secondaryIps),
     processes: spec.vcpus,
     memoryBytes: vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m),
     bytesPerVuser: plannedBytesPerVuser(m),
     socketsPerVuser: 1,
   };
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: spec.vcpus * m.arrivalsPerCorePerSecond };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(spec.vcpus, m) };
 }
 
 /**
@@ -187,8 +210,8 @@ export function deployedGeneratorLimits(fleet: DeployedFleet, m: Measurements = 
   } else if (fleet.capacityOverride !== undefined) {
     const processes = vcpusFromSizeName(fleet.instanceType);
     limits = {
-      openFiles: AWS_NOFILE - RESERVED_FILES,
-      ephemeralPorts: AWS_PORT_RANGE,
+      openFiles: usableOpenFiles(AWS_NOFILE),
+      ephemeralPorts: usablePorts(AWS_PORT_RANGE),
       sourceAddresses: effectiveSourceAddresses(processes, 1 + secondaryIps),
       processes,
       memoryBytes: 0,
@@ -223,15 +246,15 @@ export const LOCAL_MEMORY_SHARE = 0.5;
 export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED): ModelledGenerator {
   const processes = Math.max(1, machine.cores);
   const limits: GeneratorLimits = {
-    openFiles: Math.max(1, machine.openFiles - RESERVED_FILES),
-    ephemeralPorts: Math.max(1, machine.ephemeralPorts),
+    openFiles: usableOpenFiles(machine.openFiles),
+    ephemeralPorts: usablePorts(machine.ephemeralPorts),
     sourceAddresses: processes,
     processes,
     memoryBytes: vuserMemoryBytes(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0, m),
     bytesPerVuser: plannedBytesPerVuser(m),
     socketsPerVuser: 1,
   };
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: processes * m.arrivalsPerCorePerSecond };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m) };
 }
 
 /** One row of the capacity table in README.md. */

@@ -200,6 +200,24 @@ export function estimateArrivals(phases: Phase[]): number {
   return normalizePhases(phases).reduce((sum, p) => sum + phaseArrivals(p), 0);
 }
 
+/**
+ * The highest arrival rate (vusers/s) any phase asks for: its arrivalRate, the larger end of a ramp, or
+ * arrivalCount spread over its duration. What the generators must sustain to keep to the schedule.
+ *
+ * @throws PlanError('invalid') for bad phases.
+ */
+export function peakArrivalRate(phases: Phase[]): number {
+  return Math.max(
+    0,
+    ...normalizePhases(phases).map((p) => {
+      if (p.kind === 'count') return (p.arrivalCount ?? 0) / p.seconds;
+      if (p.kind === 'rate') return p.arrivalRate ?? 0;
+      if (p.kind === 'ramp') return Math.max(p.arrivalRate ?? 0, p.rampTo ?? 0);
+      return 0;
+    }),
+  );
+}
+
 const MAX_STEPS = 2_000_000;
 
 function stepsPerSecond(lengths: number[]): number {

@@ -13,6 +13,7 @@ import {
   estimateArrivals,
   estimatePeakConcurrent,
   normalizePhases,
+  peakArrivalRate,
   validateLimits,
 } from './capacity';
 
@@ -23,7 +24,19 @@ export {
   estimateArrivals,
   estimatePeakConcurrent,
   parseDuration,
+  peakArrivalRate,
 } from './capacity';
+
+/** How fast generators create vusers (the capacity model's arrival rate), for the planner. */
+export interface ArrivalCapacity {
+  /** Vusers per second: of one generator when `perGenerator`, else of all of them together. */
+  readonly perSecond: number;
+  /**
+   * true: every generator adds `perSecond` (separate machines, AWS); false: all generators share one machine's
+   * cores (local), so more of them add no arrival rate.
+   */
+  readonly perGenerator: boolean;
+}
 
 /** What to plan: the total load profile, the generator limits, and optional generator counts. */
 export interface PlanRequest {
@@ -35,6 +48,12 @@ export interface PlanRequest {
   sessionSeconds: number;
   /** refuse plans needing more generators than this */
   maxGenerators?: number;
+  /**
+   * How fast generators create vusers. A soft bound: the planner adds generators for it (never past
+   * maxGenerators) and warns where the plan cannot keep up; concurrency stays the hard bound.
+   * @default no arrival-rate bound
+   */
+  arrivalCapacity?: ArrivalCapacity;
 }
 
 /** One generator's share of the load. */
@@ -58,6 +77,10 @@ export interface Plan {
   bindingLimit: BindingLimit;
   /** smallest generator count whose every slice fits capacity */
   generatorsNeeded: number;
+  /** highest arrival rate (vusers/s) of the profile */
+  peakArrivalRate: number;
+  /** what the plan cannot promise (arrivals faster than the generators create them), one line each */
+  warnings: string[];
 }
 
 /** Integer shares of `total` over `n`: floor/ceil, the remainder to the lowest indices. */
@@ -184,7 +207,14 @@ export function planLoad(req: PlanRequest): Plan {
     throw new PlanError('capacity', `a generator holds no vusers (${limitText}); raise the limit`);
   }
   const needed = peak === 0 ? 1 : generatorsNeeded(req.phases, peak, cap.vusers, req.sessionSeconds);
-  const m = req.generators ?? needed;
+  const rate = peakArrivalRate(req.phases);
+  const arrivals = req.arrivalCapacity;
+  if (arrivals !== undefined && !(Number.isFinite(arrivals.perSecond) && arrivals.perSecond > 0)) {
+    throw new PlanError('invalid', `arrivalCapacity.perSecond must be a positive number (got ${String(arrivals.perSecond)})`);
+  }
+  // Generators for the arrival rate: a soft bound, never past maxGenerators (the warning below says so).
+  const forRate = arrivals?.perGenerator ? Math.ceil(rate / arrivals.perSecond) : 1;
+  const m = req.generators ?? Math.max(needed, Math.min(forRate, req.maxGenerators ?? forRate));
   if (req.maxGenerators !== undefined && m > req.maxGenerators) {
     throw new PlanError(
       'max-generators',
@@ -213,5 +243,23 @@ export function planLoad(req: PlanRequest): Plan {
     capacityPerGenerator: cap.vusers,
     bindingLimit: cap.binding,
     generatorsNeeded: needed,
+    peakArrivalRate: rate,
+    warnings: arrivals ? arrivalWarnings(rate, m, forRate, arrivals, req.maxGenerators) : [],
   };
+}
+
+/** The one-line warning when the plan's generators cannot create vusers as fast as the profile asks. */
+function arrivalWarnings(rate: number, m: number, forRate: number, arrivals: ArrivalCapacity, maxGenerators: number | undefined): string[] {
+  const lag = 'expect arrival lag and a rig-limited verdict';
+  if (!arrivals.perGenerator) {
+    if (rate <= arrivals.perSecond) return [];
+    return [
+      `peak arrival rate ${fmt(rate)}/s is above the ~${fmt(arrivals.perSecond)}/s this machine's cores sustain (the capacity model's rate, target on the same cores): ${lag}; spread the arrivals over a longer --ramp`,
+    ];
+  }
+  if (rate <= m * arrivals.perSecond) return [];
+  const fix = maxGenerators !== undefined && forRate > maxGenerators
+    ? `raise the generator limit (${fmt(maxGenerators)}) or spread the arrivals over a longer --ramp`
+    : `pass --generators ${forRate} or spread the arrivals over a longer --ramp`;
+  return [`peak arrival rate ${fmt(rate)}/s is above what ${fmt(m)} generator(s) create (${fmt(arrivals.perSecond)}/s each, the capacity model's rate): ${lag}; ${fix}`];
 }

@@ -38,11 +38,13 @@ export function localPlatform(opts: {
   const { machine, options } = opts;
   // One load process per core (Artillery's own runner gives a 2-core machine a single worker thread),
   // each from its own loopback source address; limits from the capacity model and this machine.
-  const { limits } = localGenerator(machine);
+  const { limits, arrivalsPerSecond } = localGenerator(machine);
   const processes = limits.processes;
   return {
     name: 'local',
     limits,
+    // Local generators share this machine's cores: more of them add no arrival rate.
+    arrivalCapacity: { perSecond: arrivalsPerSecond, perGenerator: false },
     portRange: machine.ephemeralPorts,
     async prepareTarget(plan: Plan, runId: string): Promise<TargetHandle> {
       if (options.target) {

@@ -6,7 +6,7 @@
 import type { RunStore } from '../../load-generators/lib/run-store';
 import type { Fleet } from '../adapters/local-fleet';
 import type { TargetHandle } from '../adapters/local-target';
-import type { GeneratorLimits, Plan } from '../core/plan';
+import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
 import type { CloudWatchSection } from '../report/write';
 
 /** What a platform provides to one run. */
@@ -14,6 +14,8 @@ export interface Platform {
   readonly name: 'local' | 'aws';
   /** Limits of one generator, for the planner (processes = load processes per generator). */
   readonly limits: GeneratorLimits;
+  /** How fast its generators create vusers (the capacity model's rate), for the planner's arrival-rate check. */
+  readonly arrivalCapacity?: ArrivalCapacity;
   /** Most generators the platform can start (aws: the stack's maxGenerators). */
   readonly maxGenerators?: number;
   /** Size of the ephemeral port range of one source address on a generator (for the verdict). */

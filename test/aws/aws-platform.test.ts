@@ -26,7 +26,7 @@ const OUTPUTS: RigOutputs = {
   stackNames: ['LoadTestRig-Network', 'LoadTestRig-Target', 'LoadTestRig-Generators'],
 };
 const clock = { now: () => 0, sleep: async () => undefined };
-const PLAN = { generators: [], totalArrivals: 0, peakConcurrent: 0, capacityPerGenerator: 1, bindingLimit: 'memory' as const, generatorsNeeded: 1 };
+const PLAN = { generators: [], totalArrivals: 0, peakConcurrent: 0, capacityPerGenerator: 1, bindingLimit: 'memory' as const, generatorsNeeded: 1, peakArrivalRate: 0, warnings: [] };
 
 function platform(flags: Parameters<typeof validateFlags>[0] = {}, over: Partial<Parameters<typeof awsPlatform>[0]> = {}) {
   const lines: string[] = [];
@@ -46,7 +46,7 @@ test('limits come from the capacity model for the stack\'s instance type and sec
   const xl = { ...OUTPUTS, generatorInstanceType: 'c5.xlarge', generatorSecondaryIps: 3 };
   const priv = platform({}, { outputs: xl, targetIsPrivate: true }).p;
   expect(priv.limits).toEqual(awsGenerator('c5.xlarge', 3).limits);
-  expect(priv.limits).toMatchObject({ processes: 4, sourceAddresses: 4, openFiles: 65536 - 300, ephemeralPorts: 64512 });
+  expect(priv.limits).toMatchObject({ processes: 4, sourceAddresses: 4, openFiles: Math.floor(0.9 * 65536) - 300, ephemeralPorts: Math.floor(0.9 * 64512) });
   expect(priv.maxGenerators).toBe(10);
   // An internet-facing target: the agents keep the primary IP, so the planner counts one address.
   expect(platform({}, { outputs: xl, targetIsPrivate: false }).p.limits).toEqual(awsGenerator('c5.xlarge', 0).limits);
@@ -54,9 +54,9 @@ test('limits come from the capacity model for the stack\'s instance type and sec
   expect(platform().p.limits).toEqual(awsGenerator('c5.large', 0).limits);
 });
 
-test('--generator-capacity replaces the memory bound; ports still bind above one address\'s range', () => {
+test('--generator-capacity replaces the memory bound; ports still bind above 90% of one address\'s range', () => {
   expect(capacityPerGenerator(platform({}, { generatorCapacity: 20_000 }).p.limits)).toEqual({ vusers: 20_000, binding: 'memory' });
-  expect(capacityPerGenerator(platform({}, { generatorCapacity: 500_000 }).p.limits)).toEqual({ vusers: 64_512, binding: 'ephemeralPorts' });
+  expect(capacityPerGenerator(platform({}, { generatorCapacity: 500_000 }).p.limits)).toEqual({ vusers: Math.floor(0.9 * 64_512), binding: 'ephemeralPorts' });
 });
 
 test('an instance type the model does not know: one line naming it and the fix, unless --generator-capacity is given', () => {
@@ -65,7 +65,7 @@ test('an instance type the model does not know: one line naming it and the fix, 
   expect(() => platform({}, { outputs: r5 })).toThrow(/no figures for generator instance type r5\.2xlarge .*pass --generator-capacity N/);
   const p = platform({}, { outputs: r5, generatorCapacity: 90_000 }).p;
   expect(p.limits.processes).toBe(8); // 2xlarge: 8 vCPUs, one load process each
-  expect(capacityPerGenerator(p.limits).vusers).toBe(64_512); // one address (public target) binds below 90,000
+  expect(capacityPerGenerator(p.limits).vusers).toBe(Math.floor(0.9 * 64_512)); // one address (public target) binds below 90,000
 });
 
 test('the planner asks for one more generator one vuser past the modelled capacity', () => {
@@ -74,6 +74,17 @@ test('the planner asks for one more generator one vuser past the modelled capaci
   const generatorsFor = (vusers: number) => planLoad({ phases: [{ duration: vusers, arrivalCount: vusers }], limits, sessionSeconds: vusers + 10 }).generators.length;
   expect(generatorsFor(cap)).toBe(1);
   expect(generatorsFor(cap + 1)).toBe(2);
+});
+
+test('the planner asks for one more generator one arrival a second past the modelled rate of the deployed type', () => {
+  const p = platform({}, { outputs: { ...OUTPUTS, generatorInstanceType: 'c5.xlarge' } }).p;
+  const rate = awsGenerator('c5.xlarge', 0).arrivalsPerSecond; // 4 vCPUs × the measured rate per core
+  expect(p.arrivalCapacity).toEqual({ perSecond: rate, perGenerator: true });
+  const planFor = (perSecond: number) =>
+    planLoad({ phases: [{ duration: 60, arrivalRate: perSecond }], limits: p.limits, sessionSeconds: 5, arrivalCapacity: p.arrivalCapacity! });
+  expect(planFor(rate).generators).toHaveLength(1);
+  expect(planFor(rate + 1).generators).toHaveLength(2);
+  expect(planFor(rate + 1).warnings).toEqual([]);
 });
 
 test('prepareTarget checks credentials, the bucket and the group before anything starts; --target wins over the stack', async () => {

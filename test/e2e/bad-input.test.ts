@@ -4,7 +4,9 @@
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { MEASURED } from '../../scripts/core/capacity-model';
 import { ROOT, runCli, tempDir } from '../helpers/cli';
 
 const scratch = tempDir('rig-bad-input-');
@@ -78,6 +80,18 @@ describe('bad input is refused before anything starts', () => {
     expect(errorLines[0]).toMatch(c.mentions);
     expect(r.stdout).toBe('');
     if (!args.includes('--out')) expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('arrivals faster than this machine creates them: a warning naming the rate and the fix, before anything starts', async () => {
+    const out = path.join(scratch, 'run-fast-arrivals');
+    // 50/s above the capacity model's rate for this machine's cores, over 2 s; the unreachable target then stops it.
+    const rate = os.availableParallelism() * MEASURED.arrivalsPerCorePerSecond + 50;
+    const r = await runCli(['--vusers', String(2 * rate), '--ramp', '2s', '--target', `http://127.0.0.1:${await freePort()}`, '--out', out], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    const warning = r.stderr.split('\n').find((l) => l.startsWith('warning: '));
+    expect(warning).toMatch(new RegExp(`^warning: peak arrival rate ${rate.toLocaleString('en-US')}/s is above the ~[\\d,]+/s this machine's cores sustain .*longer --ramp$`));
+    expect(r.stderr.indexOf(warning!)).toBeLessThan(r.stderr.indexOf('is unreachable'));
+    expect(fs.existsSync(out)).toBe(false);
   });
 
   it('a local target port already in use → exit 2 naming the port, no run folder', async () => {

@@ -11,9 +11,14 @@ import {
   capacityTable,
   localGenerator,
   plannedBytesPerVuser,
+  usableOpenFiles,
+  usablePorts,
   vcpusFromSizeName,
 } from '../../scripts/core/capacity-model';
+import { DEFAULT_THRESHOLDS } from '../../scripts/core/verdict';
 import { GeneratorLimits, planLoad } from '../../scripts/core/plan';
+import { validateFlags } from '../../scripts/options';
+import { localPlatform } from '../../scripts/platforms/local';
 
 /** A profile whose peak concurrency is exactly `vusers`: one arrival a second, each staying past the last arrival. */
 function planFor(vusers: number, limits: GeneratorLimits): number {
@@ -33,10 +38,10 @@ describe('capacity model', () => {
     expect(g.arrivalsPerSecond).toBe(2 * MEASURED.arrivalsPerCorePerSecond);
   });
 
-  test('secondary IPs lift the port limit: one address binds on ports at ~64k, two double it (m5.large)', () => {
+  test('secondary IPs lift the port limit: one address binds on ports at 90% of ~64k, two double it (m5.large)', () => {
     const one = awsGenerator('m5.large', 0);
     expect(one.limits.sourceAddresses).toBe(1);
-    expect(one.capacity).toEqual({ vusers: AWS_PORT_RANGE, binding: 'ephemeralPorts' });
+    expect(one.capacity).toEqual({ vusers: Math.floor(0.9 * AWS_PORT_RANGE), binding: 'ephemeralPorts' });
     const three = awsGenerator('m5.large', 1);
     expect(three.limits.sourceAddresses).toBe(2);
     expect(three.capacity.vusers).toBeGreaterThan(AWS_PORT_RANGE); // beyond one address's ~64k ports
@@ -55,9 +60,14 @@ describe('capacity model', () => {
     expect(['r5.large', 'r5.xlarge', 'r5.2xlarge', 'm6i.12xlarge', 'c5.metal'].map(vcpusFromSizeName)).toEqual([2, 4, 8, 48, 2]);
   });
 
-  test('open files: processes × (nofile − reserve)', () => {
+  test('open files: processes × (90% of nofile − reserve): a generator planned full stays under the verdict\'s threshold', () => {
     const g = awsGenerator('c5.xlarge', 1);
-    expect(g.limits.openFiles).toBe(AWS_NOFILE - RESERVED_FILES);
+    expect(g.limits.openFiles).toBe(Math.floor(0.9 * AWS_NOFILE) - RESERVED_FILES);
+    expect(usableOpenFiles(20_000)).toBe(18_000 - RESERVED_FILES);
+    expect(usablePorts(28_232)).toBe(25_408);
+    // The verdict's own test: open files over 90% of the limit, or ports over 90% of the range, is saturation.
+    expect(DEFAULT_THRESHOLDS.openFilesShare).toBe(0.9);
+    expect(DEFAULT_THRESHOLDS.portsShare).toBe(0.9);
     expect(g.limits.processes).toBe(4);
   });
 
@@ -67,10 +77,10 @@ describe('capacity model', () => {
     expect(() => awsGenerator('c5.large', -1)).toThrow(/secondary IPs/);
   });
 
-  test('local 2-core machine: open files bind at 2 × (20,000 − reserve), two loopback source addresses', () => {
+  test('local 2-core machine: open files bind at 2 × (90% of 20,000 − reserve), two loopback source addresses', () => {
     const g = localGenerator(LOCAL_2CORE);
     expect(g.limits.sourceAddresses).toBe(2);
-    expect(g.capacity).toEqual({ vusers: 2 * (20_000 - RESERVED_FILES), binding: 'openFiles' });
+    expect(g.capacity).toEqual({ vusers: 2 * (18_000 - RESERVED_FILES), binding: 'openFiles' });
   });
 
   test('local: little free memory makes memory bind', () => {
@@ -104,3 +114,16 @@ describe('capacity model', () => {
 function awsOrLocalCapacity(l: GeneratorLimits): number {
   return Math.min(Math.floor(l.memoryBytes / l.bytesPerVuser), l.processes * l.openFiles, l.sourceAddresses * l.ephemeralPorts);
 }
+
+describe('arrival rate on the local platform', () => {
+  test('local generators share the machine\'s cores: its arrival rate is one bound for all, no generator is added for it', () => {
+    const p = localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags({}), env: {}, log: () => undefined });
+    const machineRate = 2 * MEASURED.arrivalsPerCorePerSecond;
+    expect(p.arrivalCapacity).toEqual({ perSecond: machineRate, perGenerator: false });
+    const plan = (perSecond: number) =>
+      planLoad({ phases: [{ duration: 60, arrivalRate: perSecond }], limits: p.limits, sessionSeconds: 5, arrivalCapacity: p.arrivalCapacity! });
+    expect(plan(machineRate).warnings).toEqual([]);
+    expect(plan(machineRate + 1).generators).toHaveLength(1);
+    expect(plan(machineRate + 1).warnings[0]).toMatch(/this machine's cores sustain/);
+  });
+});

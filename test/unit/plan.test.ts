@@ -5,6 +5,7 @@ import {
   capacityPerGenerator,
   estimateArrivals,
   estimatePeakConcurrent,
+  peakArrivalRate,
   planLoad,
   splitPhases,
 } from '../../scripts/core/plan';
@@ -214,6 +215,47 @@ describe('capacity', () => {
     expect(() => planLoad({ phases: [{ duration: 10, arrivalCount: 5000 }], limits: roomy, sessionSeconds: 60, maxGenerators: 4 })).toThrow(
       expect.objectContaining({ kind: 'max-generators', generatorsNeeded: 5 }),
     );
+  });
+});
+
+describe('arrival rate', () => {
+  const phases = [{ duration: 60, arrivalRate: 900 }];
+  const req = { phases, limits: roomy, sessionSeconds: 1 };
+
+  test('the peak arrival rate of a profile: a rate, the larger end of a ramp, a count over its duration', () => {
+    expect(peakArrivalRate([{ duration: 10, arrivalRate: 5 }, { pause: 30 }, { duration: 60, arrivalRate: 20, rampTo: 100 }])).toBe(100);
+    expect(peakArrivalRate([{ duration: 60, arrivalRate: 90, rampTo: 10 }])).toBe(90);
+    expect(peakArrivalRate([{ duration: '20m', arrivalCount: 96_000 }])).toBe(80);
+    expect(peakArrivalRate([{ pause: 5 }])).toBe(0);
+  });
+
+  test('separate machines: generators are added for the rate, exactly enough, and no warning then', () => {
+    const plan = planLoad({ ...req, arrivalCapacity: { perSecond: 400, perGenerator: true } });
+    expect(plan.peakArrivalRate).toBe(900);
+    expect(plan.generators).toHaveLength(3); // ceil(900 / 400); concurrency alone needs 1
+    expect(plan.warnings).toEqual([]);
+    expect(planLoad({ ...req, arrivalCapacity: { perSecond: 450, perGenerator: true } }).generators).toHaveLength(2);
+    expect(planLoad({ ...req, arrivalCapacity: { perSecond: 449, perGenerator: true } }).generators).toHaveLength(3);
+  });
+
+  test('a forced or capped generator count that cannot keep up is planned anyway, with one warning naming the fix', () => {
+    const forced = planLoad({ ...req, generators: 1, arrivalCapacity: { perSecond: 400, perGenerator: true } });
+    expect(forced.generators).toHaveLength(1);
+    expect(forced.warnings).toEqual([expect.stringMatching(/^peak arrival rate 900\/s is above what 1 generator\(s\) create \(400\/s each.*rig-limited verdict; pass --generators 3 or spread/)]);
+    const capped = planLoad({ ...req, maxGenerators: 2, arrivalCapacity: { perSecond: 400, perGenerator: true } });
+    expect(capped.generators).toHaveLength(2);
+    expect(capped.warnings).toEqual([expect.stringMatching(/above what 2 generator\(s\) create.*raise the generator limit \(2\)/)]);
+    // Concurrency stays the hard bound: the rate never lowers the count it needs.
+    expect(planLoad({ phases: [{ duration: 10, arrivalCount: 5000 }], limits: roomy, sessionSeconds: 60, arrivalCapacity: { perSecond: 10_000, perGenerator: true } }).generators).toHaveLength(5);
+  });
+
+  test('one machine shared by every generator: no generators added, a warning above its rate', () => {
+    const over = planLoad({ ...req, arrivalCapacity: { perSecond: 800, perGenerator: false } });
+    expect(over.generators).toHaveLength(1);
+    expect(over.warnings).toEqual([expect.stringMatching(/^peak arrival rate 900\/s is above the ~800\/s this machine's cores sustain.*longer --ramp$/)]);
+    expect(planLoad({ ...req, arrivalCapacity: { perSecond: 900, perGenerator: false } }).warnings).toEqual([]);
+    expect(planLoad(req).warnings).toEqual([]); // no arrival capacity given: no rate bound
+    expect(() => planLoad({ ...req, arrivalCapacity: { perSecond: 0, perGenerator: true } })).toThrow(/arrivalCapacity\.perSecond must be a positive number/);
   });
 });
 

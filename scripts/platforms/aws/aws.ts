@@ -14,7 +14,7 @@ import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
 import type { CloudWatchSection } from '../../report/write';
-import { AWS_PORT_RANGE, UnknownInstanceTypeError, deployedGeneratorLimits } from '../../core/capacity-model';
+import { AWS_PORT_RANGE, UnknownInstanceTypeError, arrivalsPerSecond, deployedGeneratorLimits } from '../../core/capacity-model';
 import type { GeneratorLimits } from '../../core/plan';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
@@ -134,6 +134,8 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
   return {
     name: 'aws',
     limits,
+    // Every generator is its own instance: each adds its cores' arrival rate.
+    arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
     ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
     portRange: AWS_PORT_RANGE,
     publisherFor,
