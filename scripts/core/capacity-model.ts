@@ -30,7 +30,8 @@ export const MEASURED = {
    * / peak held vusers. `npm run loadtest -- --vusers 96000 --ramp 10m --hold 2m` on the 2-core / 24 GiB
    * dev machine, 2026-11-21 (Artillery 2.0.34, Node 22.23.3, two load processes with calm timers and
    * pooled HTTP agents): 621 MB over 19,219 held = 31.3 KB, rounded up. (At 6,000 held the bench measures
-   * ~14 KB: V8 grows its heap with the live set, so the figure at scale is the one to plan with.)
+   * ~14 KB: V8 grows its heap with the live set, so the figure at scale is the one to plan with. With all
+   * 96,000 held at once, 2026-11-23: 25.6 KB; the model keeps the larger figure.)
    */
   generatorBytesPerVuser: 32 * KiB,
   /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load: 278–292 MB measured. */
