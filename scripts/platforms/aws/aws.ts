@@ -67,7 +67,7 @@ export interface AwsPlatformProps {
  *
  * @throws UsageError when the model has no figures for the instance type and no override is given.
  */
-export function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number): GeneratorLimits {
+function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number): GeneratorLimits {
   try {
     return deployedGeneratorLimits({
       instanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,

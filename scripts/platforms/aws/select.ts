@@ -11,7 +11,7 @@ import { UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import type { GeneratorLimits } from '../../core/plan';
 import type { Platform } from '../platform';
-import { DEFAULT_GENERATOR_INSTANCE_TYPE, awsPlatform, generatorLimits } from './aws';
+import { DEFAULT_GENERATOR_INSTANCE_TYPE, awsPlatform } from './aws';
 import { createAwsApi } from './clients';
 import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
@@ -96,9 +96,7 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   }
   const targetUrl = options.target ?? outputs.targetUrl;
   const targetIsPrivate = targetUrl ? await (p.targetIsPrivate ?? lookUpTargetIsPrivate)(targetUrl) : false;
-  const limits = generatorLimits(outputs, targetIsPrivate, p.generatorCapacity);
-  log(capacityLine(outputs, targetIsPrivate, limits, p.generatorCapacity));
-  return awsPlatform({
+  const platform = awsPlatform({
     root: p.root,
     outputs,
     api: createAwsApi({ region }),
@@ -108,6 +106,8 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     targetIsPrivate,
     ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
   });
+  log(capacityLine(outputs, targetIsPrivate, platform.limits, p.generatorCapacity));
+  return platform;
 }
 
 /** One line: what one generator holds and why (instance type, addresses used, the limit that binds). */
