@@ -135,4 +135,29 @@ describe('connections on named ports (real loopback sockets)', () => {
     expect(await get()).toBe(`127.0.3.9 ${low + 1}`); // no keep-alive: a new connection, the next port
     await new Promise((resolve) => web.close(resolve));
   });
+
+  test('an HTTPS request through the bound agent leaves from the address after the TLS handshake', async () => {
+    const https = require('node:https') as typeof import('node:https');
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tls-'));
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    const web = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => res.end(`${req.socket.remoteAddress} ${req.socket.remotePort}`));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    try {
+      const low = await freePorts(2);
+      const agent = bp.boundAgent(bp.createPortPool({ low, high: low + 1 }, () => 0), '127.0.3.9', true);
+      const body = await new Promise<string>((resolve, reject) => {
+        https.get(`https://127.0.0.1:${(web.address() as net.AddressInfo).port}/`, { agent, ca: fs.readFileSync(cert), checkServerIdentity: () => undefined }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d)).on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(body).toBe(`127.0.3.9 ${low}`);
+    } finally {
+      await new Promise((resolve) => web.close(resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
