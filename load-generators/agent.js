@@ -241,7 +241,7 @@ async function main() {
     if (now >= nextControl) { await checkControl(); nextControl = now + 1000; }
     if (now >= nextHealth) {
       nextHealth = now + healthIntervalMs;
-      // One read of /proc/net/tcp for every process; a process's figure is its busiest address.
+      // One count for every process (ss, filtered to these addresses); a process's figure is its busiest address.
       const ports = await countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
       const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
         process: `p${p.k}`,

@@ -58,7 +58,6 @@ function createPortPool(range, random = Math.random) {
     return s;
   };
   return {
-    size,
     /**
      * The next port this process does not hold on `address`; it is held until released.
      * @param {string} address
@@ -161,4 +160,4 @@ function boundAgent(pool, address, secure) {
   return new BoundAgent({ keepAlive: false });
 }
 
-module.exports = { ephemeralRange, createPortPool, connectFrom, boundAgent, MAX_ATTEMPTS };
+module.exports = { ephemeralRange, createPortPool, connectFrom, boundAgent };

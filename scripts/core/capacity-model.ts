@@ -153,16 +153,24 @@ export function awsGenerator(instanceType: string, secondaryIps: number = DEFAUL
   if (!Number.isInteger(secondaryIps) || secondaryIps < 0 || secondaryIps > spec.ipv4PerInterface - 1) {
     throw new Error(`secondary IPs must be a whole number from 0 to ${spec.ipv4PerInterface - 1} on ${instanceType} (got ${secondaryIps})`);
   }
-  const limits: GeneratorLimits = {
+  const limits = tunedGeneratorLimits(spec.vcpus, 1 + secondaryIps, vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m), m);
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(spec.vcpus, m) };
+}
+
+/**
+ * Limits of a generator tuned by load-generators/host-tuning.sh (nofile, port range): one load process per vCPU
+ * over `addresses` source addresses, with `memoryBytes` for vusers.
+ */
+function tunedGeneratorLimits(vcpus: number, addresses: number, memoryBytes: number, m: Measurements): GeneratorLimits {
+  return {
     openFiles: usableOpenFiles(AWS_NOFILE),
     ephemeralPorts: usablePorts(AWS_PORT_RANGE),
-    sourceAddresses: effectiveSourceAddresses(spec.vcpus, 1 + secondaryIps),
-    processes: spec.vcpus,
-    memoryBytes: vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m),
+    sourceAddresses: effectiveSourceAddresses(vcpus, addresses),
+    processes: vcpus,
+    memoryBytes,
     bytesPerVuser: plannedBytesPerVuser(m),
     socketsPerVuser: 1,
   };
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(spec.vcpus, m) };
 }
 
 /**
@@ -209,16 +217,8 @@ export function deployedGeneratorLimits(fleet: DeployedFleet, m: Measurements = 
   if (spec) {
     limits = awsGenerator(fleet.instanceType, Math.min(secondaryIps, spec.ipv4PerInterface - 1), m).limits;
   } else if (fleet.capacityOverride !== undefined) {
-    const processes = vcpusFromSizeName(fleet.instanceType);
-    limits = {
-      openFiles: usableOpenFiles(AWS_NOFILE),
-      ephemeralPorts: usablePorts(AWS_PORT_RANGE),
-      sourceAddresses: effectiveSourceAddresses(processes, 1 + secondaryIps),
-      processes,
-      memoryBytes: 0,
-      bytesPerVuser: plannedBytesPerVuser(m),
-      socketsPerVuser: 1,
-    };
+    // Memory is replaced by the override below; only the load processes follow the size name.
+    limits = tunedGeneratorLimits(vcpusFromSizeName(fleet.instanceType), 1 + secondaryIps, 0, m);
   } else {
     throw new UnknownInstanceTypeError(
       `the capacity model has no figures for generator instance type ${fleet.instanceType} (it knows ${Object.keys(INSTANCE_TYPES).join(', ')}); ` +

@@ -12,7 +12,6 @@ import * as path from 'node:path';
 const bp = require('../../load-generators/lib/bound-ports') as {
   ephemeralRange(file?: string): { low: number; high: number };
   createPortPool(range: { low: number; high: number }, random?: () => number): {
-    size: number;
     acquire(address: string): number;
     release(address: string, port: number): void;
     held(address: string): number;
@@ -25,7 +24,6 @@ const bp = require('../../load-generators/lib/bound-ports') as {
     cb: (err: NodeJS.ErrnoException | null, socket?: net.Socket) => void,
   ): void;
   boundAgent(pool: ReturnType<typeof bp.createPortPool>, address: string, secure: boolean): http.Agent;
-  MAX_ATTEMPTS: number;
 };
 
 /** A free loopback port range of `n` ports (bound, then released). */
