@@ -49,6 +49,10 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
   public readonly scaleOutAlarm: cw.IAlarm;
   /** @inheritdoc */
   public readonly scaleInAlarm: cw.IAlarm;
+  /** vCPUs of one task (one Node worker per vCPU). */
+  public readonly taskVcpu = 1;
+  /** Memory of one task, GB. */
+  public readonly taskMemoryGb = 2;
 
   constructor(scope: Construct, id: string, props: FargateTargetProps) {
     super(scope, id);
@@ -58,7 +62,7 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
     });
     this.cluster = cluster;
 
-    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: 1024, memoryLimitMiB: 2048 });
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: this.taskVcpu * 1024, memoryLimitMiB: this.taskMemoryGb * 1024 });
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: logs.RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,
