@@ -62,7 +62,7 @@ export interface CostInputs {
   readonly viaLoadBalancer: boolean;
   /**
    * Bytes per second one open connection exchanges, both ways.
-   * @default 200 (heartbeats plus a message every few seconds)
+   * @default 50 (Socket.IO heartbeats plus a small message every few seconds)
    */
   readonly bytesPerConnectionSecond?: number;
   /**
@@ -93,7 +93,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /** Estimates one run's cost. Pure. */
 export function estimateRunCost(i: CostInputs): CostEstimate {
   const overhead = i.overheadSeconds ?? 900;
-  const bps = i.bytesPerConnectionSecond ?? 200;
+  const bps = i.bytesPerConnectionSecond ?? 50;
   const genHours = Math.max(60, i.loadSeconds + overhead) / 3600;
   const loadHours = Math.max(60, i.loadSeconds) / 3600;
   const lines: CostLine[] = [];
