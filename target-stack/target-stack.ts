@@ -36,6 +36,11 @@ export interface TargetStackProps extends StackProps, CpuScalingSettings {
    */
   readonly operatorCidr?: string;
   /**
+   * Session Manager on the EC2 target's instances (see Ec2TargetProps.sessionManager).
+   * @default false
+   */
+  readonly sessionManager?: boolean;
+  /**
    * Back the Socket.IO Redis adapter with ElastiCache so rooms span instances.
    * @default maxCapacity > 1
    */
@@ -87,7 +92,7 @@ export class TargetStack extends Stack {
     let target: (ScaledTarget & ec2.IConnectable);
     let lbTarget: elbv2.IApplicationLoadBalancerTarget;
     if (props.kind === 'ec2') {
-      const ec2Target = new Ec2Target(this, 'Ec2', { ...common, instanceType: props.instanceType ?? new ec2.InstanceType('t3.small') });
+      const ec2Target = new Ec2Target(this, 'Ec2', { ...common, instanceType: props.instanceType ?? new ec2.InstanceType('t3.small'), sessionManager: props.sessionManager ?? false });
       target = ec2Target;
       lbTarget = ec2Target.autoScalingGroup;
       new CfnOutput(this, 'TargetAsgName', { value: ec2Target.autoScalingGroup.autoScalingGroupName, description: 'Target auto-scaling group' });
