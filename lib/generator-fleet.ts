@@ -18,7 +18,7 @@ import { RIG_HOME, REPO_ROOT, installNodeCommands, lockedPackages, pinnedNodeVer
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
 
 /** Packages the agent needs on a generator (versions come from package-lock.json). */
-export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3'] as const;
+export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3', '@aws-sdk/client-ssm'] as const;
 
 /** Properties of {@link GeneratorFleet}. */
 export interface GeneratorFleetProps {
