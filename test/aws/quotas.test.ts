@@ -99,6 +99,12 @@ test('a quota that cannot be read (not in the region, access denied) is reported
   const b = request();
   await checkCapacity(api, b.req);
   expect(b.lines.join('\n')).toMatch(/L-1216C47A .*not checked \(access denied \(AccessDeniedException\); iam\/operator-policy\.json grants it\)/);
+
+  sq.reset();
+  sq.on(GetServiceQuotaCommand).rejects(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }));
+  const c = request();
+  await checkCapacity(api, c.req);
+  expect(c.lines.join('\n')).toMatch(/L-1216C47A .*not checked \(Error: connect ECONNREFUSED 10\.0\.0\.1:443\)/);
 });
 
 test('the Fargate target is compared with Fargate\'s vCPU quota', async () => {

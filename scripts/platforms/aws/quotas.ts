@@ -10,7 +10,7 @@
  * region) is reported as "not checked" and never blocks the run: the quota is advisory data.
  */
 import type { _InstanceType } from '@aws-sdk/client-ec2';
-import { NoSuchResourceException, ServiceQuotasServiceException } from '@aws-sdk/client-service-quotas';
+import { NoSuchResourceException } from '@aws-sdk/client-service-quotas';
 import { UsageError } from '../../errors';
 import type { AwsApi } from './clients';
 
@@ -105,7 +105,7 @@ async function readQuota(api: AwsApi, q: QuotaRef, log: (l: string) => void): Pr
     if (typeof v === 'number' && Number.isFinite(v)) return v;
     log(`quota ${q.quotaCode} (${q.name}): not checked (no value in the answer)`);
   } catch (err) {
-    if (!(err instanceof ServiceQuotasServiceException) && !(err as { $metadata?: unknown })?.$metadata) throw err;
+    // Advisory data: whatever stops the read (permission, region, network) is said, never fatal.
     log(`quota ${q.quotaCode} (${q.name}): not checked (${reason(err)})`);
   }
   return undefined;
