@@ -45,7 +45,8 @@ function targetOf(o: RigOutputs): CostInputs['target'] {
  */
 export async function checkBeforeScaling(p: BeforeScalingProps): Promise<void> {
   const { api, outputs, plan, log } = p;
-  const target = targetOf(outputs);
+  // With --target elsewhere the rig's own target carries no load: it neither scales out nor adds LCUs.
+  const target = p.externalTarget ? undefined : targetOf(outputs);
   await checkCapacity(api, {
     region: api.region,
     generatorAsgName: outputs.generatorAsgName,
