@@ -10,6 +10,7 @@ import { RawFlags, validateFlags } from './options';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local';
 import { runLoadTest } from './run';
+import { prepareRunInput } from './run-input';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -28,7 +29,8 @@ export function buildProgram(): Command {
     .option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script', 'connect')
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
-    .option('--target <url>', 'an existing target (default: a local reference target started for the run)')
+    .option('--target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
+    .option('-e, --environment <name>', "use the script's config.environments entry, as artillery run -e does")
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
     .option('--out <dir>', 'run folder (default runs/<run-id>)')
     .option('--json', 'print the summary JSON on stdout')
@@ -71,7 +73,10 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   let awsRun = false;
   try {
-    const options = validateFlags(raw);
+    // The script, its files, its ensure checks and its target are checked before any platform is chosen.
+    const input = prepareRunInput(validateFlags(raw), ROOT, process.env);
+    const { options } = input;
+    if (input.targetLine) log(input.targetLine);
     awsRun = options.platform !== 'local';
     const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
     let platform;
@@ -108,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
-    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs });
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return exitCode;
   } catch (err) {

@@ -10,11 +10,12 @@ import { startTargetSampler } from './adapters/target-metrics';
 import { PlanError, planLoad, splitPhases } from './core/plan';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
-import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
-import { applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
+import { RunInput } from './run-input';
+import { applyOptions, expectedSessionSeconds, processScript } from './scenario';
+import { maxVusersNotes, payloadShares } from './fan-out';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -66,13 +67,13 @@ export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
   if (s.status === 'interrupted') return ExitCode.interrupted;
   if (s.status === 'partial' || s.status === 'timed-out') return ExitCode.rigFailure;
   if (s.failedRatio > maxErrorRate) return ExitCode.thresholdsBreached;
-  if (s.thresholds.some((t) => !t.ok)) return ExitCode.thresholdsBreached;
+  if (s.thresholds.some((t) => !t.ok && !t.optional)) return ExitCode.thresholdsBreached;
   return ExitCode.ok;
 }
 
-/** Runs one load test on a platform; resolves with the summary and the exit code. */
-export async function runLoadTest(options: RunOptions, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
-  const scenario = loadScenario(options.scenario, path.join(ctx.root, 'load-generators', 'scenarios'));
+/** Runs one load test on a platform, from input checked by prepareRunInput; resolves with the summary and the exit code. */
+export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
+  const { options, scenario } = input;
   // Plan on the script with a placeholder target: planning needs only phases and the session length.
   const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
   const phases = planned.config.phases ?? [];
@@ -125,11 +126,14 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
 
     const script = applyOptions(scenario.script, options, target.url);
     const processes = platform.limits.processes;
+    // Each load process (one per core) runs its own exact share of the generator's slice.
+    const perProcess = plan.generators.map((g) => splitPhases(g.phases, processes));
+    const shares = payloadShares(perProcess);
+    for (const line of maxVusersNotes(script.config.phases ?? [], perProcess)) ctx.log(line);
     const generators: GeneratorSpec[] = plan.generators.map((g, gi) => ({
       id: `g${String(g.index + 1).padStart(2, '0')}`,
-      // Each load process (one per core) runs its own exact share of the generator's slice.
-      processes: splitPhases(g.phases, processes).map((procPhases, k) => ({
-        script: { ...script, config: { ...script.config, phases: procPhases } },
+      processes: (perProcess[gi] ?? []).map((procPhases, k) => ({
+        script: processScript(script, procPhases, shares[gi]?.[k]),
         sourceAddress: platform.sourceAddress(gi, k),
       })),
     }));
@@ -170,7 +174,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       timedOut: outcome.timedOut,
       lostGenerators: outcome.lostGenerators,
       portRange: platform.portRange,
-      ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
+      ensure: input.ensure,
       ...(cloudwatch ? { cloudwatch } : {}),
     });
     ctx.log(`\n${formatSummaryTable(summary)}\n\nreport: ${path.join(runDir, 'report.html')}`);

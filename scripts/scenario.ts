@@ -5,6 +5,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
+// lodash's merge is what Artillery uses to apply an environment (arrays merged index by index).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import type { Phase } from './core/plan';
@@ -30,11 +33,17 @@ export interface LoadedScenario {
   readonly file: string;
   readonly dir: string;
   readonly builtIn: boolean;
+  /** The script, with the `-e/--environment` entry already merged into its config. */
   readonly script: ArtilleryScript;
+  /** True when the chosen environment sets the target. */
+  readonly envTarget?: boolean;
 }
 
-/** Reads a built-in scenario by name or the user's script by path; a bad one is a {@link UsageError}. */
-export function loadScenario(nameOrPath: string, scenariosDir: string): LoadedScenario {
+/**
+ * Reads a built-in scenario by name or the user's script by path, and merges the `-e/--environment`
+ * entry of `config.environments` into its config as Artillery does; a bad one is a {@link UsageError}.
+ */
+export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string): LoadedScenario {
   const builtIn = (BUILT_IN_SCENARIOS as readonly string[]).includes(nameOrPath);
   const looksLikePath = /[\\/]|\.(ya?ml|json)$/i.test(nameOrPath);
   let file: string;
@@ -59,7 +68,27 @@ export function loadScenario(nameOrPath: string, scenariosDir: string): LoadedSc
     throw new UsageError(`scenario file ${file} is not valid YAML/JSON (${reason}); fix the syntax and run again`);
   }
   const script = checkScript(parsed, file);
-  return { name: builtIn ? nameOrPath : path.basename(file), file, dir: path.dirname(file), builtIn, script };
+  const name = builtIn ? nameOrPath : path.basename(file);
+  const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
+  return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}) };
+}
+
+/**
+ * Merges `config.environments[name]` into `config` (lodash merge, as Artillery's checkConfig). Unlike
+ * Artillery, which warns and runs on, an environment the script does not define is refused: a typo must
+ * not send the load to the default target. Returns whether the environment sets the target.
+ */
+function applyEnvironment(script: ArtilleryScript, environment: string, name: string): boolean {
+  const envs = script.config.environments as Record<string, unknown> | undefined;
+  const entry = envs && typeof envs === 'object' ? envs[environment] : undefined;
+  if (!entry || typeof entry !== 'object') {
+    const known = envs && typeof envs === 'object' ? Object.keys(envs) : [];
+    throw new UsageError(
+      `-e ${environment}: ${name} has no config.environments.${environment}; ${known.length ? `use one of ${known.join(', ')}` : 'the script defines no environments, drop -e'}`,
+    );
+  }
+  merge(script.config, entry);
+  return (entry as { target?: unknown }).target !== undefined;
 }
 
 function checkScript(parsed: unknown, file: string): ArtilleryScript {
@@ -89,6 +118,7 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };
   if (options.holdSeconds !== undefined) variables.hold = options.holdSeconds;
+  checkVarTypes(variables, options.vars);
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
   copy.config.target = target;
@@ -102,9 +132,32 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   if (!copy.config.phases || copy.config.phases.length === 0) {
     throw new UsageError('the scenario has no config.phases; pass --vusers N (and --ramp) or add phases to the script');
   }
-  // The rig ships metrics itself; Artillery's own reporters would only duplicate output per generator.
+  // Ensure runs once, on the merged data (scripts/report/ensure.ts); a load process running it on its
+  // slice would judge a fraction of the load and exit 1 (read as a lost generator). Both places go.
   delete copy.config.ensure;
+  if (copy.config.plugins && 'ensure' in copy.config.plugins) {
+    const { ensure: _ensure, ...plugins } = copy.config.plugins;
+    copy.config.plugins = plugins;
+  }
+  // Already merged into config by loadScenario.
+  delete copy.config.environments;
   return copy;
+}
+
+/**
+ * `--var` values for variables the scenario uses as numbers (its default is a number) must be numbers:
+ * `--var hold=abc` would otherwise run with a NaN hold.
+ */
+function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars']): void {
+  for (const [key, value] of Object.entries(vars)) {
+    const d = defaults[key];
+    if (typeof d === 'number' && typeof value !== 'number') {
+      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as a number (default ${d}); pass a number, e.g. --var ${key}=${d}`);
+    }
+    if (typeof d === 'number' && typeof value === 'number' && d > 0 && value < 0) {
+      throw new UsageError(`--var ${key}=${value}: ${key} must not be negative (default ${d}); pass e.g. --var ${key}=${d}`);
+    }
+  }
 }
 
 function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
@@ -117,14 +170,25 @@ function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
   });
 }
 
+/**
+ * One load process's script: its phases, and its share of every `order: sequence` payload
+ * (`rigShare`, cut by the agent: load-generators/lib/payload-share.js). `share` is this process's place
+ * among the processes that create vusers; undefined for a process with none. Pure.
+ */
+export function processScript(script: ArtilleryScript, phases: Phase[], share: { index: number; count: number } | undefined): ArtilleryScript {
+  const config: ArtilleryScript['config'] = { ...script.config, phases };
+  const payload = config.payload;
+  if (share && share.count > 1 && payload && typeof payload === 'object') {
+    const list = (Array.isArray(payload) ? payload : [payload]) as Array<Record<string, unknown>>;
+    const shared = list.map((p) => (p && p.order === 'sequence' ? { ...p, rigShare: share } : p));
+    config.payload = Array.isArray(payload) ? shared : shared[0];
+  }
+  return { ...script, config };
+}
+
 /** How long one vuser's session lasts, for concurrency planning: `hold` plus connect time, else unknown. */
 export function expectedSessionSeconds(script: ArtilleryScript): number | undefined {
   const hold = Number(script.config.variables?.hold);
   return Number.isFinite(hold) && hold > 0 ? hold + 5 : undefined;
 }
 
-/** The `config.ensure.conditions` expressions of a script (Artillery's ensure syntax). */
-export function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
-  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
-  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
-}

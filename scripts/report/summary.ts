@@ -32,6 +32,8 @@ export interface ThresholdResult {
   readonly expression: string;
   readonly ok: boolean;
   readonly error?: string;
+  /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
+  readonly optional?: boolean;
 }
 
 /** The summary JSON. */

@@ -12,7 +12,7 @@ import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { collectRun } from './collect';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
-import { evaluateThresholds } from './thresholds';
+import { EnsureCheck, evaluateEnsure } from './ensure';
 
 /** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
 export interface CloudWatchSeries {
@@ -56,8 +56,8 @@ export interface RunOutcomeRecord {
   readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
   /** Ephemeral port range size of one source address on the generators. */
   readonly portRange: number;
-  /** Every `--ensure` and `config.ensure` expression of the run. */
-  readonly ensure: readonly string[];
+  /** Every `--ensure` flag and script ensure check of the run (plain strings: `--ensure` flags of older runs). */
+  readonly ensure: ReadonlyArray<EnsureCheck | string>;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -85,7 +85,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
   const { summary, report } = buildSummary({ ...input, data });
-  const thresholds = evaluateThresholds(input.ensure, report.aggregate);
+  const thresholds = evaluateEnsure(input.ensure, report.aggregate);
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store);
   // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.

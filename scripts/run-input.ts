@@ -1,0 +1,33 @@
+/**
+ * Everything a run needs from its input, checked before anything starts (exit 2 on any problem):
+ * the scenario (with `-e/--environment` applied), its files (processor, functions, payloads), every
+ * ensure check parsed, and the target chosen and named.
+ */
+import * as path from 'node:path';
+import type { RunOptions } from './options';
+import { EnsureCheck, assertEnsureParses, flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
+import { LoadedScenario, loadScenario } from './scenario';
+import { checkScriptFiles } from './script-check';
+import { TargetSource, chooseTarget } from './target-choice';
+
+/** The checked input of one run. */
+export interface RunInput {
+  /** The options with the chosen target filled in (a user script's own `config.target`). */
+  readonly options: RunOptions;
+  readonly scenario: LoadedScenario;
+  /** `--ensure` flags, then the script's own ensure checks: evaluated once, on the merged data. */
+  readonly ensure: readonly EnsureCheck[];
+  readonly targetSource: TargetSource;
+  /** The line naming the target, printed before the run (undefined: the platform names its reference target). */
+  readonly targetLine?: string;
+}
+
+/** Loads and checks the run's input; throws UsageError on the first class of problem found. */
+export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
+  checkScriptFiles(scenario);
+  const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config)];
+  assertEnsureParses(ensure);
+  const choice = chooseTarget(flags, scenario, env);
+  return { options: choice.options, scenario, ensure, targetSource: choice.source, ...(choice.line ? { targetLine: choice.line } : {}) };
+}
