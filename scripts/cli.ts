@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
     // The script, its files, its ensure checks and its target are checked before any platform is chosen.
     const input = prepareRunInput(validateFlags(raw), ROOT, process.env);
     const { options } = input;
-    if (input.targetLine) log(input.targetLine);
+    for (const line of [...input.notes, ...(input.targetLine ? [input.targetLine] : [])]) log(line);
     awsRun = options.platform !== 'local';
     const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
     let platform;

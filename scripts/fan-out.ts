@@ -5,21 +5,33 @@
 import { estimateArrivals } from './core/plan';
 import type { Phase } from './core/plan';
 
-/** A load process's place among those that create vusers: payload rows index, index+count, … are its own. */
+/**
+ * A load process's part of a sequenced payload: in one plain run, arrival k reads row k (mod the row
+ * count); this process makes arrivals `start` … `start + count - 1` of the whole, so those rows are its own.
+ */
 export interface PayloadShare {
-  readonly index: number;
+  readonly start: number;
   readonly count: number;
 }
 
 /**
- * Shares for every process (`perProcess[generator][process]` = its phases). Processes with no arrivals
- * get none, so no rows are parked where no vuser will read them.
+ * Shares for every process (`perProcess[generator][process]` = its phases), in plan order, each as many
+ * rows as the vusers it is planned to create: together they read exactly the rows one plain run reads
+ * (each as often). Processes with no arrivals get none; with a single such process, none does.
  */
 export function payloadShares(perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): Array<Array<PayloadShare | undefined>> {
-  const active = perProcess.map((procs) => procs.map((phases) => estimateArrivals(phases) > 0));
-  const count = active.flat().filter(Boolean).length;
+  // One process that creates vusers reads the payload whole, exactly as a plain run.
+  if (perProcess.flat().filter((phases) => estimateArrivals(phases) > 0).length <= 1) return perProcess.map((procs) => procs.map(() => undefined));
   let next = 0;
-  return active.map((procs) => procs.map((a) => (a ? { index: next++, count } : undefined)));
+  return perProcess.map((procs) =>
+    procs.map((phases) => {
+      const count = Math.round(estimateArrivals(phases));
+      if (count <= 0) return undefined;
+      const share = { start: next, count };
+      next += count;
+      return share;
+    }),
+  );
 }
 
 /**

@@ -54,7 +54,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
     timedOut: false,
     lostGenerators: lost,
     portRange: portRangeSize(machinePortRange()),
-    ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config) : [])],
+    ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type { RunOptions } from './options';
-import { EnsureCheck, assertEnsureParses, flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
+import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
 import { LoadedScenario, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';
@@ -20,14 +20,24 @@ export interface RunInput {
   readonly targetSource: TargetSource;
   /** The line naming the target, printed before the run (undefined: the platform names its reference target). */
   readonly targetLine?: string;
+  /** Notes to print before the run (e.g. a config.ensure Artillery would not evaluate). */
+  readonly notes: readonly string[];
 }
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
-  const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config)];
+  const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
   assertEnsureParses(ensure);
+  const note = ensureIgnoredNote(scenario.script.config, env);
   const choice = chooseTarget(flags, scenario, env);
-  return { options: choice.options, scenario, ensure, targetSource: choice.source, ...(choice.line ? { targetLine: choice.line } : {}) };
+  return {
+    options: choice.options,
+    scenario,
+    ensure,
+    targetSource: choice.source,
+    ...(choice.line ? { targetLine: choice.line } : {}),
+    notes: note ? [note] : [],
+  };
 }

@@ -172,13 +172,13 @@ function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
 
 /**
  * One load process's script: its phases, and its share of every `order: sequence` payload
- * (`rigShare`, cut by the agent: load-generators/lib/payload-share.js). `share` is this process's place
- * among the processes that create vusers; undefined for a process with none. Pure.
+ * (`rigShare`, cut by the agent: load-generators/lib/payload-share.js): the rows its planned arrivals read
+ * in one plain run; undefined for a process with none. Pure.
  */
-export function processScript(script: ArtilleryScript, phases: Phase[], share: { index: number; count: number } | undefined): ArtilleryScript {
+export function processScript(script: ArtilleryScript, phases: Phase[], share: { start: number; count: number } | undefined): ArtilleryScript {
   const config: ArtilleryScript['config'] = { ...script.config, phases };
   const payload = config.payload;
-  if (share && share.count > 1 && payload && typeof payload === 'object') {
+  if (share && payload && typeof payload === 'object') {
     const list = (Array.isArray(payload) ? payload : [payload]) as Array<Record<string, unknown>>;
     const shared = list.map((p) => (p && p.order === 'sequence' ? { ...p, rigShare: share } : p));
     config.payload = Array.isArray(payload) ? shared : shared[0];

@@ -1,13 +1,14 @@
 // @ts-check
 'use strict';
 /**
- * Payload rows for one load process. Artillery reads `order: sequence` payloads from row 1 in every
- * process, so N processes fanned out would use the first rows N times and never the rest. The planner
- * marks each sequenced payload with `rigShare: { index, count }` (this process's place among the load
- * processes that create vusers); here the process gets its own CSV holding rows index, index+count,
- * index+2·count, … — the split Artillery's own local runner makes across its workers (lib/dist.ts) —
- * so a fanned-out run uses the rows one plain run would. With fewer rows than processes, rows repeat
- * (as in Artillery). Random-order payloads are left whole: every process picks from all rows.
+ * Payload rows for one load process. Artillery reads an `order: sequence` payload from row 1 in every
+ * process, so N processes fanned out would read the first rows N times and never the rest. The run
+ * marks each sequenced payload with `rigShare: { start, count }`: in one plain run, arrival k reads row
+ * k (wrapping at the last row), and this process makes arrivals start … start+count-1 of the whole. The
+ * process gets its own CSV of exactly those rows, in that order, so a fanned-out run reads the rows one
+ * plain run reads, each as often. (Which vuser gets which row in time differs, as arrivals interleave.)
+ * Should a process create more vusers than planned, it wraps around its own rows. Random-order payloads
+ * are left whole: every process picks from all rows, as one plain run does.
  *
  * Rows are cut with the CSV parser Artillery itself uses (csv-parse, with the payload's delimiter and
  * options), keeping each record's raw text, so quoting and embedded newlines survive unchanged.
@@ -20,9 +21,9 @@ const ARTILLERY_DIR = path.dirname(require.resolve('artillery/package.json'));
 const parseCsv = require(require.resolve('csv-parse/lib/sync', { paths: [ARTILLERY_DIR] }));
 
 /**
- * The rows of `text` this share gets, as CSV text (the header row first when `skipHeader`).
+ * The rows of `text` this share reads, as CSV text (the header row first when `skipHeader`).
  * @param {string} text
- * @param {{ index: number, count: number }} share
+ * @param {{ start: number, count: number }} share
  * @param {{ skipHeader?: boolean, skipEmptyLines?: boolean, delimiter?: string, options?: Record<string, unknown> }} spec
  */
 function shareRows(text, share, spec) {
@@ -37,11 +38,11 @@ function shareRows(text, share, spec) {
   const header = spec.skipHeader === true ? records.slice(0, 1) : [];
   const rows = spec.skipHeader === true ? records.slice(1) : records;
   if (rows.length === 0) return text;
-  // Exactly Artillery's split (lib/dist.ts divideWork): with fewer rows than processes, row index % rows.
-  const pick = share.index % rows.length;
-  const mine = rows.filter((_, k) => k % share.count === pick);
-  const lines = [...header, ...mine].map((r) => r.raw.replace(/^[\r\n]+/, ''));
-  return lines.map((l) => (/\n$/.test(l) ? l : `${l}\n`)).join('');
+  const mine = Array.from({ length: share.count }, (_, i) => /** @type {{ raw: string }} */ (rows[(share.start + i) % rows.length]));
+  return [...header, ...mine]
+    .map((r) => r.raw.replace(/^[\r\n]+/, ''))
+    .map((l) => (/\n$/.test(l) ? l : `${l}\n`))
+    .join('');
 }
 
 /**
@@ -58,11 +59,9 @@ function sharePayloads(script, dir) {
     if (!p || !p.rigShare) return;
     const share = p.rigShare;
     delete p.rigShare;
-    if (!(share.count > 1)) return;
-    const text = fs.readFileSync(p.path, 'utf8');
     const file = path.join(dir, `payload-${i}.csv`);
-    fs.writeFileSync(file, shareRows(text, share, p));
-    done.push(`payload ${path.basename(p.path)}: rows ${share.index + 1}, ${share.index + 1 + share.count}, … (1 in ${share.count})`);
+    fs.writeFileSync(file, shareRows(fs.readFileSync(p.path, 'utf8'), share, p));
+    done.push(`payload ${path.basename(p.path)}: the ${share.count} row(s) of arrivals ${share.start + 1}-${share.start + share.count}`);
     p.path = file;
   });
   return done;

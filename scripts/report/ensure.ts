@@ -4,8 +4,8 @@
  *
  * Two sources, two documented semantics:
  *  - `--ensure EXPR` (the rig's flag): {@link evaluateThresholds} — a metric the run never produced counts as 0;
- *  - the script's own `config.ensure` / `config.plugins.ensure`, in every form Artillery 2.0.34's ensure
- *    plugin reads (`thresholds`, `conditions` with `strict`, the legacy `p99`/`max`/… and `maxErrorRate`
+ *  - the script's own `config.ensure` / `config.plugins.ensure` (when the plugin is enabled, as Artillery
+ *    requires), in every form Artillery 2.0.34's ensure plugin reads (`thresholds`, `conditions` with `strict`, the legacy `p99`/`max`/… and `maxErrorRate`
  *    keys), evaluated exactly as that plugin does (artillery-plugin-ensure `runChecks`): the same
  *    expressions, metric names swapped for quoted SHA-256 names in the report's key order, a check passes
  *    only when filtrex returns 1, and a missing metric stays undefined (so `x < 1` fails, as in Artillery).
@@ -35,10 +35,28 @@ export interface EnsureCheck {
 const LEGACY_CONDITIONS = ['min', 'max', 'median', 'p95', 'p99'];
 
 /**
- * The script's ensure checks in Artillery's order: thresholds, conditions, legacy keys, maxErrorRate.
- * As in Artillery, `config.ensure` wins over `config.plugins.ensure` (one or the other, never both).
+ * Whether Artillery would evaluate the script's ensure checks: `artillery run` (2.0.34) loads the ensure
+ * plugin only when `config.plugins.ensure` is present; `config.ensure` alone is read by nothing and the
+ * run exits 0. `ARTILLERY_DISABLE_ENSURE` (any value) turns it off, as in Artillery.
  */
-export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<string, unknown> }): EnsureCheck[] {
+export function ensureEnabled(config: { plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): boolean {
+  return config.plugins?.ensure != null && env.ARTILLERY_DISABLE_ENSURE === undefined;
+}
+
+/** The line the run prints when a script has `config.ensure` that Artillery would not evaluate. */
+export function ensureIgnoredNote(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
+  if (!config.ensure || config.plugins?.ensure != null) return undefined;
+  if (env.ARTILLERY_DISABLE_ENSURE !== undefined) return undefined;
+  return 'note: config.ensure is not evaluated: as with plain `artillery run`, the checks run only when the ensure plugin is enabled; add `plugins: { ensure: {} }` to config to enforce them';
+}
+
+/**
+ * The script's ensure checks in Artillery's order: thresholds, conditions, legacy keys, maxErrorRate;
+ * none unless Artillery would evaluate them ({@link ensureEnabled}). As in Artillery, `config.ensure`
+ * wins over `config.plugins.ensure` (one or the other, never both).
+ */
+export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): EnsureCheck[] {
+  if (!ensureEnabled(config, env)) return [];
   const checks = (config.ensure || config.plugins?.ensure) as Record<string, unknown> | undefined;
   if (!checks || typeof checks !== 'object') return [];
   const out: EnsureCheck[] = [];
