@@ -39,7 +39,7 @@ const LEGACY_CONDITIONS = ['min', 'max', 'median', 'p95', 'p99'];
  * plugin only when `config.plugins.ensure` is present; `config.ensure` alone is read by nothing and the
  * run exits 0. `ARTILLERY_DISABLE_ENSURE` (any value) turns it off, as in Artillery.
  */
-export function ensureEnabled(config: { plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): boolean {
+export function ensureEnabled(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): boolean {
   return config.plugins?.ensure != null && env.ARTILLERY_DISABLE_ENSURE === undefined;
 }
 

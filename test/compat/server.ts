@@ -68,6 +68,12 @@ export async function startCompatServer(): Promise<CompatServer> {
   server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').startsWith('/ws')) wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
   });
+  // Every socket is destroyed on close (ws 7 leaves its clients open): nothing outlives the suite.
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (sock) => {
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -75,9 +81,9 @@ export async function startCompatServer(): Promise<CompatServer> {
     close: () =>
       new Promise<void>((resolve) => {
         wss.close();
-        void io.close();
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const sock of sockets) sock.destroy();
+        void io.close();
       }),
   };
 }

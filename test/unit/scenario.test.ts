@@ -1,0 +1,69 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { validateFlags } from '../../scripts/options';
+import { applyOptions, loadScenario, processScript } from '../../scripts/scenario';
+
+const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
+
+describe('applyOptions', () => {
+  const script = {
+    config: {
+      target: 'http://x',
+      phases: [{ duration: 1, arrivalCount: 2 }],
+      variables: { hold: 10, room: 'a' },
+      ensure: { p99: 100 },
+      plugins: { ensure: {}, 'metrics-by-endpoint': {} },
+      environments: { e: { target: 'http://y' } },
+    },
+    scenarios: [{ flow: [] }],
+  };
+
+  test('strips every ensure form and the merged environments from what the load processes run', () => {
+    const out = applyOptions(script, validateFlags({}), 'http://x');
+    expect(out.config.ensure).toBeUndefined();
+    expect(out.config.plugins).toEqual({ 'metrics-by-endpoint': {} });
+    expect(out.config.environments).toBeUndefined();
+    expect(script.config.plugins).toHaveProperty('ensure'); // the original is untouched
+  });
+
+  test('--var for a variable the scenario uses as a number must be a number', () => {
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a number \(default 10\); pass a number, e.g\. --var hold=10/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=-3'] }), 'http://x')).toThrow(/must not be negative/);
+    expect(applyOptions(script, validateFlags({ var: ['hold=3', 'room=b'] }), 'http://x').config.variables).toEqual({ hold: 3, room: 'b' });
+  });
+
+  test('the built-in scenarios declare their numeric variables, so --var hold=abc is refused for them too', () => {
+    const connect = loadScenario('connect', SCENARIOS);
+    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc/);
+  });
+});
+
+describe('loadScenario with an environment', () => {
+  test('merges the entry into config like lodash.merge (nested objects merged, arrays by index)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-env-'));
+    const file = path.join(dir, 's.yml');
+    fs.writeFileSync(
+      file,
+      'config:\n  target: http://a\n  http: { timeout: 5, pool: 2 }\n  phases: [{ duration: 1, arrivalCount: 1 }, { duration: 2, arrivalRate: 1 }]\n  environments:\n    e:\n      http: { timeout: 9 }\n      phases: [{ arrivalCount: 5 }]\nscenarios:\n  - flow: []\n',
+    );
+    const s = loadScenario(file, SCENARIOS, 'e');
+    expect(s.script.config.http).toEqual({ timeout: 9, pool: 2 });
+    expect(s.script.config.phases).toEqual([{ duration: 1, arrivalCount: 5 }, { duration: 2, arrivalRate: 1 }]);
+    expect(s.envTarget).toBe(false);
+  });
+});
+
+describe('processScript', () => {
+  const base = { config: { target: 'http://x', payload: [{ path: 'a.csv', order: 'sequence' }, { path: 'b.csv' }] }, scenarios: [] };
+  test('marks only sequenced payloads with the process share; random ones stay whole', () => {
+    const out = processScript(base, [{ duration: 1, arrivalCount: 3 }], { start: 4, count: 3 });
+    expect(out.config.payload).toEqual([{ path: 'a.csv', order: 'sequence', rigShare: { start: 4, count: 3 } }, { path: 'b.csv' }]);
+    expect(out.config.phases).toEqual([{ duration: 1, arrivalCount: 3 }]);
+  });
+  test('a single payload object stays an object; no share leaves it as written', () => {
+    const one = { ...base, config: { ...base.config, payload: { path: 'a.csv', order: 'sequence' } } };
+    expect(processScript(one, [], { start: 0, count: 2 }).config.payload).toEqual({ path: 'a.csv', order: 'sequence', rigShare: { start: 0, count: 2 } });
+    expect(processScript(one, [], undefined).config.payload).toEqual({ path: 'a.csv', order: 'sequence' });
+  });
+});
