@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
-import { LoadedScenario, loadScenario } from './scenario';
+import { LoadedScenario, applyOptions, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';
 
@@ -28,6 +28,8 @@ export interface RunInput {
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
+  // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
+  applyOptions(scenario.script, flags, 'http://127.0.0.1');
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
   assertEnsureParses(ensure);
   const note = ensureIgnoredNote(scenario.script.config, env);
