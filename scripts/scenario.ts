@@ -118,7 +118,7 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };
   if (options.holdSeconds !== undefined) variables.hold = options.holdSeconds;
-  checkVarTypes(variables, options.vars);
+  checkVarTypes(variables, options.vars, thinkVariables(copy));
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
   copy.config.target = target;
@@ -144,18 +144,45 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   return copy;
 }
 
+/** Node's timers hold at most 2^31 - 1 ms (~24.8 days); a longer think would fire after ~1 ms. */
+const MAX_THINK_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** Variables the script's flows use as a think time (`think: "{{ hold }}"`): seconds, so numbers a timer can hold. */
+export function thinkVariables(script: ArtilleryScript): Set<string> {
+  const found = new Set<string>();
+  const walk = (flow: unknown): void => {
+    if (!Array.isArray(flow)) return;
+    for (const step of flow as Array<Record<string, unknown>>) {
+      if (!step || typeof step !== 'object') continue;
+      const m = typeof step.think === 'string' ? /^\{\{\s*([A-Za-z_$][\w$]*)\s*\}\}$/.exec(step.think) : null;
+      if (m) found.add(m[1] as string);
+      walk(step.loop);
+      walk(step.parallel);
+    }
+  };
+  for (const sc of script.scenarios as Array<{ flow?: unknown }>) walk(sc?.flow);
+  return found;
+}
+
 /**
- * `--var` values for variables the scenario uses as numbers (its default is a number) must be numbers:
- * `--var hold=abc` would otherwise run with a NaN hold.
+ * `--var` values for variables the scenario uses as numbers (its default is a number, or a think step
+ * reads it) must be numbers, checked like `--hold`: `--var hold=abc` would run with a NaN hold, and a
+ * think time past Node's timer limit would end at once.
  */
-function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars']): void {
+function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars'], thinks: ReadonlySet<string>): void {
   for (const [key, value] of Object.entries(vars)) {
     const d = defaults[key];
-    if (typeof d === 'number' && typeof value !== 'number') {
-      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as a number (default ${d}); pass a number, e.g. --var ${key}=${d}`);
+    const example = typeof d === 'number' ? d : 10;
+    const usedAs = thinks.has(key) ? `a think time in seconds${typeof d === 'number' ? ` (default ${d})` : ''}` : `a number (default ${d})`;
+    if ((typeof d === 'number' || thinks.has(key)) && typeof value !== 'number') {
+      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as ${usedAs}; pass a number, e.g. --var ${key}=${example}`);
     }
-    if (typeof d === 'number' && typeof value === 'number' && d > 0 && value < 0) {
-      throw new UsageError(`--var ${key}=${value}: ${key} must not be negative (default ${d}); pass e.g. --var ${key}=${d}`);
+    if (typeof value !== 'number') continue;
+    if (((typeof d === 'number' && d >= 0) || thinks.has(key)) && value < 0) {
+      throw new UsageError(`--var ${key}=${value}: ${key} must not be negative; pass e.g. --var ${key}=${example}`);
+    }
+    if (thinks.has(key) && value > MAX_THINK_SECONDS) {
+      throw new UsageError(`--var ${key}=${value}: a think time of more than ${MAX_THINK_SECONDS} s (~24.8 days, Node's timer limit) cannot be held; pass a shorter one`);
     }
   }
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
-import { applyOptions, loadScenario, processScript } from '../../scripts/scenario';
+import { applyOptions, loadScenario, processScript, thinkVariables } from '../../scripts/scenario';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 
@@ -29,13 +29,22 @@ describe('applyOptions', () => {
 
   test('--var for a variable the scenario uses as a number must be a number', () => {
     expect(() => applyOptions(script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a number \(default 10\); pass a number, e.g\. --var hold=10/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=30s'] }), 'http://x')).toThrow(/--var hold=30s/);
     expect(() => applyOptions(script, validateFlags({ var: ['hold=-3'] }), 'http://x')).toThrow(/must not be negative/);
     expect(applyOptions(script, validateFlags({ var: ['hold=3', 'room=b'] }), 'http://x').config.variables).toEqual({ hold: 3, room: 'b' });
   });
 
   test('the built-in scenarios declare their numeric variables, so --var hold=abc is refused for them too', () => {
     const connect = loadScenario('connect', SCENARIOS);
-    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc/);
+    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\)/);
+  });
+
+  test('a variable read by a think step is a duration: numeric, not negative, within the timer limit, even without a default', () => {
+    const thinking = { config: { target: 'http://x', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [{ loop: [{ think: '{{ gap }}' }], count: 2 }] }] };
+    expect(thinkVariables(thinking)).toEqual(new Set(['gap']));
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=soon'] }), 'http://x')).toThrow(/--var gap=soon: the scenario uses gap as a think time in seconds; pass a number/);
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=2592000'] }), 'http://x')).toThrow(/--var gap=2592000: a think time of more than 2147483 s/);
+    expect(applyOptions(thinking, validateFlags({ var: ['gap=2'] }), 'http://x').config.variables).toEqual({ gap: 2 });
   });
 });
 
