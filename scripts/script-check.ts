@@ -70,10 +70,11 @@ export function referencedFunctions(script: LoadedScenario['script']): FunctionR
   return out;
 }
 
-/** Names a processor module exports, read in a child process (null: the module threw while loading). */
+/** Names of the functions a processor module exports, read in a child process, or why it failed to load. */
 export function processorExports(file: string): { exports: string[] } | { error: string } {
   const probe = 'const m=require(process.argv[1]);const o=(m&&typeof m==="object"||typeof m==="function")?m:{};' +
-    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>typeof o[k]==="function")))';
+    // Exit at once: a processor that opens a pool or a timer at load time must not hold the check open.
+    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>typeof o[k]==="function")));process.exit(0)';
   try {
     const out = execFileSync(process.execPath, ['-e', probe, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return { exports: JSON.parse(out) as string[] };

@@ -10,6 +10,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-check-'));
 fs.writeFileSync(path.join(dir, 'proc.js'), 'module.exports = { setUp(c, e, d) { d(); }, connectFn(p, c, n) { n(); }, notAFunction: 3 };\n');
 fs.writeFileSync(path.join(dir, 'throws.js'), "throw new TypeError('boom at load');\n");
 fs.writeFileSync(path.join(dir, 'rows.csv'), 'a,b\n1,2\n');
+// A processor that keeps a timer and a server open from load time (a pool, a metrics loop) still checks at once.
+fs.writeFileSync(path.join(dir, 'busy.js'), "setInterval(() => {}, 1000); require('node:net').createServer().listen(0, '127.0.0.1');\nmodule.exports = { f(c, e, d) { d(); } };\n");
 
 function write(name: string, body: string): string {
   const file = path.join(dir, name);
@@ -56,6 +58,12 @@ scenarios:
   test('a processor that is missing or throws while loading is named with the reason', () => {
     expect(check(write('no-proc.yml', 'config: { target: "http://x", processor: ./gone.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/config\.processor \.\/gone\.js: no such file/);
     expect(check(write('bad-proc.yml', 'config: { target: "http://x", processor: ./throws.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/throws\.js fails to load: TypeError: boom at load/);
+  });
+
+  test('a processor that keeps timers or servers open from load time is checked without waiting for it', () => {
+    const started = Date.now();
+    expect(check(write('busy.yml', 'config: { target: "http://x", processor: ./busy.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).not.toThrow();
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   test('a function step without any processor is refused', () => {

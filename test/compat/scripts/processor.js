@@ -35,10 +35,16 @@ function checkToken(req, res, context, events, done) {
   return done();
 }
 
+/** beforeRequest hook on a request. */
+function countRequest(req, context, events, done) {
+  events.emit('counter', 'compat.before_request', 1);
+  return done();
+}
+
 /** ws engine connect function: keeps the script's target (and its /ws path), adds a header. */
 function wsConnect(params, context, next) {
   params.options = { ...(params.options || {}), headers: { 'x-compat': '1' } };
   return next();
 }
 
-module.exports = { markStart, markEnd, countRow, asyncStep, checkToken, wsConnect };
+module.exports = { markStart, markEnd, countRow, asyncStep, checkToken, countRequest, wsConnect };
