@@ -12,7 +12,7 @@ import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
 import { formatSummaryTable } from './report/summary';
 import { RunOutcomeRecord, writeReport } from './report/write';
-import { flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
+import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
 interface RunRecord {
   runId: string;

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type { RunOptions } from './options';
-import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/ensure';
+import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 import { LoadedScenario, applyOptions, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';

@@ -12,7 +12,7 @@ import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { collectRun } from './collect';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
-import { EnsureCheck, evaluateEnsure } from './ensure';
+import { EnsureCheck, evaluateEnsure } from './thresholds';
 
 /** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
 export interface CloudWatchSeries {

@@ -1,4 +1,4 @@
-import { assertEnsureParses, ensureEnabled, ensureIgnoredNote, evaluateEnsure, flagEnsureChecks, scriptEnsureChecks } from '../../scripts/report/ensure';
+import { assertEnsureParses, ensureEnabled, ensureIgnoredNote, evaluateEnsure, flagEnsureChecks, scriptEnsureChecks } from '../../scripts/report/thresholds';
 import { UsageError } from '../../scripts/errors';
 
 const aggregate = {
