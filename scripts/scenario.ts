@@ -88,7 +88,20 @@ function applyEnvironment(script: ArtilleryScript, environment: string, name: st
     );
   }
   merge(script.config, entry);
+  // The load processes run without -e (the entry is merged here), so Artillery would leave $environment
+  // unset: resolve it in config (e.g. a payload path `{{ $environment }}-users.csv`) and give it to the
+  // vusers as a variable, as `artillery run -e` does.
+  const resolved = withEnvironmentName(script.config, environment) as ArtilleryScript['config'];
+  script.config = { ...resolved, variables: { ...(resolved.variables ?? {}), $environment: environment } };
   return (entry as { target?: unknown }).target !== undefined;
+}
+
+/** Replaces `{{ $environment }}` in every string of a config value. Pure. */
+function withEnvironmentName(value: unknown, environment: string): unknown {
+  if (typeof value === 'string') return value.replace(/\{\{\s*\$environment\s*\}\}/g, environment);
+  if (Array.isArray(value)) return value.map((v) => withEnvironmentName(v, environment));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withEnvironmentName(v, environment)]));
+  return value;
 }
 
 function checkScript(parsed: unknown, file: string): ArtilleryScript {

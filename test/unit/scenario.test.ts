@@ -61,6 +61,18 @@ describe('loadScenario with an environment', () => {
     expect(s.script.config.phases).toEqual([{ duration: 1, arrivalCount: 5 }, { duration: 2, arrivalRate: 1 }]);
     expect(s.envTarget).toBe(false);
   });
+
+  test('{{ $environment }} is resolved in config and set for the vusers, as `artillery run -e` does', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-envname-'));
+    const file = path.join(dir, 's.yml');
+    fs.writeFileSync(
+      file,
+      'config:\n  target: http://a\n  payload: { path: "{{ $environment }}-users.csv" }\n  environments:\n    qa: { variables: { room: r } }\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: []\n',
+    );
+    const s = loadScenario(file, SCENARIOS, 'qa');
+    expect(s.script.config.payload).toEqual({ path: 'qa-users.csv' });
+    expect(s.script.config.variables).toEqual({ room: 'r', $environment: 'qa' });
+  });
 });
 
 describe('processScript', () => {

@@ -39,7 +39,7 @@ describe('chooseTarget', () => {
   test('-e selects config.environments as Artillery does (target and variables)', () => {
     const options = validateFlags({ scenario: envs, environment: 'staging' });
     const scenario = loadScenario(envs, SCENARIOS, 'staging');
-    expect(scenario.script.config.variables).toEqual({ room: 's' });
+    expect(scenario.script.config.variables).toEqual({ room: 's', $environment: 'staging' });
     const c = chooseTarget(options, scenario, {});
     expect(c.options.target).toBe('wss://staging.example.test/socket');
     expect(c.line).toMatch(/config\.environments\.staging\.target of envs\.yml/);
