@@ -49,27 +49,25 @@ describe('applyOptions', () => {
 });
 
 describe('loadScenario with an environment', () => {
+  /** Loads `config:` + the given lines + one empty scenario, with -e `environment`. */
+  const loadWith = (configLines: string, environment: string) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-env-')), 's.yml');
+    fs.writeFileSync(file, `config:\n${configLines}scenarios:\n  - flow: []\n`);
+    return loadScenario(file, SCENARIOS, environment);
+  };
+
   test('merges the entry into config like lodash.merge (nested objects merged, arrays by index)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-env-'));
-    const file = path.join(dir, 's.yml');
-    fs.writeFileSync(
-      file,
-      'config:\n  target: http://a\n  http: { timeout: 5, pool: 2 }\n  phases: [{ duration: 1, arrivalCount: 1 }, { duration: 2, arrivalRate: 1 }]\n  environments:\n    e:\n      http: { timeout: 9 }\n      phases: [{ arrivalCount: 5 }]\nscenarios:\n  - flow: []\n',
+    const s = loadWith(
+      '  target: http://a\n  http: { timeout: 5, pool: 2 }\n  phases: [{ duration: 1, arrivalCount: 1 }, { duration: 2, arrivalRate: 1 }]\n  environments:\n    e:\n      http: { timeout: 9 }\n      phases: [{ arrivalCount: 5 }]\n',
+      'e',
     );
-    const s = loadScenario(file, SCENARIOS, 'e');
     expect(s.script.config.http).toEqual({ timeout: 9, pool: 2 });
     expect(s.script.config.phases).toEqual([{ duration: 1, arrivalCount: 5 }, { duration: 2, arrivalRate: 1 }]);
     expect(s.envTarget).toBe(false);
   });
 
   test('{{ $environment }} is resolved in config and set for the vusers, as `artillery run -e` does', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-envname-'));
-    const file = path.join(dir, 's.yml');
-    fs.writeFileSync(
-      file,
-      'config:\n  target: http://a\n  payload: { path: "{{ $environment }}-users.csv" }\n  environments:\n    qa: { variables: { room: r } }\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: []\n',
-    );
-    const s = loadScenario(file, SCENARIOS, 'qa');
+    const s = loadWith('  target: http://a\n  payload: { path: "{{ $environment }}-users.csv" }\n  environments:\n    qa: { variables: { room: r } }\n  phases: [{ duration: 1, arrivalCount: 1 }]\n', 'qa');
     expect(s.script.config.payload).toEqual({ path: 'qa-users.csv' });
     expect(s.script.config.variables).toEqual({ room: 'r', $environment: 'qa' });
   });
