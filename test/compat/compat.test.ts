@@ -83,7 +83,7 @@ const CASES: Case[] = [
     says: [/target: ws:\/\/127\.0\.0\.1:\d+\/ws \(--target\)/],
     expect: { 'vusers.created': 4, 'vusers.completed': 4, 'websocket.messages_sent': 16 },
   },
-  { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 6 } },
+  { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
 ];
 
