@@ -52,3 +52,20 @@ export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArr
   });
   return notes;
 }
+
+/**
+ * One line per sequenced payload that is shared out, so the run's output says how rows are read:
+ * `note: payload users.csv (order: sequence): 4 load processes each read their own rows (arrivals 1-5, 6-10, …)`.
+ */
+export function payloadNotes(payload: unknown, shares: ReadonlyArray<ReadonlyArray<PayloadShare | undefined>>): string[] {
+  const list = (Array.isArray(payload) ? payload : payload ? [payload] : []) as Array<{ path?: unknown; order?: unknown }>;
+  const active = shares.flat().filter((x): x is PayloadShare => x !== undefined);
+  if (active.length < 2) return [];
+  const ranges = active.slice(0, 3).map((x) => `${x.start + 1}-${x.start + x.count}`).join(', ') + (active.length > 3 ? ', …' : '');
+  return list
+    .filter((p) => p && p.order === 'sequence')
+    .map(
+      (p) =>
+        `note: payload ${String(p.path).split(/[\\/]/).pop()} (order: sequence): ${active.length} load processes each read the rows of their planned arrivals (${ranges}), so the run reads the rows one plain run reads; a process that creates more vusers than planned wraps around its own rows`,
+    );
+}

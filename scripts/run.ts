@@ -15,7 +15,7 @@ import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { applyOptions, expectedSessionSeconds, processScript } from './scenario';
-import { maxVusersNotes, payloadShares } from './fan-out';
+import { maxVusersNotes, payloadNotes, payloadShares } from './fan-out';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -129,7 +129,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     // Each load process (one per core) runs its own exact share of the generator's slice.
     const perProcess = plan.generators.map((g) => splitPhases(g.phases, processes));
     const shares = payloadShares(perProcess);
-    for (const line of maxVusersNotes(script.config.phases ?? [], perProcess)) ctx.log(line);
+    for (const line of [...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares)]) ctx.log(line);
     const generators: GeneratorSpec[] = plan.generators.map((g, gi) => ({
       id: `g${String(g.index + 1).padStart(2, '0')}`,
       processes: (perProcess[gi] ?? []).map((procPhases, k) => ({

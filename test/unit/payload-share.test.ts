@@ -1,4 +1,4 @@
-import { maxVusersNotes, payloadShares } from '../../scripts/fan-out';
+import { maxVusersNotes, payloadNotes, payloadShares } from '../../scripts/fan-out';
 import { splitPhases } from '../../scripts/core/plan';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { shareRows } = require('../../load-generators/lib/payload-share') as {
@@ -35,6 +35,17 @@ describe('payload shares: a fanned-out run reads the rows one plain run reads', 
     expect(shareRows(text, { start: 0, count: 1 }, { delimiter: ';' })).toBe('a;b\n');
     expect(shareRows(text, { start: 1, count: 1 }, { delimiter: ';' })).toBe('1;"x;\ny"\n');
     expect(shareRows(text, { start: 0, count: 1 }, { delimiter: ';', skipHeader: true })).toBe('a;b\n1;"x;\ny"\n');
+  });
+});
+
+describe('payloadNotes', () => {
+  test('the run says how a sequenced payload is read; random ones and single processes need no word', () => {
+    const shares = [[{ start: 0, count: 5 }, { start: 5, count: 5 }], [{ start: 10, count: 5 }, { start: 15, count: 5 }]];
+    expect(payloadNotes([{ path: '/data/users.csv', order: 'sequence' }, { path: 'b.csv' }], shares)).toEqual([
+      expect.stringMatching(/^note: payload users\.csv \(order: sequence\): 4 load processes each read the rows of their planned arrivals \(1-5, 6-10, 11-15, …\)/),
+    ]);
+    expect(payloadNotes({ path: 'b.csv' }, shares)).toEqual([]);
+    expect(payloadNotes({ path: 'a.csv', order: 'sequence' }, [[undefined, undefined]])).toEqual([]);
   });
 });
 
