@@ -206,7 +206,11 @@ async function main() {
   while (!stopping) {
     const start = await store.get('control/start.json');
     if (start) {
-      for (const p of procs) fs.writeFileSync(path.join(p.spool, 'start.json'), start);
+      // Write-then-rename: the load processes poll and parse this file (a half-written one is a JSON error).
+      for (const p of procs) {
+        fs.writeFileSync(path.join(p.spool, 'start.json.tmp'), start);
+        fs.renameSync(path.join(p.spool, 'start.json.tmp'), path.join(p.spool, 'start.json'));
+      }
       break;
     }
     await checkControl();

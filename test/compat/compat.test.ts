@@ -105,7 +105,9 @@ describe('compatibility: the same script under plain `artillery run` and under t
       runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(SCRIPTS, c.script), '--out', path.join(dir, 'rig'), '--json', ...extra], { env }),
     ]);
     for (const re of c.says ?? []) expect(rig.stderr).toMatch(re);
-    expect({ plain: plain.code, rig: rig.code }).toEqual({ plain: c.exit, rig: c.exit });
+    // On a mismatch the rig's last lines say why (a lost generator, a load process that failed).
+    const why = rig.code === c.exit ? {} : { rigStderr: rig.stderr.split('\n').slice(-25).join('\n') };
+    expect({ plain: plain.code, rig: rig.code, ...why }).toEqual({ plain: c.exit, rig: c.exit });
     expect(rig.stderr).not.toMatch(/lost|rig failure/);
 
     const p = plain.report.aggregate;
