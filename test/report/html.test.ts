@@ -78,6 +78,22 @@ describe('buildCharts', () => {
     expect(set.absent.join('; ')).toMatch(/target event-loop lag: the target did not report it/);
   });
 
+  test('period alignment of every timeline series: period values over their period, levels at their instant', () => {
+    const r = hostileReport();
+    const starts = r.intermediate.map((p) => p.period / 1000);
+    const lastEnd = Math.max(...starts) + r.timeline.periodMs / 1000;
+    const instants = new Set([...r.timeline.health.map((h) => h.at / 1000), ...r.timeline.target.map((t) => t.at / 1000)]);
+    for (const c of set.charts.filter((x) => !x.id.startsWith('cloudwatch'))) {
+      for (const s of c.series) {
+        const xs = c.x.filter((_, i) => s.values[i] !== null);
+        if (s.kind === 'period') expect(xs).toEqual([...starts, lastEnd]);
+        else if (s.kind === 'bars') expect(xs).toEqual(starts);
+        else if (s.label === 'active vusers') expect(xs).toEqual(starts.map((x) => x + 10));
+        else if (!s.threshold) for (const x of xs) expect(instants.has(x)).toBe(true);
+      }
+    }
+  });
+
   test('phases are laid on the elapsed-time axis from the run start, with the hold after the last arrival', () => {
     expect(set.start).toBe(T0 / 1000);
     expect(set.phases).toEqual([{ name: XSS, from: T0 / 1000, to: T0 / 1000 + 20 }, { name: 'hold', from: T0 / 1000 + 20, to: T0 / 1000 + 30 }]);
