@@ -119,18 +119,32 @@ export function buildCharts(r: ReportJson): ChartSet {
   const periodMs = r.timeline.periodMs;
   const periodS = periodMs / 1000;
   const periods = [...r.intermediate].sort((a, b) => a.period - b.period);
-  const px = periods.map((p) => sec(p.period));
+  const startMs = runStart(r);
+  // A period is keyed by its 10-s-aligned start, which may precede the run's: nothing happened before the start.
+  const px = periods.map((p) => sec(Math.max(p.period, startMs)));
+  const lastPeriod = periods[periods.length - 1];
+  const lo = sec(startMs);
+  const hi = Math.max(sec(r.endedAt), lastPeriod ? sec(lastPeriod.period) + periodS : lo);
+  /** Samples (health, target, CloudWatch) from the run's window only: the sampler starts before the run. */
+  const inRun = (x: number) => x >= lo && x <= hi + periodS;
   const charts: ChartSpec[] = [];
   const absent: string[] = [];
   type Period = (typeof periods)[number];
-  /** A value per period, drawn over the period: one point at its start, the last one closed at its end. */
+  /**
+   * A value per period, drawn over the period: a point at its start held to the next point; a period
+   * followed by one without a value (or the last period) is closed by repeating its value at its end.
+   */
   const overPeriod = (f: (p: Period) => number | null): Points => {
-    const pts: Array<readonly [number, number | null]> = periods.map((p, i) => [px[i] ?? 0, f(p)]);
-    const last = periods[periods.length - 1];
-    if (last) pts.push([sec(last.period) + periodS, f(last)]);
+    const values = periods.map(f);
+    const pts: Array<readonly [number, number | null]> = periods.map((_, i) => {
+      const own = values[i] ?? null;
+      const before = i > 0 ? (values[i - 1] ?? null) : null;
+      return [px[i] ?? 0, own ?? before];
+    });
+    if (lastPeriod) pts.push([sec(lastPeriod.period) + periodS, values[values.length - 1] ?? null]);
     return pts;
   };
-  const atPeriodEnd = (f: (p: Period) => number | null): Points => periods.map((p, i) => [(px[i] ?? 0) + periodS, f(p)]);
+  const atPeriodEnd = (f: (p: Period) => number | null): Points => periods.map((p) => [sec(p.period) + periodS, f(p)]);
   /** Stacked bars: each series' points are the running sum of the ones before it (and its own in `raw`). */
   const stacked = (names: readonly string[], label: (n: string) => string): Line[] => {
     const tops = periods.map(() => 0);
@@ -143,7 +157,8 @@ export function buildCharts(r: ReportJson): ChartSet {
       return { label: label(n), points, raw, kind: 'bars' as const };
     });
   };
-  const target = r.timeline.target;
+  const target = r.timeline.target.filter((t) => inRun(sec(t.at)));
+  const health = r.timeline.health.filter((h) => inRun(sec(h.at)));
 
   // Load: arrivals per period, active vusers at each period's end, the target's own connection count.
   let active = 0;
@@ -228,16 +243,16 @@ export function buildCharts(r: ReportJson): ChartSet {
   }
 
   // Per-generator health, one line per load process; a chart with no sample at all is left out.
-  const procs = [...new Set(r.timeline.health.map((h) => `${h.generator}/${h.process}`))].sort();
+  const procs = [...new Set(health.map((h) => `${h.generator}/${h.process}`))].sort();
   const t = r.rig.verdictDetail.thresholds;
-  const healthRange = r.timeline.health.length ? [sec(r.timeline.health[0]?.at ?? 0), sec(r.timeline.health[r.timeline.health.length - 1]?.at ?? 0)] : [];
+  const healthRange = health.length ? [sec(health[0]?.at ?? 0), sec(health[health.length - 1]?.at ?? 0)] : [];
   const thresholdLine = (label: string, v: number | undefined): Line[] =>
     v === undefined || !healthRange.length ? [] : [{ label, points: healthRange.map((x) => [x, v] as const), threshold: true, kind: 'sample' }];
   const healthChart = (id: string, title: string, unit: string, pick: (h: ReportJson['timeline']['health'][number]) => number | undefined, limit: Line[]) => {
     const chart = joinSeries(id, 'generators', title, unit, [
       ...procs.map((p) => ({
         label: p,
-        points: r.timeline.health.filter((h) => `${h.generator}/${h.process}` === p).map((h) => [sec(h.at), pick(h) ?? null] as const),
+        points: health.filter((h) => `${h.generator}/${h.process}` === p).map((h) => [sec(h.at), pick(h) ?? null] as const),
         kind: 'sample' as const,
       })),
       ...limit,
@@ -309,11 +324,11 @@ export function buildCharts(r: ReportJson): ChartSet {
     );
   }
 
-  const start = sec(runStart(r));
+  // CloudWatch's minute datapoints may begin before the start (the minute it fell in): the range covers them.
   const allX = charts.flatMap((c) => c.x);
-  const lo = Math.min(start, ...(allX.length ? allX : [start]));
-  const hi = Math.max(lo, sec(r.endedAt), ...allX);
+  const rangeLo = Math.min(lo, ...allX);
+  const rangeHi = Math.max(hi, ...allX);
   const rigLimited = (r.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited).map((p) => [sec(p.period), sec(p.period + periodMs)] as const);
   const phases = phaseBands(r).map((b) => ({ name: b.name, from: sec(b.from), to: sec(b.to) }));
-  return { charts, range: [lo, hi], start, phases, rigLimited, scaleOuts, absent };
+  return { charts, range: [rangeLo, rangeHi], start: lo, phases, rigLimited, scaleOuts, absent };
 }

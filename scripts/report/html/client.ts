@@ -16,9 +16,11 @@ export const CLIENT_JS = String.raw`(function () {
   var charts = [];
   var AXIS = 56;
   function tplus(s) {
-    s = Math.max(0, Math.round(s));
+    s = Math.round(s);
+    var sign = s < 0 ? 'T−' : 'T+';
+    s = Math.abs(s);
     var m = Math.floor(s / 60), r = s % 60;
-    return 'T+' + m + ':' + (r < 10 ? '0' : '') + r;
+    return sign + m + ':' + (r < 10 ? '0' : '') + r;
   }
   function behind(u) {
     var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
@@ -67,7 +69,8 @@ export const CLIENT_JS = String.raw`(function () {
       var color = s.threshold ? '#999' : palette[k++ % palette.length];
       var opt = { label: s.label, stroke: color, width: s.threshold ? 1 : 1.5, dash: s.threshold ? [5, 5] : undefined,
                   scale: s.scale || 'y', spanGaps: true, points: { show: n <= 40 && s.kind !== 'bars', size: 4 } };
-      if (s.kind === 'period') opt.paths = stepped;
+      // A period value is held to the next point, and never bridged over a period without one.
+      if (s.kind === 'period') { opt.paths = stepped; opt.spanGaps = false; }
       if (s.kind === 'bars') {
         opt.paths = bars;
         opt.fill = color;

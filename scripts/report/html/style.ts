@@ -52,7 +52,7 @@ td.name { overflow-wrap: anywhere; min-width: 12ch; }
 .fail { color: var(--bad); font-weight: 600; }
 .note { color: var(--muted); font-size: 13px; }
 .chart { min-height: 240px; }
-.dist-grid { display: grid; grid-template-columns: minmax(200px, 1fr) 2fr; gap: 12px; }
+.dist-grid { display: grid; grid-template-columns: minmax(200px, 1fr) 2fr; gap: 12px; align-items: start; }
 .bar-row { display: grid; grid-template-columns: 13ch 1fr 8ch; gap: 6px; align-items: center; font-size: 12px; font-variant-numeric: tabular-nums; }
 .bar-track { background: #eef1f4; height: 12px; border-radius: 2px; }
 .bar { display: block; background: #1f77b4; height: 12px; border-radius: 2px; }
