@@ -27,6 +27,11 @@ export interface ChartSeries {
   readonly kind: SeriesKind;
   /** For stacked bars: the series' own values (the legend shows these; `values` are the stack tops). */
   readonly raw?: ReadonlyArray<number | null>;
+  /**
+   * Indexes of `x` where this series has no value of its own (a period without data): the line breaks
+   * there. Every other null only aligns the series with the chart's other instants and is bridged.
+   */
+  readonly gaps?: readonly number[];
   /** Right-hand axis (a ratio next to counts, instances next to connections). */
   readonly scale?: 'y' | 'y2';
   /** A documented limit drawn as a dashed line, not data. */
@@ -85,6 +90,7 @@ function joinSeries(id: string, group: ChartSpec['group'], title: string, unit: 
     label: l.label,
     values: place(l.points),
     kind: l.kind,
+    ...(l.kind === 'period' && l.points.some(([, y]) => y === null) ? { gaps: l.points.filter(([, y]) => y === null).map(([x]) => index.get(x) ?? 0) } : {}),
     ...(l.raw ? { raw: place(l.raw) } : {}),
     ...(l.scale ? { scale: l.scale } : {}),
     ...(l.threshold ? { threshold: true } : {}),

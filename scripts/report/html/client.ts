@@ -71,6 +71,7 @@ export const CLIENT_JS = String.raw`(function () {
                   scale: s.scale || 'y', spanGaps: true, points: { show: n <= 40 && s.kind !== 'bars', size: 4 } };
       // A period value is held to the next point, and never bridged over a period without one.
       if (s.kind === 'period') { opt.paths = stepped; opt.spanGaps = false; }
+      if (s.kind === 'period' && s.gaps) opt.points.show = true;
       if (s.kind === 'bars') {
         opt.paths = bars;
         opt.fill = color;
@@ -102,12 +103,18 @@ export const CLIENT_JS = String.raw`(function () {
     }
     var opts = { width: width(el), height: 220, series: series, axes: axes, scales: scales,
                  cursor: { sync: { key: 'rig' } }, legend: { live: true }, hooks: { drawClear: [behind], draw: [over] } };
-    var columns = [c.x].concat(c.series.map(function (s) { return s.values; }));
+    // uPlot breaks a line at null and bridges undefined: only a period without data of its own is a null.
+    var columns = [c.x].concat(c.series.map(function (s) {
+      if (s.kind !== 'period') return s.values;
+      var gaps = {};
+      (s.gaps || []).forEach(function (i) { gaps[i] = true; });
+      return s.values.map(function (v, i) { return v === null && !gaps[i] ? undefined : v; });
+    }));
     if (c.series.some(function (s) { return s.kind === 'bars'; })) {
       // uPlot draws series in order: put the stack tops first so the lower parts are painted over them.
       order.reverse();
       opts.series = [series[0]].concat(order.map(function (i) { return series[i + 1]; }));
-      columns = [c.x].concat(order.map(function (i) { return c.series[i].values; }));
+      columns = [columns[0]].concat(order.map(function (i) { return columns[i + 1]; }));
     }
     var u = new uPlot(opts, columns, el);
     charts.push({ id: c.id, el: el, u: u });
