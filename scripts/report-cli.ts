@@ -75,7 +75,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     scenario: run.scenario ?? '',
     plan: run.plan,
   });
-  log(`${formatSummaryTable(summary)}\n\nreport: ${path.join(abs, 'report.html')} (data: report.json)`);
+  log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`));
   return ExitCode.ok;
 }
 

@@ -171,7 +171,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       maxErrorRate: options.maxErrorRate,
       ...(cloudwatch ? { cloudwatch } : {}),
     });
-    ctx.log(`\n${formatSummaryTable(summary)}\n\nreport: ${path.join(runDir, 'report.html')}`);
+    ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
     return { summary, exitCode: summary.result.exitCode };
   } finally {
     removeHandler();

@@ -157,10 +157,10 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
 
 /**
  * The terminal summary for stderr: what ran, the engine's metrics as Artillery prints them, the
- * scenario's figures, the rig, the thresholds, and last the result line (the same words as the
- * report's banner and the JSON's `result`).
+ * scenario's figures, the rig, the thresholds, where the report is, and last the result line (the same
+ * words as the report's banner and the JSON's `result`).
  */
-export function formatSummaryTable(s: RunSummary): string {
+export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
   const rows: Array<[string, string]> = [
     ['run', `${s.runId} (${s.platform}, ${s.status})`],
     ['target', s.target],
@@ -203,6 +203,7 @@ export function formatSummaryTable(s: RunSummary): string {
     '',
     ...table([...figureRows, ...rig]),
     '',
+    ...(reportPath ? [`report: ${reportPath}`] : []),
     `result: ${resultLine(s.result)}`,
   ].join('\n');
 }
