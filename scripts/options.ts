@@ -28,6 +28,7 @@ export interface RawFlags {
   readonly keepGenerators?: boolean;
   readonly maxErrorRate?: string;
   readonly targetPort?: string;
+  readonly maxCost?: string;
 }
 
 /** Validated run options. */
@@ -54,6 +55,8 @@ export interface RunOptions {
   readonly maxErrorRate: number;
   /** Port for the local reference target; 0 = any free port. */
   readonly targetPort: number;
+  /** USD: an AWS run estimated above this is refused before anything starts (a local run costs nothing). */
+  readonly maxCost?: number;
 }
 
 /** Parses a duration: plain seconds (`90`) or an ms-style string (`90s`, `20m`, `1h`). Returns seconds. */
@@ -135,6 +138,13 @@ export function validateFlags(raw: RawFlags): RunOptions {
   if (raw.target !== undefined && raw.targetPort !== undefined) {
     throw new UsageError('--target-port only applies to the local reference target; drop it when you pass --target');
   }
+  let maxCost: number | undefined;
+  if (raw.maxCost !== undefined) {
+    maxCost = /^\s*\d+(\.\d+)?\s*$/.test(raw.maxCost) ? Number(raw.maxCost) : NaN;
+    if (!Number.isFinite(maxCost) || maxCost <= 0) {
+      throw new UsageError(`--max-cost ${JSON.stringify(raw.maxCost)} must be a positive amount of US dollars, e.g. --max-cost 5`);
+    }
+  }
   for (const e of raw.ensure ?? []) {
     if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
   }
@@ -154,6 +164,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     keepGenerators: Boolean(raw.keepGenerators),
     maxErrorRate,
     targetPort,
+    ...(maxCost !== undefined ? { maxCost } : {}),
   };
 }
 

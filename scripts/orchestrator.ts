@@ -112,7 +112,9 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       const ready = await Promise.all(ids.map(async (id) => (await store.get(`generators/${id}/ready.json`)) !== undefined));
       if (ready.every(Boolean)) break;
       for (const [id, code] of fleet.status()) {
-        if (code !== undefined) throw new RigError(`generator ${id} stopped before it was ready (exit ${code}); see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
+        if (code === undefined) continue;
+        const why = await store.get(`generators/${id}/error.json`).then((t) => (t ? String((JSON.parse(t) as { message?: unknown }).message ?? '') : ''), () => '');
+        throw new RigError(`generator ${id} stopped before it was ready (exit ${code})${why ? `: ${why}` : ''}; see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
       }
       if (clock.now() > readyDeadline) {
         const missing = ids.filter((_, i) => !ready[i]);
@@ -122,6 +124,17 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     }
 
     if (!interrupted) {
+      // What the agents want said about the run (e.g. no scenario secrets), once however many say it.
+      const notes = new Set<string>();
+      for (const id of ids) {
+        const text = await store.get(`generators/${id}/ready.json`).catch(() => undefined);
+        try {
+          for (const n of (text ? (JSON.parse(text) as { notes?: unknown }).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
+        } catch {
+          /* an unreadable ready marker carries no notes */
+        }
+      }
+      for (const n of notes) progress({ kind: 'info', message: n });
       startAt = clock.now() + spec.startLeadMs;
       await store.put('control/start.json', JSON.stringify({ startAt }));
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
