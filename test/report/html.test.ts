@@ -123,6 +123,15 @@ describe('report.html in headless Chromium', () => {
         expect(c.width).toBeGreaterThan(300);
         expect(c.series.some((s) => s.points.length > 0)).toBe(true);
       }
+      // The same plot width on every chart: a right-hand axis (instances) does not narrow its chart.
+      const plotWidths = await page.evaluate(() =>
+        ((window as unknown as { __rigCharts: Array<{ uplot: { bbox: { width: number } } }> }).__rigCharts ?? []).map((c) => c.uplot.bbox.width),
+      );
+      expect(plotWidths).toEqual(plotWidths.map(() => plotWidths[0]));
+      // The first screen answers first: FAILED and the reasons above the first chart.
+      const banner = await page.locator('#result').boundingBox();
+      const firstChart = await page.locator('.chart').first().boundingBox();
+      expect(banner && firstChart && banner.y + banner.height < firstChart.y).toBe(true);
       // uPlot's legend shows the hostile error name as text.
       const legend = await page.evaluate(() => Array.from(document.querySelectorAll('#chart-errors .u-legend .u-label')).map((e) => e.textContent));
       expect(legend).toContain(XSS);

@@ -99,7 +99,8 @@ export const CLIENT_JS = String.raw`(function () {
       axes.push({ label: c.unit2, side: 1, scale: 'y2', grid: { show: false }, size: AXIS });
       scales.y2 = { range: fromZero };
     } else {
-      axes.push({ side: 1, scale: 'y', grid: { show: false }, ticks: { show: false }, size: AXIS, values: function (u, splits) { return splits.map(function () { return ''; }); } });
+      // An empty label still takes the label's room, as the second unit's label does on the other charts.
+      axes.push({ side: 1, scale: 'y', label: '', grid: { show: false }, ticks: { show: false }, size: AXIS, values: function (u, splits) { return splits.map(function () { return ''; }); } });
     }
     var opts = { width: width(el), height: 220, series: series, axes: axes, scales: scales,
                  cursor: { sync: { key: 'rig' } }, legend: { live: true }, hooks: { drawClear: [behind], draw: [over] } };
