@@ -156,7 +156,8 @@ export function findingsOf(r: ReportJson): Finding[] {
   if (retries > 0 || c['cookie.failed']) {
     out.push({ id: 'retries', label: 'cookie retries', value: retries, severity: c['cookie.failed'] ? 'bad' : retries > 0 ? 'warn' : 'ok', text: `${n(retries)}${retryCauses(c)}${c['cookie.failed'] ? `; ${n(c['cookie.failed'])} gave up` : ''}` });
   }
-  // Peak held: the target's own connection count (helper figure of the summary, when present).
+  // Peak held: the target's own connection count (rig.memoryPerVuser.peakHeld, from the target's samples).
+  // Hook: when the summary carries a generator-side peak of sockets held, show it in this finding too.
   const held = r.rig.memoryPerVuser?.peakHeld;
   if (held !== undefined && r.timeline.target.some((t) => t.connections !== undefined)) {
     out.push({ id: 'peak-held', label: 'peak connections held (target)', value: held, severity: 'ok', text: `${n(held)} (plan: ${n(r.rig.plan.peakConcurrent)} at once)` });
