@@ -17,7 +17,7 @@ function verdictBadge(r: ReportJson): { cls: string; text: string } {
     case 'trustworthy':
       return { cls: 'ok', text: 'measurements trustworthy (no generator saturated)' };
     case 'rig-limited':
-      return { cls: 'bad', text: `rig-limited in ${limited} period${limited === 1 ? '' : 's'}: those figures describe the rig, not the target` };
+      return { cls: 'bad', text: `rig-limited in ${limited} period${limited === 1 ? '' : 's'}: a generator was saturated, figures there may describe the rig` };
     default:
       return { cls: 'warn', text: `rig verdict: ${r.rig.verdict}` };
   }
