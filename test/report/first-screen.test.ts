@@ -57,7 +57,7 @@ describe('a failing run whose target withholds messages', () => {
     const delivered = periods.map((p) => (p.summaries['pubsub.delivery_latency']?.count ?? 0) + (p.counters['pubsub.delivery_latency_negative'] ?? 0));
     expect(received).toEqual(delivered);
     expect(received.reduce((a, b) => a + b, 0)).toBe(report.aggregate.counters['pubsub.messages_received']);
-    expect(received.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+    expect(received.some((n) => n > 0)).toBe(true);
   });
 
   test('report.html: FAILED and its reasons before the first chart, the zero-message finding on the first screen', async () => {
