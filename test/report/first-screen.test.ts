@@ -43,7 +43,13 @@ describe('a failing run whose target withholds messages', () => {
     const zero = report.aggregate.counters['pubsub.vusers_zero_messages'];
     expect(withheld).toBeGreaterThan(0);
     expect(zero).toBe(withheld);
-    expect(result.json.result).toEqual({ passed: false, exitCode: 1, reasons: [`threshold \`pubsub.vusers_zero_messages == 0\` breached: pubsub.vusers_zero_messages = ${zero}`] });
+    expect(result.json.result).toMatchObject({ passed: false, exitCode: 1 });
+    const failed = report.aggregate.counters['vusers.failed'] ?? 0;
+    // On a loaded machine a cookie request can time out past its retries: then that is a reason too.
+    expect(result.json.result.reasons).toEqual([
+      ...(failed ? [expect.stringMatching(new RegExp(`^${failed} of ${report.aggregate.counters['vusers.created']} vusers failed .* > --max-error-rate 0%$`))] : []),
+      `threshold \`pubsub.vusers_zero_messages == 0\` breached: pubsub.vusers_zero_messages = ${zero}`,
+    ]);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('result: '))).toEqual([`result: ${resultLine(result.json.result)}`]);
     // The engine's counters as Artillery prints them, including the causes of the retries.
