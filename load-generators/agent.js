@@ -23,7 +23,7 @@ const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
 const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
-const { countPortsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
+const { countSocketsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
 const { tuneScript } = require('./lib/script-tuning');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
@@ -274,11 +274,15 @@ async function main() {
     if (now >= nextHealth) {
       nextHealth = now + healthIntervalMs;
       // One count for every process (ss, filtered to these addresses); a process's figure is its busiest address.
-      const ports = await countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
+      const sockets = await countSocketsByAddress(procs.flatMap((p) => sourceList(p.k)));
+      const ports = sockets?.ports;
+      const sum = (/** @type {Map<string, number> | undefined} */ m, /** @type {number} */ k) => (m && sourceList(k).length ? sourceList(k).reduce((a, addr) => a + (m.get(addr) || 0), 0) : undefined);
       const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
         process: `p${p.k}`,
         ...sampleProcess(/** @type {number} */ (p.child.pid)),
         portsInUse: ports && sourceList(p.k).length ? Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)) : undefined,
+        // Connections this process holds (every address it connects from): the generator side of "held".
+        socketsEstablished: sum(sockets?.established, p.k),
         eventLoopLagMs: latestLag(p.spool),
       }));
       await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));

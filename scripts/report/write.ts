@@ -110,17 +110,17 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
 
 /**
  * The most vusers held at once, seen from both sides: the target's open connections and the generators'
- * sockets (ports in use, summed over every load process per health interval).
+ * established sockets (summed over every load process per health interval).
  */
 export function peakHeldOf(requested: number | undefined, target: readonly TargetSample[], health: readonly HealthSample[]): NonNullable<RunSummary['rig']['held']> {
   const connections = target.map((s) => s.connections).filter((c): c is number => typeof c === 'number');
   const byWindow = new Map<number, Map<string, number>>();
   for (const h of health) {
-    if (typeof h.portsInUse !== 'number') continue;
+    if (typeof h.socketsEstablished !== 'number') continue;
     const window = Math.round(h.at / HEALTH_WINDOW_MS);
     const perProcess = byWindow.get(window) ?? new Map<string, number>();
     const key = `${h.generator}/${h.process}`;
-    perProcess.set(key, Math.max(perProcess.get(key) ?? 0, h.portsInUse));
+    perProcess.set(key, Math.max(perProcess.get(key) ?? 0, h.socketsEstablished));
     byWindow.set(window, perProcess);
   }
   const sockets = [...byWindow.values()].map((m) => [...m.values()].reduce((a, b) => a + b, 0));
