@@ -187,6 +187,8 @@ function emitSummary(raw: RawFlags, summary: object): void {
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
