@@ -39,6 +39,8 @@ export interface RigConfig {
   readonly redis: boolean;
   /** Days after which run results in the results bucket expire. */
   readonly resultsExpiryDays: number;
+  /** Session Manager on the EC2 target's instances (opt-in). */
+  readonly targetSessionManager: boolean;
 }
 
 /** The context keys the app reads, with the defaults also written in cdk.json. */
@@ -57,6 +59,7 @@ export const CONTEXT_DEFAULTS = {
   targetImage: 'none',
   redis: 'auto',
   resultsExpiryDays: 30,
+  targetSessionManager: false,
 } as const;
 
 /** Names of the context keys the rig understands. */
@@ -159,6 +162,9 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   else if (redisRaw === 'false') redis = false;
   else if (redisRaw !== 'auto') bad('redis', 'true | false | auto (auto = on when maxCapacity > 1)');
 
+  const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
+  if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');
+
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
     targetKind: targetKind ?? 'ec2',
@@ -176,6 +182,7 @@ export function parseRigConfig(raw: RawContext): RigConfig {
     targetImage,
     redis: targetKind === 'none' ? false : redis,
     resultsExpiryDays,
+    targetSessionManager: sessionRaw === 'true',
   };
 }
 

@@ -5,19 +5,20 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
-import { S3_READ_WILDCARD_ACTIONS, S3_WRITE_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
+import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
 import { RIG_HOME, REPO_ROOT, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
 
 /** Packages the agent needs on a generator (versions come from package-lock.json). */
-export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3'] as const;
+export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3', '@aws-sdk/client-ssm'] as const;
 
 /** Properties of {@link GeneratorFleet}. */
 export interface GeneratorFleetProps {
@@ -27,8 +28,6 @@ export interface GeneratorFleetProps {
   readonly securityGroup: ec2.ISecurityGroup;
   /** Bucket the agents read run slices from and write results to; the only bucket they may touch. */
   readonly resultsBucket: s3.IBucket;
-  /** CloudWatch namespace the agents publish rig metrics to. */
-  readonly metricsNamespace: string;
   /**
    * Instance type of every generator.
    * @default c5.large
@@ -59,6 +58,12 @@ export interface GeneratorFleetProps {
    * @default '/loadtest-rig/secrets/'
    */
   readonly secretsParameterPrefix?: string;
+  /**
+   * The customer-managed KMS key of the SecureString secrets, when not the account's `aws/ssm` key:
+   * the generators get kms:Decrypt on it (the key policy must allow IAM policies of the account, the default).
+   * @default - the AWS managed key aws/ssm, which needs no grant
+   */
+  readonly secretsKey?: kms.IKey;
   /**
    * Directory shipped to every generator as the agent bundle.
    * @default the repository's load-generators/ directory
@@ -108,20 +113,32 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     });
     this.role = role;
     this.grantPrincipal = role;
-    props.resultsBucket.grantReadWrite(role);
-    // PutMetricData and DescribeTags have no resource-level permissions; AWS requires "*".
-    // The namespace condition keeps generators out of every other namespace.
+    // Users' processors run on generators: get/put under runs/ only, no delete, no bucket settings.
+    this.grantRunsReadWrite(props.resultsBucket);
+    // The CloudWatch agent (install-generator.sh) publishes memory, connections and open files to CWAgent;
+    // the rig's own metrics are published by the operator's CLI, not the generators. PutMetricData and
+    // DescribeTags have no resource-level permissions; AWS requires "*", the condition keeps the namespace.
     role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['cloudwatch:PutMetricData'],
       resources: ['*'],
-      conditions: { StringEquals: { 'cloudwatch:namespace': [props.metricsNamespace, 'CWAgent'] } },
+      conditions: { StringEquals: { 'cloudwatch:namespace': 'CWAgent' } },
     }));
     // The CloudWatch agent resolves ${aws:AutoScalingGroupName} through DescribeTags.
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeTags'], resources: ['*'] }));
+    // The secrets path (load-generators/lib/secrets.js) reads with GetParametersByPath only; the CloudWatch
+    // agent's configuration is a local file, so no GetParameter(s).
     role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+      actions: ['ssm:GetParametersByPath'],
       resources: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: `${prefix.slice(1)}*` })],
     }));
+    // SecureStrings under a customer-managed key need kms:Decrypt on it, and only through SSM.
+    if (props.secretsKey) {
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [props.secretsKey.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `ssm.${Stack.of(this).region}.amazonaws.com` } },
+      }));
+    }
     const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${prefix}*`;
 
     const agentBundle = new s3assets.Asset(this, 'AgentBundle', {
@@ -185,6 +202,22 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     this.acknowledgeFindings(asg, role, props.resultsBucket, secretsFinding);
   }
 
+  /**
+   * Get and put on `runs/*` of the results bucket and listing under `runs/`: what the agent's run store and
+   * the dispatched command's `aws s3 sync`/`cp` do. Nothing else on the bucket.
+   */
+  private grantRunsReadWrite(bucket: s3.IBucket): void {
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetObject', 's3:PutObject'],
+      resources: [bucket.arnForObjects('runs/*')],
+    }));
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': ['runs/*'] } },
+    }));
+  }
+
   private createSafetyNet(asg: autoscaling.AutoScalingGroup, maxLifetime: Duration): lambda.IFunction {
     const logGroup = new logs.LogGroup(this, 'SafetyNetLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
@@ -233,11 +266,10 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
 
   private acknowledgeFindings(asg: autoscaling.AutoScalingGroup, role: iam.IRole, bucket: s3.IBucket, secretsResource: string): void {
     const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
-    const grants = 'added by bucket.grantReadWrite / asset.grantRead, scoped to the results bucket and the CDK asset objects';
     acknowledge(role,
       { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'AmazonSSMManagedInstanceCore is AWS\'s minimal policy for SSM Run Command, the only way runs reach a generator (no SSH).' },
-      ...[...S3_READ_WILDCARD_ACTIONS, ...S3_WRITE_WILDCARD_ACTIONS].map((f) => ({ id: iam5(f), reason: `S3 action family ${grants}.` })),
-      { id: iam5(`Resource::<${bucketLogicalId}.Arn>/*`), reason: 'Agents read run slices and write results under any run prefix of the results bucket.' },
+      ...S3_READ_WILDCARD_ACTIONS.map((f) => ({ id: iam5(f), reason: 'S3 read action family added by asset.grantRead, scoped to the CDK asset objects of the agent bundle.' })),
+      { id: iam5(`Resource::<${bucketLogicalId}.Arn>/runs/*`), reason: 'Agents get run slices and put results (GetObject/PutObject only) under any run prefix of runs/ in the results bucket.' },
       { id: iam5(assetBucketObjects(this)), reason: 'asset.grantRead on the agent bundle: CDK grants read on the asset objects of the bootstrap bucket.' },
       { id: iam5(secretsResource), reason: 'Scenario secrets: any parameter under the rig\'s own SecureString prefix, nothing else in Parameter Store.' },
       { id: iam5('Resource::*'), reason: 'cloudwatch:PutMetricData (conditioned to the rig and CWAgent namespaces) and ec2:DescribeTags have no resource-level permissions (AWS requirement).' },

@@ -48,7 +48,6 @@ export class GeneratorStack extends Stack {
       vpc: props.vpc,
       securityGroup: props.generatorSecurityGroup,
       resultsBucket: this.results.bucket,
-      metricsNamespace: props.metricsNamespace,
       instanceType: props.instanceType,
       maxGenerators: props.maxGenerators,
       secondaryPrivateIps: props.secondaryPrivateIps,

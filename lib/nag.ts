@@ -35,5 +35,3 @@ export function assetBucketObjects(scope: IConstruct): string {
 
 /** The actions `bucket.grantRead` adds with wildcards. */
 export const S3_READ_WILDCARD_ACTIONS = ['Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*'] as const;
-/** The extra wildcard actions `bucket.grantReadWrite` adds. */
-export const S3_WRITE_WILDCARD_ACTIONS = ['Action::s3:DeleteObject*', 'Action::s3:Abort*'] as const;

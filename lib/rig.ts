@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
 import { RigConfig } from './config';
 import { GeneratorStack } from './generator-stack';
+import { FunctionLogGroups } from './log-groups';
 import { NetworkStack } from './network-stack';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
@@ -56,6 +57,7 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
       image: config.targetImage,
       operatorCidr: config.operatorCidr,
       redis: config.redis,
+      sessionManager: config.targetSessionManager,
     });
   }
 
@@ -80,4 +82,6 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
 
 function tagRig(stack: Stack): void {
   stack.tags.setTag('loadtest-rig', 'true');
+  // Every function's logs in a group the stack owns and deletes (teardown leaves no log group).
+  FunctionLogGroups.applyTo(stack);
 }

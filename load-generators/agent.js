@@ -113,11 +113,18 @@ async function main() {
   // AWS: scenario secrets from SSM Parameter Store, into the load processes' environment only.
   /** @type {Record<string, string>} */
   let secrets = {};
+  /** @type {string[]} notes the run output shows once (ready.json) */
+  const notes = [];
   if (process.env.RIG_SECRETS_SSM_PATH) {
     try {
-      secrets = loadSsmSecrets(process.env.RIG_SECRETS_SSM_PATH);
+      const read = await loadSsmSecrets(process.env.RIG_SECRETS_SSM_PATH);
+      secrets = read.env;
+      if (read.note) notes.push(read.note);
     } catch (err) {
-      usage(`cannot read scenario secrets under ${process.env.RIG_SECRETS_SSM_PATH} (${/** @type {Error} */ (err).message.split('\n')[0]})`);
+      // Said in the run store too, so the orchestrator's "stopped before it was ready" names the cause.
+      const message = /** @type {Error} */ (err).message;
+      await store.put(gkey('error.json'), JSON.stringify({ at: Date.now(), message })).catch(() => undefined);
+      usage(message);
     }
   }
 
@@ -210,7 +217,7 @@ async function main() {
     await sleep(50);
   }
   if (!stopping) {
-    await store.put(gkey('ready.json'), JSON.stringify({ at: Date.now(), pid: process.pid, host: os.hostname(), processes: procs.length }));
+    await store.put(gkey('ready.json'), JSON.stringify({ at: Date.now(), pid: process.pid, host: os.hostname(), processes: procs.length, notes }));
   }
 
   // 2. Wait for the start instant (or an abort / a dead orchestrator), then hand it to the load processes.

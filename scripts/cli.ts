@@ -42,6 +42,7 @@ export function buildProgram(): Command {
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
     .option('--teardown', 'destroy the stacks after the run (aws)')
     .option('--keep-generators', 'leave the generator fleet running after the run (aws)')
+    .option('--max-cost <usd>', 'refuse an AWS run whose estimated cost is above this many US dollars (exit 2, nothing started)')
     .option('--generator-capacity <n>', 'vusers one generator holds, for planning the generator count (aws; default: the capacity model for the deployed instance type)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })

@@ -30,6 +30,7 @@ export interface RawFlags {
   readonly targetPort?: string;
   readonly plateau?: string;
   readonly output?: string;
+  readonly maxCost?: string;
 }
 
 /** Validated run options. */
@@ -63,6 +64,8 @@ export interface RunOptions {
   readonly targetPort: number;
   /** File the summary JSON is written to (besides the run folder), or undefined. */
   readonly output?: string;
+  /** USD: an AWS run estimated above this is refused before anything starts (a local run costs nothing). */
+  readonly maxCost?: number;
 }
 
 /**
@@ -163,6 +166,13 @@ export function validateFlags(raw: RawFlags): RunOptions {
   if (raw.target !== undefined && raw.targetPort !== undefined) {
     throw new UsageError('--target-port only applies to the local reference target; drop it when you pass --target');
   }
+  let maxCost: number | undefined;
+  if (raw.maxCost !== undefined) {
+    maxCost = /^\s*\d+(\.\d+)?\s*$/.test(raw.maxCost) ? Number(raw.maxCost) : NaN;
+    if (!Number.isFinite(maxCost) || maxCost <= 0) {
+      throw new UsageError(`--max-cost ${JSON.stringify(raw.maxCost)} must be a positive amount of US dollars, e.g. --max-cost 5`);
+    }
+  }
   for (const e of raw.ensure ?? []) {
     if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
   }
@@ -184,6 +194,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     targetPort,
     ...(plateauSeconds !== undefined ? { plateauSeconds } : {}),
     ...(raw.output !== undefined ? { output: checkOutputPath(raw.output) } : {}),
+    ...(maxCost !== undefined ? { maxCost } : {}),
   };
 }
 

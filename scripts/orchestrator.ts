@@ -70,6 +70,12 @@ export interface RunOutcome {
 
 const HEARTBEAT_MS = 2000;
 
+/** How an agent ended, in words: `exit 3`, or `killed by SIGKILL` (never a bare 128+n). */
+function exitText(fleet: Fleet, id: string, code: number | null): string {
+  const end = fleet.exitReason?.(id);
+  return end?.signal ? `killed by ${end.signal}` : `exit ${end?.code ?? code}`;
+}
+
 /** The reason an agent wrote into its done.json (e.g. which load process failed and how), if any. */
 async function agentReason(store: RunStore, id: string): Promise<string | undefined> {
   try {
@@ -129,10 +135,10 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       const ready = await Promise.all(ids.map(async (id) => (await store.get(`generators/${id}/ready.json`)) !== undefined));
       if (ready.every(Boolean)) break;
       for (const [id, code] of fleet.status()) {
-        if (code !== undefined) {
-          const why = (await agentReason(store, id)) ?? fleet.exitReason?.(id) ?? `exit ${code}`;
-          throw new RigError(`generator ${id} stopped before it was ready (${why}); see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
-        }
+        if (code === undefined) continue;
+        const error = await store.get(`generators/${id}/error.json`).then((t) => (t ? String((JSON.parse(t) as { message?: unknown }).message ?? '') : ''), () => '');
+        const why = error || (await agentReason(store, id)) || '';
+        throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
       }
       if (clock.now() > readyDeadline) {
         const missing = ids.filter((_, i) => !ready[i]);
@@ -142,6 +148,17 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     }
 
     if (!interrupted) {
+      // What the agents want said about the run (e.g. no scenario secrets), once however many say it.
+      const notes = new Set<string>();
+      for (const id of ids) {
+        const text = await store.get(`generators/${id}/ready.json`).catch(() => undefined);
+        try {
+          for (const n of (text ? (JSON.parse(text) as { notes?: unknown }).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
+        } catch {
+          /* an unreadable ready marker carries no notes */
+        }
+      }
+      for (const n of notes) progress({ kind: 'info', message: n });
       startAt = clock.now() + spec.startLeadMs;
       await store.put('control/start.json', JSON.stringify({ startAt }));
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
@@ -153,7 +170,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
         for (const [id, code] of status) {
           if (code !== undefined && code !== 0 && !lost.has(id)) {
             const agentSaid = await agentReason(store, id);
-            const why = [fleet.exitReason?.(id) ?? `agent exited with code ${code}`, agentSaid].filter(Boolean).join(': ');
+            const why = [`agent ${exitText(fleet, id, code)}`, agentSaid].filter(Boolean).join(': ');
             lost.set(id, why);
             live.markDone(id);
             progress({ kind: 'info', message: `generator ${id} lost (${why}); the run continues on the others` });

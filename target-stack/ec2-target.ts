@@ -32,6 +32,12 @@ export interface Ec2TargetProps extends CpuScalingSettings {
    */
   readonly redisUrl?: string;
   /**
+   * Whether operators may open Session Manager shells on the target instances (AmazonSSMManagedInstanceCore
+   * on their role). Off by default: the target runs the code under test and needs no management channel.
+   * @default false
+   */
+  readonly sessionManager?: boolean;
+  /**
    * Directory of the target app, shipped as an S3 asset.
    * @default target-stack/app
    */
@@ -60,8 +66,8 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
     super(scope, id);
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'loadtest-rig target instance: SSM-managed (no SSH), reads its own assets',
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+      description: `loadtest-rig target instance: reads its own assets${props.sessionManager ? ', Session Manager (opt-in)' : ''}, no SSH`,
+      managedPolicies: props.sessionManager ? [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')] : [],
     });
     const app = new s3assets.Asset(this, 'App', {
       path: props.appDirectory ?? TARGET_APP_DIR,
@@ -155,8 +161,10 @@ EOF`,
     this.scaleOutAlarm = policy.upperAlarm;
     this.scaleInAlarm = policy.lowerAlarm;
 
+    if (props.sessionManager) {
+      acknowledge(role, { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'Opt-in (context targetSessionManager=true): AmazonSSMManagedInstanceCore gives operators Session Manager instead of SSH.' });
+    }
     acknowledge(role,
-      { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'AmazonSSMManagedInstanceCore gives operators Session Manager instead of SSH.' },
       ...S3_READ_WILDCARD_ACTIONS.map((f) => ({ id: iam5(f), reason: 'S3 read action family added by asset.grantRead, scoped to the CDK asset objects.' })),
       { id: iam5(assetBucketObjects(this)), reason: 'asset.grantRead on the app bundle and tuning script: read on the bootstrap bucket\'s asset objects.' },
     );

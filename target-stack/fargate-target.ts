@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { acknowledge, iam5 } from '../lib/nag';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
@@ -49,16 +49,30 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
   public readonly scaleOutAlarm: cw.IAlarm;
   /** @inheritdoc */
   public readonly scaleInAlarm: cw.IAlarm;
+  /** vCPUs of one task (one Node worker per vCPU). */
+  public readonly taskVcpu = 1;
+  /** Memory of one task, GB. */
+  public readonly taskMemoryGb = 2;
 
   constructor(scope: Construct, id: string, props: FargateTargetProps) {
     super(scope, id);
+    // Container Insights writes to /aws/ecs/containerinsights/<cluster>/performance, a group ECS would create
+    // outside the stack and keep after teardown: name the cluster so the stack can own that group first.
+    const clusterName = `${Stack.of(this).stackName}-target`;
+    const insightsLogs = new logs.LogGroup(this, 'InsightsLogs', {
+      logGroupName: `/aws/ecs/containerinsights/${clusterName}/performance`,
+      retention: logs.RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     const cluster = new ecs.Cluster(this, 'Cluster', {
       vpc: props.vpc,
+      clusterName,
       containerInsightsV2: ecs.ContainerInsights.ENABLED,
     });
+    cluster.node.addDependency(insightsLogs);
     this.cluster = cluster;
 
-    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: 1024, memoryLimitMiB: 2048 });
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: this.taskVcpu * 1024, memoryLimitMiB: this.taskMemoryGb * 1024 });
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: logs.RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,

@@ -36,6 +36,11 @@ export interface TargetStackProps extends StackProps, CpuScalingSettings {
    */
   readonly operatorCidr?: string;
   /**
+   * Session Manager on the EC2 target's instances (see Ec2TargetProps.sessionManager).
+   * @default false
+   */
+  readonly sessionManager?: boolean;
+  /**
    * Back the Socket.IO Redis adapter with ElastiCache so rooms span instances.
    * @default maxCapacity > 1
    */
@@ -87,18 +92,22 @@ export class TargetStack extends Stack {
     let target: (ScaledTarget & ec2.IConnectable);
     let lbTarget: elbv2.IApplicationLoadBalancerTarget;
     if (props.kind === 'ec2') {
-      const ec2Target = new Ec2Target(this, 'Ec2', { ...common, instanceType: props.instanceType ?? new ec2.InstanceType('t3.small') });
+      const ec2Target = new Ec2Target(this, 'Ec2', { ...common, instanceType: props.instanceType ?? new ec2.InstanceType('t3.small'), sessionManager: props.sessionManager ?? false });
       target = ec2Target;
       lbTarget = ec2Target.autoScalingGroup;
       new CfnOutput(this, 'TargetAsgName', { value: ec2Target.autoScalingGroup.autoScalingGroupName, description: 'Target auto-scaling group' });
+      new CfnOutput(this, 'TargetInstanceType', { value: (props.instanceType ?? new ec2.InstanceType('t3.small')).toString(), description: 'Target instance type (quota check, cost estimate)' });
     } else {
       const fargate = new FargateTarget(this, 'Fargate', { ...common, image: props.image });
       target = fargate;
       lbTarget = fargate.service;
       new CfnOutput(this, 'TargetServiceName', { value: fargate.service.serviceName, description: 'Target ECS service' });
       new CfnOutput(this, 'TargetClusterName', { value: fargate.cluster.clusterName, description: 'Target ECS cluster' });
+      new CfnOutput(this, 'TargetTaskVcpu', { value: String(fargate.taskVcpu), description: 'vCPUs of one target task (Fargate quota check, cost estimate)' });
+      new CfnOutput(this, 'TargetTaskMemoryGb', { value: String(fargate.taskMemoryGb), description: 'Memory (GB) of one target task (cost estimate)' });
     }
     this.target = target;
+    new CfnOutput(this, 'TargetMaxCapacity', { value: String(props.maxCapacity), description: 'Most target instances/tasks (quota check, cost estimate)' });
     if (this.redis) this.redis.connections.allowDefaultPortFrom(target, 'target instances/tasks');
 
     listener.addTargets('Target', {

@@ -20,8 +20,8 @@ export interface Fleet {
   launch(generatorIds: readonly string[], secrets?: LaunchSecrets): Promise<void>;
   /** Exit codes of the agents that ended (undefined while running). */
   status(): ReadonlyMap<string, number | null | undefined>;
-  /** Why an agent ended, in words (its exit code or the signal's name); undefined while it runs. */
-  exitReason?(generatorId: string): string | undefined;
+  /** How an agent ended: its exit code or the signal's name; undefined while it runs. */
+  exitReason?(generatorId: string): { readonly code?: number; readonly signal?: string } | undefined;
   /** Stops every agent still running (they stop their load processes). Idempotent. */
   stop(): Promise<void>;
 }
@@ -43,7 +43,7 @@ const AGENT_STOP_GRACE_MS = 20_000;
 
 /** A fleet of local agent processes. */
 export function localFleet(opts: LocalFleetOptions): Fleet {
-  const agents = new Map<string, { child: ChildProcess; exit?: number | null; reason?: string }>();
+  const agents = new Map<string, { child: ChildProcess; exit?: number | null; end?: { code?: number; signal?: string } }>();
   // The agents' temporary folders live under one folder of the run, removed when the fleet stops:
   // even an agent killed with SIGKILL leaves nothing behind.
   let workRoot: string | undefined;
@@ -59,10 +59,10 @@ export function localFleet(opts: LocalFleetOptions): Fleet {
           env: { ...process.env, RIG_RUN_ID: opts.runId, ...(secrets.targetUrl ? { RIG_TARGET_URL: secrets.targetUrl } : {}) },
         });
         fs.closeSync(log);
-        const entry: { child: ChildProcess; exit?: number | null; reason?: string } = { child };
+        const entry: { child: ChildProcess; exit?: number | null; end?: { code?: number; signal?: string } } = { child };
         child.on('exit', (code, signal) => {
           entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null);
-          entry.reason = signal ? `agent killed by ${signal}` : `agent exited with code ${code}`;
+          entry.end = signal ? { signal } : { code: code ?? undefined };
         });
         agents.set(id, entry);
       }
@@ -71,7 +71,7 @@ export function localFleet(opts: LocalFleetOptions): Fleet {
       return new Map([...agents].map(([id, a]) => [id, a.exit]));
     },
     exitReason(id) {
-      return agents.get(id)?.reason;
+      return agents.get(id)?.end;
     },
     async stop() {
       await Promise.all([...agents.values()].map((a) => stopChild(a.child, AGENT_STOP_GRACE_MS)));

@@ -2,6 +2,9 @@ import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacity
 import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { mockClient } from 'aws-sdk-client-mock';
 import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
@@ -15,6 +18,9 @@ const sts = mockClient(STSClient);
 const s3 = mockClient(S3Client);
 const asg = mockClient(AutoScalingClient);
 const cfn = mockClient(CloudFormationClient);
+const ec2 = mockClient(EC2Client);
+const sq = mockClient(ServiceQuotasClient);
+const cw = mockClient(CloudWatchClient);
 
 const OUTPUTS: RigOutputs = {
   source: 'CloudFormation (eu-west-1)',
@@ -35,7 +41,11 @@ function platform(flags: Parameters<typeof validateFlags>[0] = {}, over: Partial
 }
 
 beforeEach(() => {
-  for (const m of [sts, s3, asg, cfn]) m.reset();
+  for (const m of [sts, s3, asg, cfn, ec2, sq, cw]) m.reset();
+  ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [{ InstanceType: 'c5.large', VCpuInfo: { DefaultVCpus: 2 } }] });
+  ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
+  sq.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 1000 } });
+  cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
   sts.on(GetCallerIdentityCommand).resolves({ Account: '123456789012' });
   s3.on(HeadBucketCommand).resolves({});
   asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: 0, Instances: [] } as never] });
@@ -95,6 +105,24 @@ test('prepareTarget checks credentials, the bucket and the group before anything
   expect(s3.commandCalls(HeadBucketCommand)[0]?.args[0].input).toEqual({ Bucket: 'bkt' });
   expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)[0]?.args[0].input).toEqual({ AutoScalingGroupNames: ['gen'] });
   expect(lines.some((l) => /does not answer from this machine/.test(l))).toBe(true);
+});
+
+test('before anything scales: a vCPU quota too small for the plan, or an estimate above --max-cost, refuses with exit-2 errors', async () => {
+  const plan = planLoad({ phases: [{ duration: 60, arrivalCount: 600 }], generators: 3, limits: platform().p.limits, sessionSeconds: 60 });
+  sq.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 4 } });
+  const low = platform({ target: 'http://127.0.0.1:9' });
+  await expect(low.p.prepareTarget(plan, 'r1')).rejects.toThrow(UsageError);
+  await expect(low.p.prepareTarget(plan, 'r1')).rejects.toThrow(/the run needs 6 vCPUs of the quota .*L-1216C47A.*\(3 × c5\.large generators .*quota is 4/);
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+
+  sq.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 1000 } });
+  const capped = platform({ target: 'http://127.0.0.1:9', maxCost: '0.01' });
+  await expect(capped.p.prepareTarget(plan, 'r2')).rejects.toThrow(/^the run is estimated at \$\d+\.\d\d, above --max-cost 0\.01/);
+  expect(capped.lines.some((l) => /^estimated cost of this run: \$/.test(l))).toBe(true);
+  const fits = platform({ target: 'http://127.0.0.1:9', maxCost: '100' });
+  await fits.p.prepareTarget(plan, 'r3');
+  expect(fits.lines).toEqual(expect.arrayContaining(['vCPU quota L-1216C47A: 6 of 1000 needed (other usage in the account not reported by AWS/Usage: not counted)', '--max-cost 100: the estimate fits']));
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
 });
 
 test('no credentials: one clear line, exit-2 error', async () => {

@@ -133,10 +133,12 @@ export class FakeSsmAgent {
         this.synced.add(parsed.bundle);
       }
       const log = fs.openSync(path.join(this.logDir, `${parsed.generator}.log`), 'a');
+      // The command's own exports the agent reads (the secrets path), as the instance's shell would set them.
+      const secretsPath = /export RIG_SECRETS_SSM_PATH='([^']*)'/.exec((cmd.Parameters?.commands ?? []).join('\n'))?.[1];
       const child = spawn(process.execPath, [path.join(this.agentHome, 'agent.js'), '--store', parsed.store, '--generator', parsed.generator], {
         cwd: this.agentHome,
         stdio: ['ignore', log, log],
-        env: { ...process.env, ...this.moto.env },
+        env: { ...process.env, ...this.moto.env, ...(secretsPath ? { RIG_SECRETS_SSM_PATH: secretsPath } : {}) },
       });
       fs.closeSync(log);
       const agent: RanAgent = { commandId: cmd.CommandId, instanceId: cmd.InstanceIds?.[0] ?? '?', generator: parsed.generator, store: parsed.store, child };

@@ -1,5 +1,19 @@
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { GeneratorFleet } from '../../lib/generator-fleet';
 import { buildTestRig, launchTemplateUserData } from './helpers';
+
+interface PolicyStatementJson { Action: string | string[]; Resource: unknown; Condition?: unknown }
+
+/** Every statement of the generator role's inline policies. */
+function fleetStatements(t: Template): PolicyStatementJson[] {
+  const policies = Object.values(t.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('^FleetRole') }] } }));
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement as PolicyStatementJson[]);
+}
 
 describe('generator fleet', () => {
   let t: Template;
@@ -61,21 +75,47 @@ describe('generator fleet', () => {
     for (const r of s3Resources) expect(JSON.stringify(r)).toMatch(/ResultsBucket|cdk-hnb659fds-assets/);
   });
 
-  test('PutMetricData is limited to the rig and CloudWatch-agent namespaces', () => {
+  test('the generators\' results-bucket access is get/put under runs/ and listing under runs/: no delete, no bucket settings', () => {
+    const statements = fleetStatements(t);
+    const onResults = statements.filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket'));
+    expect(onResults.map((st) => st.Action).sort()).toEqual([['s3:GetObject', 's3:PutObject'], 's3:ListBucket']);
+    const objects = onResults.find((st) => Array.isArray(st.Action));
+    expect(objects?.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/runs/*']] });
+    expect(onResults.find((st) => st.Action === 's3:ListBucket')?.Condition).toEqual({ StringLike: { 's3:prefix': ['runs/*'] } });
+    const actions = statements.flatMap((st) => [st.Action].flat());
+    for (const unwanted of [/^s3:Delete/, /^s3:PutObjectLegalHold/, /^s3:PutObjectRetention/, /^s3:PutObjectTagging/, /^s3:Abort/]) {
+      expect(actions.filter((a) => unwanted.test(a))).toEqual([]);
+    }
+  });
+
+  test('PutMetricData only to the CloudWatch agent\'s namespace (the operator publishes the rig\'s own metrics)', () => {
     t.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
         Action: 'cloudwatch:PutMetricData', Resource: '*',
-        Condition: { StringEquals: { 'cloudwatch:namespace': ['LoadTestRig', 'CWAgent'] } },
+        Condition: { StringEquals: { 'cloudwatch:namespace': 'CWAgent' } },
       })]) },
     });
   });
 
-  test('generators may read SecureStrings under /loadtest-rig/secrets/ only', () => {
-    t.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
-        Action: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
-        Resource: { 'Fn::Join': ['', Match.arrayWith([':parameter/loadtest-rig/secrets/*'])] },
-      })]) },
+  test('generators may read SecureStrings under /loadtest-rig/secrets/ only, by path (no GetParameter(s)), and no KMS unless a key is given', () => {
+    const statements = fleetStatements(t);
+    const ssm = statements.filter((st) => [st.Action].flat().some((a) => a.startsWith('ssm:')));
+    expect(ssm).toEqual([expect.objectContaining({ Action: 'ssm:GetParametersByPath', Resource: { 'Fn::Join': ['', expect.arrayContaining([':parameter/loadtest-rig/secrets/*'])] } })]);
+    expect(statements.some((st) => [st.Action].flat().some((a) => a.startsWith('kms:')))).toBe(false);
+  });
+
+  test('a customer-managed secrets key: kms:Decrypt on that key, through SSM only', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Kms', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'p', subnetType: ec2.SubnetType.PUBLIC }] });
+    const bucket = new s3.Bucket(stack, 'ResultsBucket');
+    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    new GeneratorFleet(stack, 'Fleet', {
+      vpc, securityGroup: new ec2.SecurityGroup(stack, 'Sg', { vpc }), resultsBucket: bucket,
+      secretsKey: kms.Key.fromKeyArn(stack, 'Key', keyArn), agentDirectory: path.join(__dirname, '..', '..', 'load-generators'), agentPackages: ['artillery@2.0.34'],
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([{ Action: 'kms:Decrypt', Effect: 'Allow', Resource: keyArn, Condition: { StringEquals: { 'kms:ViaService': 'ssm.eu-west-1.amazonaws.com' } } }]) },
     });
   });
 

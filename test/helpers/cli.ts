@@ -18,10 +18,10 @@ export interface CliResult {
   readonly json?: any;
 }
 
-/** Runs `scripts/cli.ts` with the given flags; resolves on exit (killed after `timeoutMs`). */
-export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs `scripts/cli.ts` (or another script of scripts/) with the given flags; resolves on exit (killed after `timeoutMs`). */
+export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; script?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TS_NODE, ['--transpile-only', path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
+    const child = spawn(TS_NODE, ['--transpile-only', path.join(ROOT, 'scripts', opts.script ?? 'cli.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

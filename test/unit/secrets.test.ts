@@ -1,8 +1,18 @@
-/** Scenario secrets on AWS: SSM parameters become RIG_SECRET_* variables, read without a shell. */
+/**
+ * Scenario secrets on AWS: SSM parameters become RIG_SECRET_* variables; an empty path or access denied
+ * means "no secrets" with one note; any other failure is an error that stops the generators.
+ */
+import { AccessDeniedException, GetParametersByPathCommand, InvalidFilterKey, SSMClient, SSMServiceException } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+
+type Page = { Parameters?: Array<{ Name?: string; Value?: string }>; NextToken?: string };
 const { loadSsmSecrets, secretEnvName } = require('../../load-generators/lib/secrets') as {
-  loadSsmSecrets: (path: string, exec: (file: string, args: string[]) => string) => Record<string, string>;
+  loadSsmSecrets: (path: string, getPage?: (input: Record<string, unknown>) => Promise<Page>) => Promise<{ env: Record<string, string>; note?: string }>;
   secretEnvName: (name: string) => string;
 };
+
+const ssm = mockClient(SSMClient);
+beforeEach(() => ssm.reset());
 
 describe('scenario secrets from SSM Parameter Store', () => {
   it('names each variable after the last path segment', () => {
@@ -10,22 +20,41 @@ describe('scenario secrets from SSM Parameter Store', () => {
     expect(secretEnvName('/loadtest-rig/secrets/team/api.key')).toBe('RIG_SECRET_API_KEY');
   });
 
-  it('reads every page, decrypted, with the AWS CLI called without a shell', () => {
-    const calls: Array<{ file: string; args: string[] }> = [];
-    const pages = [
-      { Parameters: [{ Name: '/loadtest-rig/secrets/auth-token', Value: 'a$(rm -rf /)`x`' }], NextToken: 'p2' },
-      { Parameters: [{ Name: '/loadtest-rig/secrets/other', Value: 'two' }] },
-    ];
-    const env = loadSsmSecrets('/loadtest-rig/secrets/', (file, args) => {
-      calls.push({ file, args });
-      return JSON.stringify(pages[calls.length - 1]);
-    });
-    expect(env).toEqual({ RIG_SECRET_AUTH_TOKEN: 'a$(rm -rf /)`x`', RIG_SECRET_OTHER: 'two' });
-    expect(calls).toHaveLength(2);
-    expect(calls[0]).toEqual({
-      file: 'aws',
-      args: ['ssm', 'get-parameters-by-path', '--path', '/loadtest-rig/secrets/', '--recursive', '--with-decryption', '--output', 'json'],
-    });
-    expect(calls[1]?.args.slice(-2)).toEqual(['--starting-token', 'p2']);
+  it('reads every page, recursive and decrypted, through the SDK', async () => {
+    ssm.on(GetParametersByPathCommand, { Path: '/loadtest-rig/secrets/', Recursive: true, WithDecryption: true })
+      .resolvesOnce({ Parameters: [{ Name: '/loadtest-rig/secrets/auth-token', Value: 'a$(rm -rf /)`x`' }], NextToken: 'p2' })
+      .resolvesOnce({ Parameters: [{ Name: '/loadtest-rig/secrets/other', Value: 'two' }] });
+    const read = await loadSsmSecrets('/loadtest-rig/secrets/');
+    expect(read).toEqual({ env: { RIG_SECRET_AUTH_TOKEN: 'a$(rm -rf /)`x`', RIG_SECRET_OTHER: 'two' } });
+    const calls = ssm.commandCalls(GetParametersByPathCommand).map((c) => c.args[0].input);
+    expect(calls).toEqual([
+      { Path: '/loadtest-rig/secrets/', Recursive: true, WithDecryption: true },
+      { Path: '/loadtest-rig/secrets/', Recursive: true, WithDecryption: true, NextToken: 'p2' },
+    ]);
+  });
+
+  it('an empty path: no secrets, and a note saying so', async () => {
+    ssm.on(GetParametersByPathCommand).resolves({ Parameters: [] });
+    expect(await loadSsmSecrets('/loadtest-rig/secrets/')).toEqual({ env: {}, note: 'scenario secrets: none (no parameters under /loadtest-rig/secrets/)' });
+  });
+
+  it('access denied: no secrets, and a note naming the path and the error', async () => {
+    ssm.on(GetParametersByPathCommand).rejects(new AccessDeniedException({ Message: 'not authorized to perform ssm:GetParametersByPath', message: 'not authorized to perform ssm:GetParametersByPath', $metadata: {} }));
+    const read = await loadSsmSecrets('/loadtest-rig/secrets/');
+    expect(read).toEqual({ env: {}, note: 'scenario secrets: none (the generator role may not read /loadtest-rig/secrets/: AccessDeniedException); scenarios see no RIG_SECRET_* variables' });
+  });
+
+  it('any other failure is an error naming the path, the cause and that every generator stops', async () => {
+    ssm.on(GetParametersByPathCommand).rejects(new SSMServiceException({ name: 'ThrottlingException', $fault: 'client', message: 'Rate exceeded\nmore', $metadata: { httpStatusCode: 400 } }));
+    await expect(loadSsmSecrets('/loadtest-rig/secrets/')).rejects.toThrow('cannot read scenario secrets under /loadtest-rig/secrets/ (ThrottlingException: Rate exceeded); every generator stops — fix the parameter store access or the path and run again');
+    ssm.reset();
+    ssm.on(GetParametersByPathCommand).rejects(new InvalidFilterKey({ message: 'bad', $metadata: {} }));
+    await expect(loadSsmSecrets('/loadtest-rig/secrets/')).rejects.toThrow(/\(InvalidFilterKey: bad\)/);
+    // A failure after the first page too: no half-read secrets.
+    let n = 0;
+    await expect(loadSsmSecrets('/p/', async () => {
+      if (n++ === 0) return { Parameters: [{ Name: '/p/a', Value: '1' }], NextToken: 't' };
+      throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+    })).rejects.toThrow(/TimeoutError: socket hang up/);
   });
 });

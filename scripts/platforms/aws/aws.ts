@@ -18,6 +18,7 @@ import { AWS_PORT_RANGE, UnknownInstanceTypeError, arrivalsPerSecond, deployedGe
 import type { GeneratorLimits } from '../../core/plan';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
+import { checkBeforeScaling } from './before-scaling';
 import { runPrefix } from './bundle';
 import type { AwsApi } from './clients';
 import { RigMetricsPublisher, collectCloudWatch } from './cloudwatch';
@@ -140,9 +141,15 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
     portRange: AWS_PORT_RANGE,
     publisherFor,
 
-    async prepareTarget(_plan, id): Promise<TargetHandle> {
+    async prepareTarget(plan, id): Promise<TargetHandle> {
       runId = id;
       await preflight();
+      // Quotas, zones and the cost estimate (--max-cost) before anything scales.
+      await checkBeforeScaling({
+        api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
+        processesPerGenerator: limits.processes, externalTarget: options.target !== undefined,
+        ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}), now: () => clock.now(),
+      });
       const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
       if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
       // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.

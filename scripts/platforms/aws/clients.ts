@@ -33,6 +33,27 @@ import {
   PutMetricDataCommand,
   PutMetricDataCommandInput,
 } from '@aws-sdk/client-cloudwatch';
+import {
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypeOfferingsCommandInput,
+  DescribeInstanceTypeOfferingsCommandOutput,
+  DescribeInstanceTypesCommand,
+  DescribeInstanceTypesCommandInput,
+  DescribeInstanceTypesCommandOutput,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+import {
+  GetResourcesCommand,
+  GetResourcesCommandInput,
+  GetResourcesCommandOutput,
+  ResourceGroupsTaggingAPIClient,
+} from '@aws-sdk/client-resource-groups-tagging-api';
+import {
+  GetServiceQuotaCommand,
+  GetServiceQuotaCommandInput,
+  GetServiceQuotaCommandOutput,
+  ServiceQuotasClient,
+} from '@aws-sdk/client-service-quotas';
 import { HeadBucketCommand, PutObjectCommand, PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import {
   CancelCommandCommand,
@@ -77,7 +98,47 @@ export interface AwsApi {
 
   headBucket(bucket: string): Promise<void>;
   putObject(input: PutObjectCommandInput): Promise<void>;
+
+  getServiceQuota(input: GetServiceQuotaCommandInput): Promise<GetServiceQuotaCommandOutput>;
+  describeInstanceTypes(input: DescribeInstanceTypesCommandInput): Promise<DescribeInstanceTypesCommandOutput>;
+  describeInstanceTypeOfferings(input: DescribeInstanceTypeOfferingsCommandInput): Promise<DescribeInstanceTypeOfferingsCommandOutput>;
+
+  /** Resource Groups Tagging API: what still carries the rig's tag (`npm run leftovers`). */
+  getResources(input: GetResourcesCommandInput): Promise<GetResourcesCommandOutput>;
 }
+
+/** The calls of {@link AwsApi} (every member except the region). */
+export type AwsApiCall = Exclude<keyof AwsApi, 'region'>;
+
+/**
+ * The IAM actions behind each call of {@link AwsApi}: iam/operator-policy.json must allow every one
+ * (test/unit/operator-policy.test.ts). A new call without an entry here does not compile; a new entry
+ * without a policy statement fails that test. `s3` stands for the run store's own calls
+ * (load-generators/lib/run-store.js: PutObject, GetObject, ListObjectsV2).
+ */
+export const IAM_ACTIONS: { readonly [K in AwsApiCall]: readonly string[] } = {
+  s3: ['s3:PutObject', 's3:GetObject', 's3:ListBucket'],
+  // GetCallerIdentity needs no permission: AWS answers it for every valid credential.
+  getCallerIdentity: [],
+  describeStacks: ['cloudformation:DescribeStacks'],
+  deleteStack: ['cloudformation:DeleteStack'],
+  setDesiredCapacity: ['autoscaling:SetDesiredCapacity'],
+  describeAutoScalingGroups: ['autoscaling:DescribeAutoScalingGroups'],
+  describeScalingActivities: ['autoscaling:DescribeScalingActivities'],
+  describeInstanceInformation: ['ssm:DescribeInstanceInformation'],
+  sendCommand: ['ssm:SendCommand'],
+  getCommandInvocation: ['ssm:GetCommandInvocation'],
+  cancelCommand: ['ssm:CancelCommand'],
+  getMetricData: ['cloudwatch:GetMetricData'],
+  describeAlarms: ['cloudwatch:DescribeAlarms'],
+  putMetricData: ['cloudwatch:PutMetricData'],
+  headBucket: ['s3:ListBucket'],
+  putObject: ['s3:PutObject'],
+  getServiceQuota: ['servicequotas:GetServiceQuota'],
+  describeInstanceTypes: ['ec2:DescribeInstanceTypes'],
+  describeInstanceTypeOfferings: ['ec2:DescribeInstanceTypeOfferings'],
+  getResources: ['tag:GetResources'],
+};
 
 /** Options of {@link createAwsApi}. */
 export interface AwsApiOptions {
@@ -97,6 +158,9 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
   const cw = new CloudWatchClient(config);
   const s3 = new S3Client(config);
   const sts = new STSClient(config);
+  const ec2 = new EC2Client(config);
+  const quotas = new ServiceQuotasClient(config);
+  const tagging = new ResourceGroupsTaggingAPIClient(config);
   return {
     region: opts.region,
     s3,
@@ -127,5 +191,9 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
     putObject: async (input) => {
       await s3.send(new PutObjectCommand(input));
     },
+    getServiceQuota: (input) => quotas.send(new GetServiceQuotaCommand(input)),
+    describeInstanceTypes: (input) => ec2.send(new DescribeInstanceTypesCommand(input)),
+    describeInstanceTypeOfferings: (input) => ec2.send(new DescribeInstanceTypeOfferingsCommand(input)),
+    getResources: (input) => tagging.send(new GetResourcesCommand(input)),
   };
 }

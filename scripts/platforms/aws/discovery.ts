@@ -40,11 +40,24 @@ export interface RigOutputs {
   readonly targetAsgName?: string;
   readonly targetServiceName?: string;
   readonly targetClusterName?: string;
+  /** The EC2 target's instance type (quota check, cost estimate). */
+  readonly targetInstanceType?: string;
+  /** Most target instances (EC2) or tasks (Fargate) the target scales to. */
+  readonly targetMaxCapacity?: number;
+  /** vCPUs and memory (GB) of one Fargate target task. */
+  readonly targetTaskVcpu?: number;
+  readonly targetTaskMemoryGb?: number;
   /** Stacks found, in deploy order (teardown deletes them in reverse). */
   readonly stackNames: readonly string[];
 }
 
 type OutputMap = Readonly<Record<string, string>>;
+
+/** A positive number output, else undefined (absent in stacks deployed before it was an output). */
+function positive(v: string | undefined): number | undefined {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
 
 /** Builds {@link RigOutputs} from each stack's output map; undefined when the generator stack is missing. */
 export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, source: string): RigOutputs | undefined {
@@ -78,6 +91,10 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     targetAsgName: target.TargetAsgName,
     targetServiceName: target.TargetServiceName,
     targetClusterName: target.TargetClusterName,
+    targetInstanceType: target.TargetInstanceType || undefined,
+    targetMaxCapacity: positive(target.TargetMaxCapacity),
+    targetTaskVcpu: positive(target.TargetTaskVcpu),
+    targetTaskMemoryGb: positive(target.TargetTaskMemoryGb),
     stackNames: [RIG_STACK_NAMES.network, RIG_STACK_NAMES.target, RIG_STACK_NAMES.generators].filter((n) => stacks[n] !== undefined),
   };
 }

@@ -1,0 +1,111 @@
+/**
+ * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
+ * (`loadtest-rig=true`, set on every stack in lib/rig.ts) through the Resource Groups Tagging API, and
+ * names what stays by design (the shared CDK bootstrap stack and its assets).
+ * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { ExitCode, RigError, UsageError } from './errors';
+import { explainAwsError } from './platforms/aws/aws-errors';
+import type { AwsApi } from './platforms/aws/clients';
+
+/** The tag every rig stack carries (lib/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
+export const RIG_TAG = { key: 'loadtest-rig', value: 'true' } as const;
+
+/** What stays after `npm run teardown`, and why (printed with every answer). */
+export const STAYS_BY_DESIGN = [
+  'the CDK bootstrap stack CDKToolkit (its assets bucket and ECR repository, with the agent bundle and target app assets): shared by every CDK app in the account and region; remove it only if nothing else uses CDK there',
+];
+
+/** One tagged resource still present. */
+export interface Leftover {
+  readonly arn: string;
+  /** e.g. `ec2 instance`, `logs log-group`. */
+  readonly kind: string;
+}
+
+/** The service and resource type of an ARN (`arn:aws:ec2:eu-west-1:123:instance/i-1` → `ec2 instance`). Pure. */
+export function kindOf(arn: string): string {
+  const parts = arn.split(':');
+  const service = parts[2] ?? '?';
+  // S3 bucket ARNs have no type segment: arn:aws:s3:::name.
+  if (service === 's3' && !(parts[5] ?? '').includes('/')) return 's3 bucket';
+  const type = parts.slice(5).join(':').split(/[/:]/)[0] || '?';
+  return `${service} ${type}`;
+}
+
+/** Every resource with the rig's tag, sorted by kind then ARN. */
+export async function findLeftovers(api: AwsApi): Promise<Leftover[]> {
+  const out: Leftover[] = [];
+  let token: string | undefined;
+  do {
+    const page = await api.getResources({ TagFilters: [{ Key: RIG_TAG.key, Values: [RIG_TAG.value] }], ...(token ? { PaginationToken: token } : {}) });
+    for (const r of page.ResourceTagMappingList ?? []) if (r.ResourceARN) out.push({ arn: r.ResourceARN, kind: kindOf(r.ResourceARN) });
+    token = page.PaginationToken || undefined;
+  } while (token);
+  return out.sort((a, b) => a.kind.localeCompare(b.kind) || a.arn.localeCompare(b.arn));
+}
+
+/** The report as lines. Pure. */
+export function leftoverLines(region: string, found: readonly Leftover[]): string[] {
+  const lines = found.length === 0
+    ? [`leftovers: nothing tagged ${RIG_TAG.key}=${RIG_TAG.value} in ${region}`]
+    : [`leftovers: ${found.length} resource${found.length === 1 ? '' : 's'} tagged ${RIG_TAG.key}=${RIG_TAG.value} still in ${region}:`, ...found.map((l) => `  ${l.kind}: ${l.arn}`),
+      'finish the teardown with `npm run teardown` (or delete them in the console); the tagging index can lag a few minutes behind deletions'];
+  return [...lines, ...STAYS_BY_DESIGN.map((s) => `stays by design: ${s}`)];
+}
+
+/** The region: --region, else the deployed stacks' Region output, else AWS_REGION / AWS_DEFAULT_REGION. */
+export function regionOf(flag: string | undefined, outputsText: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag) return flag;
+  if (outputsText) {
+    try {
+      const json = JSON.parse(outputsText) as Record<string, Record<string, string> | undefined>;
+      const r = json['LoadTestRig-Generators']?.Region;
+      if (r) return r;
+    } catch {
+      /* a broken outputs file says nothing about the region */
+    }
+  }
+  const r = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+  if (!r) throw new UsageError('no AWS region: pass --region (the region you deployed to) or set AWS_REGION');
+  return r;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command('leftovers')
+    .description('List what still carries the rig\'s tag after a teardown')
+    .option('--region <region>', 'the region the rig was deployed to (default: cdk-outputs.json, else AWS_REGION)')
+    .option('--json', 'print the leftovers as JSON on stdout')
+    .exitOverride()
+    .allowExcessArguments(false);
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    return (err as { code?: string }).code === 'commander.helpDisplayed' ? ExitCode.ok : ExitCode.badInput;
+  }
+  const o = program.opts<{ region?: string; json?: boolean }>();
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const outputsFile = path.resolve(__dirname, '..', 'cdk-outputs.json');
+  let region = 'the configured region';
+  try {
+    region = regionOf(o.region, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, process.env);
+    const { createAwsApi } = await import('./platforms/aws/clients');
+    const found = await findLeftovers(createAwsApi({ region }));
+    for (const line of leftoverLines(region, found)) log(line);
+    if (o.json) process.stdout.write(`${JSON.stringify({ region, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
+    return found.length === 0 ? ExitCode.ok : ExitCode.thresholdsBreached;
+  } catch (err) {
+    const e = explainAwsError(err, { region, doing: 'listing the rig\'s tagged resources (tag:GetResources)' });
+    log(`${e instanceof UsageError ? 'error' : 'rig failure'}: ${e.message}`);
+    return e instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

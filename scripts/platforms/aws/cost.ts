@@ -1,0 +1,158 @@
+/**
+ * The run's estimated cost, printed with its assumptions before the fleet scales, and `--max-cost`
+ * (exit 2, nothing started). Pure: list prices are a table here, not the AWS Price List API, because
+ * that API answers only in us-east-1/ap-south-1/eu-central-1, needs its own permission and pages
+ * through megabytes of JSON for one instance price; an estimate that states its prices is more useful
+ * to a CI cap than an exact figure that needs another service. Prices are us-east-1 On-Demand Linux
+ * list prices (other regions are up to ~30% higher: the estimate says so).
+ */
+
+/** On-Demand Linux USD per hour in us-east-1. */
+export const INSTANCE_PRICE_USD_PER_HOUR: Readonly<Record<string, number>> = {
+  'c5.large': 0.085, 'c5.xlarge': 0.17, 'c5.2xlarge': 0.34, 'c5.4xlarge': 0.68, 'c5.9xlarge': 1.53,
+  'c5n.large': 0.108, 'c5n.xlarge': 0.216, 'c5n.2xlarge': 0.432,
+  'c6i.large': 0.085, 'c6i.xlarge': 0.17, 'c6i.2xlarge': 0.34, 'c6i.4xlarge': 0.68,
+  'c7i.large': 0.08925, 'c7i.xlarge': 0.1785, 'c7i.2xlarge': 0.357,
+  'c6g.large': 0.068, 'c6g.xlarge': 0.136, 'c7g.large': 0.0725, 'c7g.xlarge': 0.145,
+  'm5.large': 0.096, 'm5.xlarge': 0.192, 'm6i.large': 0.096, 'm6i.xlarge': 0.192,
+  't3.nano': 0.0052, 't3.micro': 0.0104, 't3.small': 0.0208, 't3.medium': 0.0416, 't3.large': 0.0832, 't3.xlarge': 0.1664, 't3.2xlarge': 0.3328,
+  't2.nano': 0.0058, 't2.micro': 0.0116, 't2.small': 0.023, 't2.medium': 0.0464, 't2.large': 0.0928, 't2.xlarge': 0.1856, 't2.2xlarge': 0.3712,
+};
+
+/** Other list prices the estimate uses (us-east-1). */
+export const PRICES = {
+  /** Fargate Linux/x86, per vCPU-hour and per GB-hour. */
+  fargateVcpuHour: 0.04048,
+  fargateGbHour: 0.004445,
+  /** Application Load Balancer: per hour, per LCU-hour. */
+  albHour: 0.0225,
+  albLcuHour: 0.008,
+  /** One LCU: 25 new connections/s, 3,000 active connections, 1 GB processed per hour (EC2/IP targets). */
+  lcuNewPerSecond: 25,
+  lcuActive: 3000,
+  lcuGbPerHour: 1,
+  /** Public IPv4 address, per hour. */
+  publicIpv4Hour: 0.005,
+  /** Data between public addresses in one region, per GB each way. */
+  inRegionGb: 0.01,
+  /** CloudWatch: custom metric per month (prorated hourly), GetMetricData per 1,000 metrics. */
+  metricMonth: 0.3,
+  getMetricDataPer1000: 0.01,
+  /** S3 PUT/LIST per 1,000 requests. */
+  s3PutPer1000: 0.005,
+} as const;
+
+const HOURS_PER_MONTH = 730;
+
+/** What one run is estimated from. */
+export interface CostInputs {
+  readonly region: string;
+  readonly generatorInstanceType: string;
+  readonly generators: number;
+  /** Load processes per generator (each writes its periods to S3). */
+  readonly processesPerGenerator: number;
+  /** From the first arrival to the last vuser's end. */
+  readonly loadSeconds: number;
+  /** Peak concurrent connections and arrival rate of the plan (the load balancer's capacity units). */
+  readonly peakConnections: number;
+  readonly peakArrivalRate: number;
+  /** The deployed target, when the rig has one (counted at its maximum size for the whole run: an upper bound). */
+  readonly target?: { readonly kind: 'ec2'; readonly instanceType: string; readonly maxCapacity: number } | { readonly kind: 'fargate'; readonly taskVcpu: number; readonly taskGb: number; readonly maxTasks: number };
+  /** Whether the run goes through the rig's load balancer (not --target elsewhere). */
+  readonly viaLoadBalancer: boolean;
+  /**
+   * Bytes per second one open connection exchanges, both ways.
+   * @default 50 (Socket.IO heartbeats plus a small message every few seconds)
+   */
+  readonly bytesPerConnectionSecond?: number;
+  /**
+   * Time a generator bills beyond the load: boot, host tuning, the agent install, the report, scaling in.
+   * @default 900 seconds
+   */
+  readonly overheadSeconds?: number;
+}
+
+/** One priced item. */
+export interface CostLine {
+  readonly item: string;
+  readonly usd: number;
+  readonly basis: string;
+}
+
+/** The estimate: its lines, total, assumptions, and what it could not price. */
+export interface CostEstimate {
+  readonly lines: readonly CostLine[];
+  readonly totalUsd: number;
+  readonly assumptions: readonly string[];
+  /** Items without a price (an instance type not in the table): the total leaves them out. */
+  readonly unpriced: readonly string[];
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Estimates one run's cost. Pure. */
+export function estimateRunCost(i: CostInputs): CostEstimate {
+  const overhead = i.overheadSeconds ?? 900;
+  const bps = i.bytesPerConnectionSecond ?? 50;
+  const genHours = Math.max(60, i.loadSeconds + overhead) / 3600;
+  const loadHours = Math.max(60, i.loadSeconds) / 3600;
+  const lines: CostLine[] = [];
+  const unpriced: string[] = [];
+
+  const genPrice = INSTANCE_PRICE_USD_PER_HOUR[i.generatorInstanceType];
+  if (genPrice === undefined) unpriced.push(`${i.generatorInstanceType} generators`);
+  else lines.push({ item: 'generators', usd: i.generators * genHours * genPrice, basis: `${i.generators} × ${i.generatorInstanceType} × ${genHours.toFixed(2)} h × $${genPrice}/h` });
+  lines.push({ item: 'generator public IPv4', usd: i.generators * genHours * PRICES.publicIpv4Hour, basis: `${i.generators} × ${genHours.toFixed(2)} h × $${PRICES.publicIpv4Hour}/h` });
+
+  const t = i.target;
+  if (t?.kind === 'ec2') {
+    const p = INSTANCE_PRICE_USD_PER_HOUR[t.instanceType];
+    if (p === undefined) unpriced.push(`${t.instanceType} targets`);
+    else lines.push({ item: 'target instances (at most)', usd: t.maxCapacity * loadHours * p, basis: `up to ${t.maxCapacity} × ${t.instanceType} × ${loadHours.toFixed(2)} h × $${p}/h` });
+  } else if (t?.kind === 'fargate') {
+    const perTask = t.taskVcpu * PRICES.fargateVcpuHour + t.taskGb * PRICES.fargateGbHour;
+    lines.push({ item: 'target tasks (at most)', usd: t.maxTasks * loadHours * perTask, basis: `up to ${t.maxTasks} tasks × ${loadHours.toFixed(2)} h × $${perTask.toFixed(4)}/h (${t.taskVcpu} vCPU, ${t.taskGb} GB)` });
+  }
+
+  const gb = (i.peakConnections * bps * i.loadSeconds) / 1e9;
+  if (i.viaLoadBalancer && t) {
+    const lcu = Math.max(i.peakArrivalRate / PRICES.lcuNewPerSecond, i.peakConnections / PRICES.lcuActive, gb / loadHours / PRICES.lcuGbPerHour);
+    lines.push({ item: 'load balancer capacity units', usd: lcu * loadHours * PRICES.albLcuHour, basis: `${lcu.toFixed(1)} LCU (max of ${i.peakArrivalRate.toFixed(0)} new/s ÷ 25, ${i.peakConnections} active ÷ 3,000, GB/h) × ${loadHours.toFixed(2)} h × $${PRICES.albLcuHour}` });
+  }
+  lines.push({ item: 'data between public addresses', usd: gb * 2 * PRICES.inRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.inRegionGb}/GB` });
+
+  // Each load process stores a period every ~10 s, plus health and control objects.
+  const puts = i.generators * i.processesPerGenerator * (i.loadSeconds / 10 + 50);
+  lines.push({ item: 'S3 requests', usd: (puts / 1000) * PRICES.s3PutPer1000, basis: `~${Math.round(puts)} PUT/LIST × $${PRICES.s3PutPer1000}/1,000` });
+  // Rig metrics carry a RunId dimension: new custom metrics each run, billed hourly; detailed monitoring is 7 metrics per instance.
+  const metrics = 12 + i.generators * 7;
+  lines.push({ item: 'CloudWatch metrics', usd: metrics * (PRICES.metricMonth / HOURS_PER_MONTH) * Math.ceil(genHours) + (60 * 40 / 1000) * PRICES.getMetricDataPer1000, basis: `${metrics} metrics × ${Math.ceil(genHours)} h prorated + the report's GetMetricData` });
+
+  const totalUsd = round2(lines.reduce((a, l) => a + l.usd, 0));
+  const assumptions = [
+    `us-east-1 On-Demand list prices${i.region === 'us-east-1' ? '' : ` (the run is in ${i.region}: up to ~30% higher there)`}`,
+    `generators bill ${Math.round(overhead / 60)} min beyond the ${Math.round(i.loadSeconds / 60)} min of load (boot, install, report, scale-in)`,
+    ...(t ? ['the target counted at its maximum size for the whole load (an upper bound); it bills while idle anyway (docs/aws.md)'] : []),
+    `${bps} bytes/s per open connection`,
+    'excludes the standing stacks\' idle cost, taxes, free tier and Savings Plans',
+  ];
+  return { lines: lines.map((l) => ({ ...l, usd: round2(l.usd) })), totalUsd, assumptions, unpriced };
+}
+
+/** The estimate as log lines (total first). */
+export function costLines(e: CostEstimate): string[] {
+  return [
+    `estimated cost of this run: $${e.totalUsd.toFixed(2)}${e.unpriced.length ? ` plus ${e.unpriced.join(', ')} (no list price in scripts/platforms/aws/cost.ts)` : ''}`,
+    ...e.lines.filter((l) => l.usd >= 0.005).map((l) => `  ${l.item}: $${l.usd.toFixed(2)} (${l.basis})`),
+    `  assumptions: ${e.assumptions.join('; ')}`,
+  ];
+}
+
+/** The `--max-cost` refusal, or undefined when the estimate fits. Pure. */
+export function maxCostRefusal(e: CostEstimate, maxUsd: number): string | undefined {
+  if (e.unpriced.length) {
+    return `--max-cost ${maxUsd} cannot be enforced: no list price for ${e.unpriced.join(', ')}; add it to INSTANCE_PRICE_USD_PER_HOUR in scripts/platforms/aws/cost.ts or drop --max-cost`;
+  }
+  if (e.totalUsd <= maxUsd) return undefined;
+  return `the run is estimated at $${e.totalUsd.toFixed(2)}, above --max-cost ${maxUsd}; lower --vusers, --ramp/--hold or --generators, or raise --max-cost`;
+}

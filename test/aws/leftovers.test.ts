@@ -1,0 +1,70 @@
+/** `npm run leftovers`: what still carries the rig's tag after a teardown (Resource Groups Tagging API). */
+import { CreateBucketCommand, DeleteBucketCommand, PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetResourcesCommand, ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
+import { mockClient } from 'aws-sdk-client-mock';
+import { UsageError } from '../../scripts/errors';
+import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import { findLeftovers, kindOf, leftoverLines, regionOf } from '../../scripts/leftovers';
+import { runCli } from '../helpers/cli';
+import { Moto, clientConfig, startMoto } from './moto';
+
+describe('leftovers (unit)', () => {
+  const tagging = mockClient(ResourceGroupsTaggingAPIClient);
+  beforeEach(() => tagging.reset());
+  afterAll(() => tagging.restore());
+
+  test('reads every page filtered by the rig tag, sorted by kind', async () => {
+    tagging.on(GetResourcesCommand)
+      .resolvesOnce({ ResourceTagMappingList: [{ ResourceARN: 'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/LoadTestRig-x' }], PaginationToken: 'p2' })
+      .resolvesOnce({ ResourceTagMappingList: [{ ResourceARN: 'arn:aws:ec2:eu-west-1:123456789012:instance/i-0abc' }], PaginationToken: '' });
+    const found = await findLeftovers(createAwsApi({ region: 'eu-west-1' }));
+    expect(found).toEqual([
+      { arn: 'arn:aws:ec2:eu-west-1:123456789012:instance/i-0abc', kind: 'ec2 instance' },
+      { arn: 'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/LoadTestRig-x', kind: 'logs log-group' },
+    ]);
+    expect(tagging.commandCalls(GetResourcesCommand).map((c) => c.args[0].input)).toEqual([
+      { TagFilters: [{ Key: 'loadtest-rig', Values: ['true'] }] },
+      { TagFilters: [{ Key: 'loadtest-rig', Values: ['true'] }], PaginationToken: 'p2' },
+    ]);
+  });
+
+  test('kinds, lines and the region', () => {
+    expect(kindOf('arn:aws:s3:::loadtestrig-generators-results')).toBe('s3 bucket');
+    expect(kindOf('arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/app/x/y')).toBe('elasticloadbalancing loadbalancer');
+    expect(leftoverLines('eu-west-1', [])[0]).toBe('leftovers: nothing tagged loadtest-rig=true in eu-west-1');
+    expect(leftoverLines('eu-west-1', []).some((l) => l.startsWith('stays by design: the CDK bootstrap stack CDKToolkit'))).toBe(true);
+    expect(regionOf('ap-south-1', undefined, {})).toBe('ap-south-1');
+    expect(regionOf(undefined, JSON.stringify({ 'LoadTestRig-Generators': { Region: 'eu-north-1' } }), { AWS_REGION: 'us-east-1' })).toBe('eu-north-1');
+    expect(regionOf(undefined, undefined, { AWS_DEFAULT_REGION: 'us-west-2' })).toBe('us-west-2');
+    expect(() => regionOf(undefined, 'not json', {})).toThrow(UsageError);
+  });
+});
+
+describe('leftovers on emulated AWS (the real script)', () => {
+  let moto: Moto;
+  beforeAll(async () => {
+    moto = await startMoto();
+  }, 60_000);
+  afterAll(async () => moto?.stop());
+
+  test('a tagged bucket left behind: exit 1 naming it; once deleted: exit 0', async () => {
+    const s3 = new S3Client(clientConfig(moto));
+    const bucket = 'loadtestrig-generators-leftover';
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: [{ Key: 'loadtest-rig', Value: 'true' }] } }));
+    await s3.send(new CreateBucketCommand({ Bucket: 'someone-elses-bucket' }));
+    const env = { ...moto.env, AWS_PROFILE: '' };
+    const left = await runCli(['--region', 'us-east-1', '--json'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
+    expect({ code: left.code, stderr: left.stderr }).toEqual({ code: 1, stderr: expect.stringContaining(`leftovers: 1 resource tagged loadtest-rig=true still in us-east-1:\n  s3 bucket: arn:aws:s3:::${bucket}\n`) });
+    expect(JSON.parse(left.stdout).leftovers).toEqual([{ arn: `arn:aws:s3:::${bucket}`, kind: 's3 bucket' }]);
+
+    await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
+    const clean = await runCli(['--region', 'us-east-1'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
+    expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('leftovers: nothing tagged loadtest-rig=true in us-east-1\n') });
+  });
+
+  test('no region anywhere: exit 2 with the fix', async () => {
+    const res = await runCli([], { script: 'leftovers.ts', env: { ...moto.env, AWS_REGION: '', AWS_DEFAULT_REGION: '' }, timeoutMs: 60_000 });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 2, stderr: 'error: no AWS region: pass --region (the region you deployed to) or set AWS_REGION\n' });
+  });
+});

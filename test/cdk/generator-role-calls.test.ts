@@ -1,0 +1,86 @@
+/**
+ * Every AWS call a generator makes is allowed by the synthesized generator role, and on the resources
+ * it touches: the calls are read from the sources that run on the instance (the agent's SDK commands,
+ * the AWS CLI calls of the secrets path and of the dispatched command, the CloudWatch agent's install),
+ * so a new call fails here until the role grants it — and the role grants nothing the calls do not need.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { buildTestRig } from './helpers';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.name === 'node_modules') return [];
+    return e.isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** The generator's AWS calls, as `sdk:<Command>`, `cli:<service> <command>` or `cwagent`. */
+function generatorCalls(): Set<string> {
+  const calls = new Set<string>();
+  const sources = [...filesUnder(path.join(ROOT, 'load-generators')), path.join(ROOT, 'scripts', 'platforms', 'aws', 'bundle.ts')];
+  for (const file of sources) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/\bs3\(\)\.(\w+)Command\b|new (?:\w+\.)?(\w+)Command\(/g)) calls.add(`sdk:${m[1] ?? m[2]}`);
+    for (const m of text.matchAll(/\baws (s3|ssm|cloudwatch|ec2|sts|logs) ([a-z-]+)/g)) calls.add(`cli:${m[1]} ${m[2]}`);
+    for (const m of text.matchAll(/'(s3|ssm|cloudwatch|ec2|sts|logs)', '([a-z-]+)'/g)) calls.add(`cli:${m[1]} ${m[2]}`);
+    if (/amazon-cloudwatch-agent/.test(text)) calls.add('cwagent');
+  }
+  return calls;
+}
+
+/** What each call needs: actions, and the resource shape they must be granted on. */
+const NEEDS: Record<string, Array<{ action: string; on: 'runs-objects' | 'bucket-runs-prefix' | 'secrets-path' | 'star-cwagent' | 'star' }>> = {
+  'sdk:PutObject': [{ action: 's3:PutObject', on: 'runs-objects' }],
+  'sdk:GetObject': [{ action: 's3:GetObject', on: 'runs-objects' }],
+  'sdk:ListObjectsV2': [{ action: 's3:ListBucket', on: 'bucket-runs-prefix' }],
+  'cli:s3 sync': [{ action: 's3:ListBucket', on: 'bucket-runs-prefix' }, { action: 's3:GetObject', on: 'runs-objects' }],
+  'cli:s3 cp': [{ action: 's3:PutObject', on: 'runs-objects' }],
+  'sdk:GetParametersByPath': [{ action: 'ssm:GetParametersByPath', on: 'secrets-path' }],
+  cwagent: [{ action: 'cloudwatch:PutMetricData', on: 'star-cwagent' }, { action: 'ec2:DescribeTags', on: 'star' }],
+};
+
+interface St { Action: string | string[]; Resource: unknown; Condition?: unknown; Effect: string }
+
+test('each AWS call made on a generator is granted by the generator role on what it touches', () => {
+  const calls = generatorCalls();
+  expect([...calls].sort()).toEqual(expect.arrayContaining(['cli:s3 cp', 'cli:s3 sync', 'cwagent', 'sdk:GetObject', 'sdk:GetParametersByPath', 'sdk:ListObjectsV2', 'sdk:PutObject']));
+  const unknown = [...calls].filter((c) => !NEEDS[c]);
+  expect({ unknown, fix: 'map the call in NEEDS and grant it in lib/generator-fleet.ts' }).toEqual({ unknown: [], fix: expect.any(String) });
+
+  const t = Template.fromStack(buildTestRig({}).rig.generators);
+  const statements = Object.values(t.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('^FleetRole') }] } }))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as St[]);
+  const granting = (action: string) => statements.filter((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action));
+  const shapes: Record<string, (s: St) => void> = {
+    'runs-objects': (s) => expect(s.Resource).toEqual({ 'Fn::Join': ['', [expect.objectContaining({ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }), '/runs/*']] }),
+    'bucket-runs-prefix': (s) => {
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] });
+      expect(s.Condition).toEqual({ StringLike: { 's3:prefix': ['runs/*'] } });
+    },
+    'secrets-path': (s) => expect(JSON.stringify(s.Resource)).toContain(':parameter/loadtest-rig/secrets/*'),
+    'star-cwagent': (s) => {
+      expect(s.Resource).toBe('*');
+      expect(s.Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': 'CWAgent' } });
+    },
+    star: (s) => expect(s.Resource).toBe('*'),
+  };
+  for (const call of calls) {
+    for (const need of NEEDS[call] ?? []) {
+      const found = granting(need.action);
+      expect({ call, action: need.action, statements: found.length }).toEqual({ call, action: need.action, statements: 1 });
+      shapes[need.on]?.(found[0] as St);
+    }
+  }
+  // And nothing beyond what the calls need, besides the agent bundle's read (asset.grantRead) and SSM core.
+  const needed = new Set(Object.values(NEEDS).flat().map((n) => n.action));
+  const extra = statements
+    .filter((s) => !JSON.stringify(s.Resource).includes('cdk-hnb659fds-assets'))
+    .flatMap((s) => [s.Action].flat())
+    .filter((a) => !needed.has(a));
+  expect(extra).toEqual([]);
+});

@@ -1,0 +1,74 @@
+/** The run's cost estimate (pure) and --max-cost. */
+import { validateFlags } from '../../scripts/options';
+import { loadSecondsOf } from '../../scripts/platforms/aws/before-scaling';
+import { INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal } from '../../scripts/platforms/aws/cost';
+import type { CostInputs } from '../../scripts/platforms/aws/cost';
+
+// The issue's 96,000-vuser run: 20-minute ramp, every vuser held to the end, 2 c5.large generators, up to 4 t3.small targets.
+const RUN: CostInputs = {
+  region: 'us-east-1',
+  generatorInstanceType: 'c5.large',
+  generators: 2,
+  processesPerGenerator: 2,
+  loadSeconds: 2400,
+  peakConnections: 96_000,
+  peakArrivalRate: 80,
+  target: { kind: 'ec2', instanceType: 't3.small', maxCapacity: 4 },
+  viaLoadBalancer: true,
+};
+
+test('each item is priced from its stated basis; the total is their sum', () => {
+  const e = estimateRunCost(RUN);
+  const by = Object.fromEntries(e.lines.map((l) => [l.item, l.usd]));
+  const genHours = (2400 + 900) / 3600;
+  expect(by.generators).toBeCloseTo(2 * genHours * 0.085, 2);
+  expect(by['target instances (at most)']).toBeCloseTo(4 * (2400 / 3600) * 0.0208, 2);
+  // 96,000 active connections / 3,000 = 32 LCU, above 80 new/s / 25 = 3.2.
+  expect(by['load balancer capacity units']).toBeCloseTo(32 * (2400 / 3600) * PRICES.albLcuHour, 2);
+  expect(e.totalUsd).toBeCloseTo(e.lines.reduce((a, l) => a + l.usd, 0), 1);
+  expect(e.totalUsd).toBeGreaterThan(0.3);
+  expect(e.totalUsd).toBeLessThan(2);
+  expect(e.unpriced).toEqual([]);
+  const text = costLines(e).join('\n');
+  expect(text).toMatch(/^estimated cost of this run: \$\d+\.\d\d\n/);
+  expect(text).toContain('2 × c5.large × 0.92 h × $0.085/h');
+  expect(text).toMatch(/assumptions: us-east-1 On-Demand list prices; generators bill 15 min beyond the 40 min of load/);
+});
+
+test('without the rig\'s target (--target elsewhere) there is no target or load balancer item; another region says prices differ', () => {
+  const e = estimateRunCost({ ...RUN, target: undefined, viaLoadBalancer: false, region: 'eu-west-1' });
+  expect(e.lines.map((l) => l.item)).not.toEqual(expect.arrayContaining(['load balancer capacity units']));
+  expect(e.lines.some((l) => l.item.startsWith('target'))).toBe(false);
+  expect(e.assumptions[0]).toBe('us-east-1 On-Demand list prices (the run is in eu-west-1: up to ~30% higher there)');
+});
+
+test('the Fargate target is priced per vCPU- and GB-hour', () => {
+  const e = estimateRunCost({ ...RUN, target: { kind: 'fargate', taskVcpu: 1, taskGb: 2, maxTasks: 3 } });
+  const tasks = e.lines.find((l) => l.item === 'target tasks (at most)');
+  expect(tasks?.usd).toBeCloseTo(3 * (2400 / 3600) * (PRICES.fargateVcpuHour + 2 * PRICES.fargateGbHour), 2);
+});
+
+test('--max-cost: refuses an estimate above it, passes one below, and cannot cap an unpriced instance type', () => {
+  const e = estimateRunCost(RUN);
+  expect(maxCostRefusal(e, e.totalUsd)).toBeUndefined();
+  expect(maxCostRefusal(e, e.totalUsd - 0.01)).toBe(`the run is estimated at $${e.totalUsd.toFixed(2)}, above --max-cost ${e.totalUsd - 0.01}; lower --vusers, --ramp/--hold or --generators, or raise --max-cost`);
+  expect(INSTANCE_PRICE_USD_PER_HOUR['x9.huge']).toBeUndefined();
+  const unknown = estimateRunCost({ ...RUN, generatorInstanceType: 'x9.huge' });
+  expect(unknown.unpriced).toEqual(['x9.huge generators']);
+  expect(costLines(unknown)[0]).toMatch(/plus x9\.huge generators \(no list price/);
+  expect(maxCostRefusal(unknown, 1000)).toMatch(/^--max-cost 1000 cannot be enforced: no list price for x9\.huge generators/);
+});
+
+test('--max-cost is a positive amount of dollars', () => {
+  expect(validateFlags({ maxCost: '5' }).maxCost).toBe(5);
+  expect(validateFlags({ maxCost: '2.50' }).maxCost).toBe(2.5);
+  expect(validateFlags({}).maxCost).toBeUndefined();
+  for (const bad of ['0', '-1', 'five', '$5', '']) {
+    expect(() => validateFlags({ maxCost: bad })).toThrow(`--max-cost ${JSON.stringify(bad)} must be a positive amount of US dollars, e.g. --max-cost 5`);
+  }
+});
+
+test('load seconds: the longest slice plus one session from the plan\'s peak and rate', () => {
+  const plan = { generators: [{ index: 0, phases: [{ duration: 1200, arrivalCount: 48000 }], arrivals: 48000, peakConcurrent: 48000 }], totalArrivals: 96000, peakConcurrent: 96000, capacityPerGenerator: 50000, bindingLimit: 'memory' as const, generatorsNeeded: 2, peakArrivalRate: 80, warnings: [] };
+  expect(loadSecondsOf(plan)).toBe(2400);
+});
