@@ -84,6 +84,8 @@ describe('faults during a local run', () => {
     expect(g2.lost).toMatch(/agent killed by SIGKILL/);
     expect(s.rig.lostGenerators[0].reason).toMatch(/^agent killed by SIGKILL/);
     expect(pidsOfRun(runId)).toEqual([]);
+    // Even the killed agent's temporary folder is gone.
+    expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
   }, 120_000);
 
   it('the orchestrator killed (SIGKILL): agents notice the stale heartbeat and stop themselves; the target stops too', async () => {
@@ -143,13 +145,18 @@ describe('a run folder whose disk fills mid-run', () => {
 
   it('stops cleanly with what it has: exit 3, one line naming ENOSPC, no process left, the saved data kept', async () => {
     const out = path.join(mountPoint, 'run');
-    const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json']);
+    // The summary file lives on a disk with room: exit 3 still leaves a summary with its status.
+    const summaryFile = path.join(tempDir('rig-tiny-disk-summary-'), 'summary.json');
+    const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json', '--output', summaryFile]);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
     const result = await cli.exited;
     expect(result.code).toBe(3);
     const failure = result.stderr.split('\n').filter((l) => l.startsWith('rig failure'));
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatch(/cannot write .*\(ENOSPC\).*npm run report/);
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    expect(summary).toMatchObject({ runId, status: 'rig-failure', exitCode: 3, error: expect.stringMatching(/ENOSPC/) });
+    expect(result.json).toEqual(summary);
     await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
     expect(fs.existsSync(path.join(out, 'run.json'))).toBe(true);
     expect(fs.existsSync(path.join(out, 'generators', 'g01', 'slice.json'))).toBe(true);
