@@ -73,7 +73,8 @@ const HEARTBEAT_MS = 2000;
 /** How an agent ended, in words: `exit 3`, or `killed by SIGKILL` (never a bare 128+n). */
 function exitText(fleet: Fleet, id: string, code: number | null): string {
   const end = fleet.exitReason?.(id);
-  return end?.signal ? `killed by ${end.signal}` : `exit ${end?.code ?? code}`;
+  const how = end?.signal ? `killed by ${end.signal}` : `exit ${end?.code ?? code}`;
+  return end?.detail ? `${how}, ${end.detail}` : how;
 }
 
 /** The reason an agent wrote into its done.json (e.g. which load process failed and how), if any. */

@@ -20,8 +20,8 @@ export interface Fleet {
   launch(generatorIds: readonly string[], secrets?: LaunchSecrets): Promise<void>;
   /** Exit codes of the agents that ended (undefined while running). */
   status(): ReadonlyMap<string, number | null | undefined>;
-  /** How an agent ended: its exit code or the signal's name; undefined while it runs. */
-  exitReason?(generatorId: string): { readonly code?: number; readonly signal?: string } | undefined;
+  /** How an agent ended: its exit code or the signal's name, and what the fleet saw; undefined while it runs. */
+  exitReason?(generatorId: string): { readonly code?: number; readonly signal?: string; readonly detail?: string } | undefined;
   /** Stops every agent still running (they stop their load processes). Idempotent. */
   stop(): Promise<void>;
 }
