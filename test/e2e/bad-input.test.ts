@@ -100,7 +100,8 @@ describe('bad input is refused before anything starts', () => {
     const began = Date.now();
     const r = await runCli(withOut, { timeoutMs: 30_000, ...(c.env ? { env: c.env } : {}) });
     expect(r.code).toBe(2);
-    expect(Date.now() - began).toBeLessThan(20_000);
+    // Within seconds (ts-node start-up included, on a loaded machine); a spinning case is killed at 30 s.
+    expect(Date.now() - began).toBeLessThan(25_000);
     const errorLines = r.stderr.split('\n').filter((l) => /^error/.test(l));
     expect(errorLines).toHaveLength(1);
     expect(errorLines[0]).toMatch(c.mentions);
