@@ -61,7 +61,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.ok;
-    return ExitCode.badInput; // commander already printed its one line
+    // Commander already printed its one line; a script asking for the summary still gets one.
+    const message = (err as Error).message.replace(/^error: /, '');
+    emitSummary({ json: argv.includes('--json'), output: flagValue(argv, '--output') }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+    return ExitCode.badInput;
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.
   const o = program.opts<RawFlags & { generatorCapacity?: string }>();
@@ -168,6 +171,14 @@ interface FailedSummary {
   readonly status: 'bad-input' | 'rig-failure';
   readonly exitCode: number;
   readonly error: string;
+}
+
+/** The value of `--flag V` or `--flag=V` in raw arguments (before the parser accepted them). */
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (i < 0) return undefined;
+  const a = argv[i] as string;
+  return a.includes('=') ? a.slice(flag.length + 1) : argv[i + 1];
 }
 
 /** Puts the summary on stdout (`--json`) and into `--output FILE` (write-then-rename: never half a file). */

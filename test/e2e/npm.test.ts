@@ -28,6 +28,10 @@ describe('npm and the rig', () => {
     const r = npm(['run', '-s', 'loadtest', '--', '--vusers', '0', '--json']);
     expect(r.status).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'bad-input', exitCode: 2 });
+    // Even a flag the parser rejects leaves a summary a script can read.
+    const unknown = npm(['run', '-s', 'loadtest', '--', '--vusrs', '3', '--json']);
+    expect(unknown.status).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ status: 'bad-input', exitCode: 2, error: expect.stringMatching(/unknown option '--vusrs'/) });
   });
 
   it("the install-script policy skips Playwright's browser download (npm rebuild runs no install script)", () => {
