@@ -12,6 +12,7 @@ import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
+import { decideResult } from './report/result';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
@@ -61,13 +62,9 @@ function removeIfUnused(dir: string): void {
   }
 }
 
-/** The documented exit code of a finished run. */
+/** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
 export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
-  if (s.status === 'interrupted') return ExitCode.interrupted;
-  if (s.status === 'partial' || s.status === 'timed-out') return ExitCode.rigFailure;
-  if (s.failedRatio > maxErrorRate) return ExitCode.thresholdsBreached;
-  if (s.thresholds.some((t) => !t.ok)) return ExitCode.thresholdsBreached;
-  return ExitCode.ok;
+  return decideResult(s, maxErrorRate).exitCode;
 }
 
 /** Runs one load test on a platform; resolves with the summary and the exit code. */
@@ -173,10 +170,11 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       lostGenerators: outcome.lostGenerators,
       portRange: platform.portRange,
       ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
+      maxErrorRate: options.maxErrorRate,
       ...(cloudwatch ? { cloudwatch } : {}),
     });
-    ctx.log(`\n${formatSummaryTable(summary)}\n\nreport: ${path.join(runDir, 'report.html')}`);
-    return { summary, exitCode: exitCodeOf(summary, options.maxErrorRate) };
+    ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
+    return { summary, exitCode: summary.result.exitCode };
   } finally {
     removeHandler();
     await runCleanups();
