@@ -135,7 +135,8 @@ async function main(): Promise<void> {
     await target.stop();
     fs.rmSync(work, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
+  // Ctrl-C or a kill: the running trial's process group (started detached) and the target go with the bench.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().finally(() => process.exit(130)));
   try {
     if (pin?.targetCpus && target.pid !== undefined) pinTree(target.pid, pin.targetCpus);
     targetSampler?.start();
