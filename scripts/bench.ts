@@ -130,7 +130,13 @@ async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-'));
   const targetSampler = target.pid !== undefined ? new TreeSampler(target.pid) : undefined;
   const stopAll = async () => {
-    if (running) kill(running);
+    const trial = running;
+    if (trial && trial.exitCode === null && trial.signalCode === null) {
+      // Its scratch files go with the work folder: wait (bounded) until it has stopped writing them.
+      const gone = new Promise<void>((resolve) => trial.once('exit', () => resolve()));
+      kill(trial);
+      await Promise.race([gone, new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref())]);
+    }
     targetSampler?.stop();
     await target.stop();
     fs.rmSync(work, { recursive: true, force: true });

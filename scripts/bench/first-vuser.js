@@ -12,8 +12,11 @@ const connect = require('../../load-generators/processors/connect');
 const FILE = process.env.RIG_BENCH_FIRST_VUSER_FILE;
 let seen = !FILE;
 
-/** @param {any} context @param {import('node:events').EventEmitter} events */
-function fetchCookie(context, events) {
+/**
+ * Async like the original: Artillery awaits an AsyncFunction and hands any other function a callback.
+ * @param {any} context @param {import('node:events').EventEmitter} events
+ */
+async function fetchCookie(context, events) {
   if (!seen) {
     seen = true;
     try {
