@@ -228,6 +228,9 @@ async function main(): Promise<void> {
       ...rows.map(([name, p, r, goal]) => `${name.padEnd(46)}${f1(p).padStart(10)}${f1(r).padStart(10)}${f2(ratioOf(r, p)).padStart(11)}  ${goal}`),
       '',
       ...ceilings(ladder, best, pin),
+      ...(pin && rig.perCoreRate !== undefined
+        ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-model.ts)`]
+        : []),
       '',
       `bounds: ladder ${rates.join(',')}/s, ${trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
         ` memory/CPU at ${memRate}/s × ${memSeconds} s (${plain.held} / ${rig.held} held); ${((Date.now() - began) / 60000).toFixed(1)} min;` +
