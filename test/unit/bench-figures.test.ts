@@ -15,6 +15,7 @@ import {
   trialProblems,
 } from '../../scripts/bench/figures';
 import { PinError, parseCpuList, pinPlan } from '../../scripts/bench/pinning';
+import { allowedCpus, pinnedCommand } from '../../scripts/bench/sampling';
 
 describe('bench figures', () => {
   test('generator bytes per vuser: per generator, process RSS summed per tick, peak minus first, over peak held', () => {
@@ -129,5 +130,14 @@ describe('bench figures', () => {
     expect(pinPlan({ targetCpus: '1', generatorCpus: '0-1', available: [0, 1], ownTarget: false })).toEqual({ generatorCpus: [0, 1] });
     expect(() => pinPlan({ targetCpus: '1', generatorCpus: '1', available: [0, 1], ownTarget: true })).toThrow(/share CPU 1/);
     expect(() => pinPlan({ targetCpus: '2', generatorCpus: '0', available: [0, 1], ownTarget: true })).toThrow(/--target-cpus names CPU 2.*available: 0,1/);
+  });
+
+  test('a pinned trial starts under taskset -c (same pid, children inherit); unpinned, as given', () => {
+    expect(pinnedCommand([0, 2], ['node', 'run.js', '--x'])).toEqual(['taskset', '-c', '0,2', 'node', 'run.js', '--x']);
+    expect(pinnedCommand(undefined, ['node', 'run.js'])).toEqual(['node', 'run.js']);
+    // This process's own affinity, as the --pin checks read it: a non-empty subset of the online CPUs.
+    const cpus = allowedCpus(require('node:os').cpus().length);
+    expect(cpus.length).toBeGreaterThan(0);
+    expect(cpus.every((c) => c >= 0 && c < require('node:os').cpus().length)).toBe(true);
   });
 });
