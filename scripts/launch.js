@@ -42,11 +42,14 @@ const FORMAT = '1';
 function cacheDir() {
   const candidates = process.env.RIG_LAUNCH_CACHE
     ? [process.env.RIG_LAUNCH_CACHE]
-    : [path.join(ROOT, 'node_modules', '.cache', 'rig'), path.join(require('node:os').tmpdir(), 'rig-launch-cache')];
+    : [path.join(ROOT, 'node_modules', '.cache', 'rig'), path.join(require('node:os').tmpdir(), `rig-launch-cache-${process.getuid?.() ?? 'user'}`)];
   for (const dir of candidates) {
     try {
-      fs.mkdirSync(dir, { recursive: true });
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       fs.accessSync(dir, fs.constants.W_OK);
+      // The cache holds code this process runs: only a folder of this user's that no one else may write to.
+      const st = fs.statSync(dir);
+      if (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o022) !== 0)) continue;
       return dir;
     } catch {
       /* not writable: try the next */

@@ -68,6 +68,17 @@ describe('scripts/launch.js', () => {
     expect(r.stderr).not.toMatch(/TYPESCRIPT LOADED/);
   });
 
+  test('a cache folder others may write to is never used (it would hold code this process runs)', () => {
+    write('three');
+    const open = path.join(dir, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    expect(JSON.parse(launch([entry], open).stdout)).toMatchObject({ ts: true, value: 'three' });
+    expect(fs.readdirSync(open)).toEqual([]);
+    // Still correct, only not cached: the next start transpiles again.
+    expect(JSON.parse(launch([entry], open).stdout)).toMatchObject({ ts: true, value: 'three' });
+  });
+
   test('without an entry: a usage line and exit 2', () => {
     const r = launch([], cache);
     expect(r.code).toBe(2);
