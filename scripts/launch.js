@@ -141,7 +141,8 @@ function main() {
   };
   const file = path.resolve(entry);
   process.argv = [process.argv[0] ?? process.execPath, file, ...rest];
-  require(file);
+  // Loaded as the main module (what `node file` and ts-node do), so `require.main === module` holds in the entry.
+  /** @type {any} */ (Module)._load(file, null, true);
 }
 
 main();

@@ -23,15 +23,16 @@ describe('scripts/launch.js', () => {
   const cache = path.join(dir, 'cache');
   const entry = path.join(dir, 'entry.ts');
   const helper = path.join(dir, 'helper.ts');
-  // Reports whether TypeScript was loaded in this process, its own folder, a value from a .ts import, and its args.
+  // Reports whether TypeScript was loaded in this process, whether it is the main module (entries guard on
+  // `require.main === module`), its own folder, a value from a .ts import, and its args.
   const write = (value: string) => {
     fs.writeFileSync(helper, `export const value: string = ${JSON.stringify(value)};\n`);
     fs.writeFileSync(
       entry,
       [
         "import { value } from './helper';",
-        'interface Out { ts: boolean; dir: string; value: string; args: string[] }',
-        "const out: Out = { ts: Object.keys(require.cache).some((k) => /[\\\\/]node_modules[\\\\/]typescript[\\\\/]/.test(k)), dir: __dirname, value, args: process.argv.slice(2) };",
+        'interface Out { ts: boolean; main: boolean; dir: string; value: string; args: string[] }',
+        "const out: Out = { ts: Object.keys(require.cache).some((k) => /[\\\\/]node_modules[\\\\/]typescript[\\\\/]/.test(k)), main: require.main === module, dir: __dirname, value, args: process.argv.slice(2) };",
         'process.stdout.write(JSON.stringify(out));',
         '',
       ].join('\n'),
@@ -43,10 +44,10 @@ describe('scripts/launch.js', () => {
     write('one');
     const first = launch([entry, '--flag', 'x'], cache);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ ts: true, dir, value: 'one', args: ['--flag', 'x'] });
+    expect(JSON.parse(first.stdout)).toEqual({ ts: true, main: true, dir, value: 'one', args: ['--flag', 'x'] });
 
     const second = launch([entry], cache);
-    expect(JSON.parse(second.stdout)).toEqual({ ts: false, dir, value: 'one', args: [] });
+    expect(JSON.parse(second.stdout)).toEqual({ ts: false, main: true, dir, value: 'one', args: [] });
 
     write('two');
     const edited = launch([entry], cache);
