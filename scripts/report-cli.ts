@@ -20,7 +20,7 @@ interface RunRecord {
   platform?: 'local' | 'aws';
   target?: string;
   scenario?: string;
-  options?: { ensure?: string[] };
+  options?: { ensure?: string[]; maxErrorRate?: number; vusers?: number };
 }
 
 /** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
@@ -55,6 +55,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
     lostGenerators: lost,
     portRange: portRangeSize(machinePortRange()),
     ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
+    maxErrorRate: run.options?.maxErrorRate ?? 0,
   };
 }
 
@@ -67,13 +68,15 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   const outcome = (await readJson<RunOutcomeRecord>(store, 'outcome.json')) ?? (await deriveOutcome(store, run));
   const { summary } = await writeReport(store, {
     ...outcome,
+    maxErrorRate: outcome.maxErrorRate ?? run.options?.maxErrorRate ?? 0,
     runId: run.runId,
     platform: run.platform ?? 'local',
     target: run.target ?? '',
     scenario: run.scenario ?? '',
     plan: run.plan,
+    ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
   });
-  log(`${formatSummaryTable(summary)}\n\nreport: ${path.join(abs, 'report.html')} (data: report.json)`);
+  log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`));
   return ExitCode.ok;
 }
 

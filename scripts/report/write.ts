@@ -5,11 +5,12 @@
  */
 import type { RunStore } from '../../load-generators/lib/run-store';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
-import type { ArtilleryReport } from '../core/merge';
+import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { collectRun } from './collect';
+import { Distribution, distributionsOf } from './distribution';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
 import { EnsureCheck, evaluateEnsure } from './thresholds';
@@ -44,6 +45,8 @@ export interface ReportJson extends RunSummary {
   /** Phases of each generator as planned. */
   readonly phases: ReadonlyArray<{ readonly generator: string; readonly phases: unknown[] }>;
   readonly cloudwatch?: CloudWatchSection;
+  /** Latency distributions of the whole run, from the merged sketches (histogram buckets and ranges). */
+  readonly distributions?: Record<string, Distribution>;
 }
 
 /** The run's end state: everything the report needs that is not in run.json or the raw data. */
@@ -58,6 +61,8 @@ export interface RunOutcomeRecord {
   readonly portRange: number;
   /** Every `--ensure` flag and script ensure check of the run (plain strings: `--ensure` flags of older runs). */
   readonly ensure: ReadonlyArray<EnsureCheck | string>;
+  /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
+  readonly maxErrorRate?: number;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -68,6 +73,8 @@ export interface WriteReportInput extends RunOutcomeRecord {
   readonly scenario: string;
   readonly plan: Plan;
   readonly cloudwatch?: CloudWatchSection;
+  /** `--vusers N`, when given: the peak held is shown next to it. */
+  readonly requestedVusers?: number;
 }
 
 /** Builds the report from the store's raw data, writes outcome.json, report.json and report.html. */
@@ -81,17 +88,24 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     lostGenerators: input.lostGenerators,
     portRange: input.portRange,
     ensure: input.ensure,
+    maxErrorRate: input.maxErrorRate ?? 0,
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
-  const { summary, report } = buildSummary({ ...input, data });
-  const thresholds = evaluateEnsure(input.ensure, report.aggregate);
+  // The result is decided once, with the thresholds: the exit code, the banner and the JSON agree.
+  const { summary, report } = buildSummary({
+    ...input,
+    data,
+    thresholds: (aggregate) => evaluateEnsure(input.ensure, aggregate),
+    maxErrorRate: input.maxErrorRate ?? 0,
+  });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store);
   // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
-  const finalSummary: RunSummary = { ...summary, thresholds, rig: { ...summary.rig, memoryPerVuser } };
+  const held = peakHeldOf(input.requestedVusers, targetSamples, health);
+  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser, held } };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,
@@ -99,8 +113,35 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     timeline: { periodMs: PERIOD_MS, health, target: targetSamples },
     phases: input.plan.generators.map((g, i) => ({ generator: input.generatorIds[i] ?? `#${g.index}`, phases: g.phases as unknown[] })),
     ...(input.cloudwatch ? { cloudwatch: input.cloudwatch } : {}),
+    distributions: distributionsOf(aggregate(data.flatMap((g) => g.periods)).histograms),
   };
   await store.put('report.json', JSON.stringify(reportJson, null, 2));
   await store.put('report.html', renderHtml(reportJson));
   return { summary: finalSummary, report: reportJson };
 }
+
+/**
+ * The most vusers held at once, seen from both sides: the target's open connections and the generators'
+ * established sockets (summed over every load process per health interval).
+ */
+export function peakHeldOf(requested: number | undefined, target: readonly TargetSample[], health: readonly HealthSample[]): NonNullable<RunSummary['rig']['held']> {
+  const connections = target.map((s) => s.connections).filter((c): c is number => typeof c === 'number');
+  const byWindow = new Map<number, Map<string, number>>();
+  for (const h of health) {
+    if (typeof h.socketsEstablished !== 'number') continue;
+    const window = Math.round(h.at / HEALTH_WINDOW_MS);
+    const perProcess = byWindow.get(window) ?? new Map<string, number>();
+    const key = `${h.generator}/${h.process}`;
+    perProcess.set(key, Math.max(perProcess.get(key) ?? 0, h.socketsEstablished));
+    byWindow.set(window, perProcess);
+  }
+  const sockets = [...byWindow.values()].map((m) => [...m.values()].reduce((a, b) => a + b, 0));
+  return {
+    ...(requested !== undefined ? { requested } : {}),
+    ...(connections.length ? { targetConnections: Math.max(...connections) } : {}),
+    ...(sockets.length ? { generatorSockets: Math.max(...sockets) } : {}),
+  };
+}
+
+/** Health samples of different load processes within this window count as one instant. */
+const HEALTH_WINDOW_MS = 5000;
