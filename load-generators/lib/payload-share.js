@@ -60,7 +60,9 @@ function sharePayloads(script, dir) {
     const share = p.rigShare;
     delete p.rigShare;
     const file = path.join(dir, `payload-${i}.csv`);
-    fs.writeFileSync(file, shareRows(fs.readFileSync(p.path, 'utf8'), share, p));
+    // Write-then-rename, as every file a load process reads (test/unit/atomic-writes.test.ts).
+    fs.writeFileSync(`${file}.tmp`, shareRows(fs.readFileSync(p.path, 'utf8'), share, p));
+    fs.renameSync(`${file}.tmp`, file);
     done.push(`payload ${path.basename(p.path)}: the ${share.count} row(s) of arrivals ${share.start + 1}-${share.start + share.count}`);
     p.path = file;
   });
