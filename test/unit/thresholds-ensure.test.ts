@@ -95,3 +95,18 @@ describe('assertEnsureParses: syntax errors are bad input before the run', () =>
     expect(() => assertEnsureParses(scriptEnsureChecks({ plugins: plugin, ensure: { conditions: [{ expression: 'a <' }] } }))).toThrow(/config\.ensure "a <"/);
   });
 });
+
+describe('the run result with a strict: false check', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { decideResult } = require('../../scripts/report/result') as typeof import('../../scripts/report/result');
+  const input = (thresholds: ReturnType<typeof evaluateEnsure>) => ({ status: 'completed' as const, failedRatio: 0, thresholds, aggregate, rig: { lostGenerators: [] } });
+
+  test('a failed optional check is shown but passes (exit 0, as Artillery); a strict one fails (exit 1)', () => {
+    const optional = evaluateEnsure(scriptEnsureChecks({ plugins: plugin, ensure: { conditions: [{ expression: 'vusers.failed == 0', strict: false }] } }), aggregate);
+    const r = decideResult(input(optional), 1);
+    expect(r.exitCode).toBe(0);
+    expect(r.reasons).toContain('threshold `vusers.failed == 0` breached: vusers.failed = 1 (optional: strict: false)');
+    const strict = evaluateEnsure(scriptEnsureChecks({ plugins: plugin, ensure: { conditions: [{ expression: 'vusers.failed == 0' }] } }), aggregate);
+    expect(decideResult(input(strict), 1).exitCode).toBe(1);
+  });
+});
