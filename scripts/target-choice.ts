@@ -7,6 +7,7 @@
  *    (started locally, or the deployed target stack on AWS).
  * Pure apart from the environment it is handed.
  */
+import { redactUrl } from './core/redact';
 import { UsageError } from './errors';
 import type { RunOptions } from './options';
 import type { LoadedScenario } from './scenario';
@@ -50,8 +51,8 @@ export function checkTargetUrl(value: string, where: string, allowWebSocket: boo
   if (!ok.includes(url.protocol)) {
     throw new UsageError(
       allowWebSocket
-        ? `${where} ${value} must be http://, https://, ws:// or wss://`
-        : `${where} ${value} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
+        ? `${where} ${redactUrl(value)} must be http://, https://, ws:// or wss://`
+        : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
     );
   }
   // Paths are kept (a ws script's endpoint, a prefix behind a proxy); only a trailing slash goes.
@@ -62,7 +63,7 @@ export function checkTargetUrl(value: string, where: string, allowWebSocket: boo
 export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>): TargetChoice {
   if (options.target !== undefined) {
     const target = checkTargetUrl(options.target, '--target', !scenario.builtIn);
-    return { options: { ...options, target }, source: 'flag', line: `target: ${target} (--target)` };
+    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target)` };
   }
   if (scenario.builtIn || options.referenceTarget) return { options, source: 'reference' };
   const raw = scenario.script.config.target;
@@ -74,5 +75,5 @@ export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env:
   }
   if (typeof raw !== 'string') throw new UsageError(`${where} must be a URL string`);
   const target = checkTargetUrl(resolveTargetTemplate(raw, env, where), where, true);
-  return { options: { ...options, target }, source: 'script', line: `target: ${target} (${where}; --target URL overrides it)` };
+  return { options: { ...options, target }, source: 'script', line: `target: ${redactUrl(target)} (${where}; --target URL overrides it)` };
 }

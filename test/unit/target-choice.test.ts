@@ -30,6 +30,12 @@ describe('chooseTarget', () => {
     expect(c.line).toBe('target: http://api.example.test:8080/v1 (config.target of own.yml; --target URL overrides it)');
   });
 
+  test('credentials in the target are used but never printed', () => {
+    const c = choose({ scenario: own, target: 'http://user:s3cret@127.0.0.1:7000' });
+    expect(c.options.target).toBe('http://user:s3cret@127.0.0.1:7000');
+    expect(c.line).not.toContain('s3cret');
+  });
+
   test('--target wins, ws:// with its path accepted for a user script', () => {
     const c = choose({ scenario: own, target: 'ws://127.0.0.1:7000/ws/' });
     expect(c.options.target).toBe('ws://127.0.0.1:7000/ws');
