@@ -12,7 +12,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
-import { RIG_HOME, REPO_ROOT, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
+import { RIG_HOME, REPO_ROOT, bootFinished, bootStep, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
@@ -155,12 +155,19 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       bucketKey: agentBundle.s3ObjectKey,
       localFile: `${RIG_HOME}/load-generators.zip`,
     });
+    // Each step is named in the log before it runs, and the marker is written only after the last one: the
+    // SSM command reports a failed boot by its step, and a cloud-init warning with the marker present is a boot.
     userData.addCommands(
+      bootStep('unpack agent bundle'),
       `rm -rf ${this.agentHome} && mkdir -p ${this.agentHome} && unzip -q -o ${zip} -d ${this.agentHome}`,
+      bootStep('host tuning'),
       // The tuning script inside the agent bundle is the single source of the host tuning.
       `bash ${this.agentHome}/host-tuning.sh`,
+      bootStep('install Node (checksum-verified)'),
       ...installNodeCommands(pinnedNodeVersion()),
+      bootStep('install agent packages and CloudWatch agent'),
       `bash ${this.agentHome}/install-generator.sh ${this.agentHome} ${packages.join(' ')}`,
+      bootFinished(),
     );
 
     const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {

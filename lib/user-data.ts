@@ -10,8 +10,19 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 /** The one host-tuning script (sysctls, nofile limits); generators and EC2 targets both run it. */
 export const HOST_TUNING_SCRIPT = path.join(REPO_ROOT, 'load-generators', 'host-tuning.sh');
 
-/** Where rig files live on instances. */
-export const RIG_HOME = '/opt/loadtest-rig';
+import { BOOT_MARKER, BOOT_STEP_PREFIX, RIG_HOME } from './instance-paths';
+
+export { RIG_HOME };
+
+/** The user-data line that names the boot step about to run (the SSM command reports the last one on failure). */
+export function bootStep(name: string): string {
+  return `echo ${JSON.stringify(`${BOOT_STEP_PREFIX} ${name}`)}`;
+}
+
+/** The user-data line that marks the boot finished: the last line, reached only when every step succeeded. */
+export function bootFinished(): string {
+  return `date -u +%FT%TZ > ${BOOT_MARKER}`;
+}
 
 /**
  * Node.js version installed on instances: the same Node 22 the repository pins (`node` devDependency),

@@ -14,6 +14,7 @@ import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
 import { decideResult } from './report/result';
+import { preflightHere, preflightSpec } from './preflight';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { ArtilleryScript, applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
@@ -124,6 +125,9 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     // Local agents get a credentialed target URL through their environment; the slices store it redacted.
     const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
     const script = applyOptions(scenario.script, options, secretTarget ? redactUrl(target.url) : target.url);
+    // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
+    const probe = preflightSpec(script, target.url);
+    await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log));
     const generators = generatorSpecs(plan, script, platform);
     const idle = plan.generators.length - generators.length;
     if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);

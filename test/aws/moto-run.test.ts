@@ -14,7 +14,7 @@ import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aw
 import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, tempDir } from '../helpers/cli';
-import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
+import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';
 
 jest.setTimeout(170_000);
 
@@ -165,6 +165,15 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(res.stderr).toContain(`generators: c5.large, 2 load processes, 1 secondary IP in use (private target): ${modelled.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
   expect(res.stderr).toMatch(/dashboard: https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch/);
 
+  // Preflight: one instance first, the probe from it (DNS, TCP, the scenario's first HTTP step, the Socket.IO
+  // handshake), and only then the rest of the fleet.
+  expect(ssmAgent.preflights).toHaveLength(1);
+  expect(res.stderr).toMatch(/preflight from generator i-[0-9a-f]+: ok in \d+ ms \(dns 127\.0\.0\.1 → 127\.0\.0\.1; tcp 127\.0\.0\.1:\d+; http GET \/set-cookie 200; socketio handshake\)/);
+  const one = res.stderr.indexOf('desired capacity 1 (preflight before scaling out)');
+  expect(one).toBeGreaterThan(-1);
+  expect(res.stderr.indexOf('desired capacity 2')).toBeGreaterThan(res.stderr.indexOf('preflight from generator'));
+  expect(res.stderr.indexOf('preflight from generator')).toBeGreaterThan(one);
+
   // Two SSM commands, one per generator instance, each running the agent on the S3 run store.
   expect(ssmAgent.agents.map((a) => a.generator).sort()).toEqual(['g01', 'g02']);
   expect(ssmAgent.agents.every((a) => a.exit === 0)).toBe(true);
@@ -216,6 +225,33 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(rigMetrics.map((m) => m.MetricName)).toEqual(expect.arrayContaining(['vusers.created', 'vusers.active', 'vusers.failed']));
 
   // Generators scaled back to 0 after the run.
+  const asg = new AutoScalingClient(clientConfig(moto));
+  const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
+  expect(group?.DesiredCapacity).toBe(0);
+});
+
+test('a failing preflight stops the run before scale-out: one line naming the step and cause, exit 3, the group back to 0, no agent started', async () => {
+  const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
+  ssmAgent.start();
+  // A loopback port nothing listens on: the probe's TCP connect is refused.
+  const closed = await freePort();
+  let res;
+  try {
+    res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--target', `http://127.0.0.1:${closed}`, '--out', path.join(work, 'run-preflight')], {
+      env: { ...moto.env, AWS_PROFILE: '' },
+      timeoutMs: 120_000,
+    });
+  } finally {
+    await ssmAgent.stop();
+  }
+  expect({ code: res.code, stderr: res.stderr }).toEqual({
+    code: 3,
+    stderr: expect.stringMatching(new RegExp(`rig failure: preflight from generator i-[0-9a-f]+ failed at tcp: TCP connect to 127\\.0\\.0\\.1:${closed} refused: nothing listens there`)),
+  });
+  expect(res.stderr.split('\n').filter((l) => /^(error|rig failure):/.test(l))).toHaveLength(1);
+  expect(res.stderr).not.toMatch(/desired capacity 2/);
+  expect(ssmAgent.preflights).toHaveLength(1);
+  expect(ssmAgent.agents).toHaveLength(0);
   const asg = new AutoScalingClient(clientConfig(moto));
   const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
   expect(group?.DesiredCapacity).toBe(0);

@@ -64,6 +64,15 @@ describe('generator fleet', () => {
     expect(userData).toMatch(/@artilleryio\/sketches-js@\d+\.\d+\.\d+/);
   });
 
+  test('user-data names each boot step before it runs and writes the boot marker only after the last one', () => {
+    const steps = [...userData.matchAll(/echo "loadtest-rig boot step: ([^"]+)"/g)].map((m) => m[1]);
+    expect(steps).toEqual(['unpack agent bundle', 'host tuning', 'install Node (checksum-verified)', 'install agent packages and CloudWatch agent']);
+    const lines = userData.trim().split('\n');
+    expect(lines[lines.length - 1]).toBe('date -u +%FT%TZ > /opt/loadtest-rig/boot-finished');
+    // set -e: a failing step never reaches the marker.
+    expect(userData).toContain('set -euxo pipefail');
+  });
+
   test('the role has SSM core and results-bucket access, and nothing on other buckets', () => {
     t.hasResourceProperties('AWS::IAM::Role', {
       ManagedPolicyArns: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonSSMManagedInstanceCore')])] })],

@@ -13,6 +13,7 @@ import { TargetHandle, checkReachable } from '../../adapters/local-target';
 import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
+import type { ProbeSpec } from '../../preflight';
 import type { CloudWatchSection } from '../../report/write';
 import { AWS_PORT_RANGE, UnknownInstanceTypeError, arrivalsPerSecond, deployedGeneratorLimits } from '../../core/capacity-model';
 import type { GeneratorLimits } from '../../core/plan';
@@ -54,7 +55,7 @@ export interface AwsPlatformProps {
   /** @default the wall clock */
   readonly clock?: Clock;
   /** Fleet timings (tests shorten them). */
-  readonly fleet?: { readonly instanceTimeoutMs?: number; readonly pollMs?: number };
+  readonly fleet?: { readonly instanceTimeoutMs?: number; readonly pollMs?: number; readonly preflightTimeoutMs?: number };
   /**
    * Deletes the outputs file after a teardown (it would point at deleted stacks).
    * @default removes outputs.source when it is a file
@@ -97,6 +98,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
   let publishing: { stop: boolean; loop?: Promise<void> } | undefined;
   let finished = false;
   let fleetTouched = false;
+  let preflightSpec: ProbeSpec | undefined;
 
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
@@ -166,6 +168,11 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
 
     sourceAddress: () => undefined,
 
+    // From inside the VPC, as the load will: the first ready generator probes before the group scales out.
+    async preflight(spec) {
+      preflightSpec = spec;
+    },
+
     createFleet(id, s): Fleet {
       fleetTouched = true;
       const fleet = awsFleet({
@@ -179,6 +186,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
         agentHome: outputs.generatorAgentHome,
         clock,
         log,
+        ...(preflightSpec ? { preflight: preflightSpec } : {}),
         ...(props.signal ? { signal: props.signal } : {}),
         ...props.fleet,
       });
