@@ -12,7 +12,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
-import { RIG_HOME, REPO_ROOT, bootFinished, bootStep, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
+import { RIG_HOME, REPO_ROOT, amazonLinuxCpuType, bootFinished, bootStep, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
@@ -170,9 +170,12 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       bootFinished(),
     );
 
+    const instanceType = props.instanceType ?? new ec2.InstanceType('c5.large');
     const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
-      instanceType: props.instanceType ?? new ec2.InstanceType('c5.large'),
-      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      instanceType,
+      // The image's architecture follows the instance type (Graviton types are arm64); user-data installs the
+      // matching Node build (installNodeCommands picks linux-x64 or linux-arm64 from uname -m).
+      machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: amazonLinuxCpuType(instanceType) }),
       role,
       securityGroup: props.securityGroup,
       userData,

@@ -96,3 +96,14 @@ export function userDataPreamble(): string[] {
     'dnf install -y unzip tar xz',
   ];
 }
+
+/**
+ * The Amazon Linux CPU type for an instance type: arm64 for Graviton types, x86_64 for the rest.
+ * @throws Error naming the type for an architecture the rig has no image and Node build for.
+ */
+export function amazonLinuxCpuType(instanceType: ec2.InstanceType): ec2.AmazonLinuxCpuType {
+  const arch = instanceType.architecture;
+  if (arch === ec2.InstanceArchitecture.ARM_64) return ec2.AmazonLinuxCpuType.ARM_64;
+  if (arch === ec2.InstanceArchitecture.X86_64) return ec2.AmazonLinuxCpuType.X86_64;
+  throw new Error(`instance type ${instanceType.toString()} has architecture ${String(arch)}; the rig installs Amazon Linux 2023 and Node for x86_64 or arm64 only`);
+}

@@ -161,8 +161,11 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(res.stderr).toMatch(/platform: aws \(--platform aws via CloudFormation in us-east-1\)/);
   // The planner's per-generator capacity comes from the capacity model for the stack's instance type; the
   // target (loopback here) is private, so the secondary IP counts.
-  const modelled = awsGenerator('c5.large', 1).capacity;
-  expect(res.stderr).toContain(`generators: c5.large, 2 load processes, 1 secondary IP in use (private target): ${modelled.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
+  // The instance figures come from EC2 DescribeInstanceTypes (moto serves EC2's own catalogue), the same as the
+  // fixed table's for c5.large; each load process gets its share of the memory as its heap limit.
+  const modelled = awsGenerator('c5.large', 1);
+  expect(res.stderr).toContain(`generators: c5.large (EC2 DescribeInstanceTypes), 2 load processes (heap 1,792 MiB each), 1 secondary IP in use (private target): ${modelled.capacity.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
+  expect(modelled.heapLimitMiB).toBe(1792);
   expect(res.stderr).toMatch(/dashboard: https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch/);
 
   // Preflight: one instance first, the probe from it (DNS, TCP, the scenario's first HTTP step, the Socket.IO
@@ -180,6 +183,9 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   const ssm = new SSMClient(clientConfig(moto));
   const cmds = (await ssm.send(new ListCommandsCommand({}))).Commands ?? [];
   expect(cmds.every((c) => c.DocumentName === 'AWS-RunShellScript')).toBe(true);
+  const agentCmds = cmds.filter((c) => (c.Parameters?.commands ?? []).some((l) => l.includes('/agent.js')));
+  expect(agentCmds).toHaveLength(2);
+  for (const c of agentCmds) expect(c.Parameters?.commands).toContain('export NODE_OPTIONS=--max-old-space-size=1792');
 
   // The summary and report come from what the agents wrote to S3.
   const summary = res.json;

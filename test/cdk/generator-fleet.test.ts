@@ -144,6 +144,18 @@ describe('generator fleet', () => {
     });
   });
 
+  test('an arm64 (Graviton) generator type gets the arm64 Amazon Linux image; x86 types the x86_64 one', () => {
+    const arm = Template.fromStack(buildTestRig({ generatorInstanceType: 'c7g.large' }).rig.generators);
+    arm.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: 'c7g.large', ImageId: Match.objectLike({ Ref: Match.stringLikeRegexp('al2023amikernel.*arm64') }) }),
+    });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: 'c5.large', ImageId: Match.objectLike({ Ref: Match.stringLikeRegexp('al2023amikernel.*x8664') }) }),
+    });
+    // The same user-data picks the Node build from the machine: linux-arm64 on aarch64.
+    expect(launchTemplateUserData(arm)).toContain('aarch64) NODE_ARCH=arm64');
+  });
+
   test('generatorMaxLifetimeMinutes and generatorInstanceType come from context', () => {
     const other = Template.fromStack(buildTestRig({ generatorMaxLifetimeMinutes: 60, generatorInstanceType: 'c5.xlarge', maxGenerators: 3 }).rig.generators);
     other.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ MAX_LIFETIME_MINUTES: '60' }) } });

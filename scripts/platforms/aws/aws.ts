@@ -15,8 +15,7 @@ import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
 import type { CloudWatchSection } from '../../report/write';
-import { AWS_PORT_RANGE, UnknownInstanceTypeError, arrivalsPerSecond, deployedGeneratorLimits } from '../../core/capacity-model';
-import type { GeneratorLimits } from '../../core/plan';
+import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
 import { checkBeforeScaling } from './before-scaling';
@@ -50,6 +49,11 @@ export interface AwsPlatformProps {
    * @default false
    */
   readonly targetIsPrivate?: boolean;
+  /**
+   * The generator instance type as EC2 describes it (scripts/platforms/aws/instance-types.ts).
+   * @default the capacity model's fixed table
+   */
+  readonly instanceSpec?: InstanceSpec;
   /** Aborted on Ctrl-C: stops waiting for instances. */
   readonly signal?: AbortSignal;
   /** @default the wall clock */
@@ -64,18 +68,19 @@ export interface AwsPlatformProps {
 }
 
 /**
- * One generator's limits from the capacity model: the stack's instance type and secondary IPs (the IPs only
- * for a private target), or `--generator-capacity` in place of the memory bound.
+ * One generator from the capacity model: the stack's instance type (as EC2 describes it, else the fixed table)
+ * and secondary IPs (the IPs only for a private target), or `--generator-capacity` in place of the memory bound.
  *
  * @throws UsageError when the model has no figures for the instance type and no override is given.
  */
-function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number): GeneratorLimits {
+export function deployedGeneratorOf(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number, spec?: InstanceSpec): DeployedGenerator {
   try {
-    return deployedGeneratorLimits({
+    return deployedGenerator({
       instanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
       secondaryIps: outputs.generatorSecondaryIps ?? 0,
       targetIsPrivate,
       ...(capacityOverride !== undefined ? { capacityOverride } : {}),
+      ...(spec ? { spec } : {}),
     });
   } catch (err) {
     if (err instanceof UnknownInstanceTypeError) throw new UsageError(err.message);
@@ -86,10 +91,11 @@ function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacity
 const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
 /** Builds the AWS platform over the deployed rig's outputs. */
-export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
+export function awsPlatform(props: AwsPlatformProps): Platform & { readonly generator: DeployedGenerator; readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
   const { api, outputs, options, log } = props;
   const clock = props.clock ?? wallClock;
-  const limits = generatorLimits(outputs, props.targetIsPrivate ?? false, props.generatorCapacity);
+  const generator = deployedGeneratorOf(outputs, props.targetIsPrivate ?? false, props.generatorCapacity, props.instanceSpec);
+  const limits = generator.limits;
   const bucket = outputs.resultsBucketName;
   const region = api.region;
   let store: RunStore | undefined;
@@ -137,6 +143,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
   return {
     name: 'aws',
     limits,
+    generator,
     // Every generator is its own instance: each adds its cores' arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
     ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
@@ -187,6 +194,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
         clock,
         log,
         ...(preflightSpec ? { preflight: preflightSpec } : {}),
+        heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}),
         ...props.fleet,
       });

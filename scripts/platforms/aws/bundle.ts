@@ -87,6 +87,11 @@ export interface AgentCommandProps {
   readonly agentHome: string;
   readonly region: string;
   readonly layout: InstanceLayout;
+  /**
+   * `--max-old-space-size` of the agent's load processes (they inherit NODE_OPTIONS), MiB.
+   * @default Node's own default (about a quarter of a small instance's memory)
+   */
+  readonly heapLimitMiB?: number;
 }
 
 /** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
@@ -104,6 +109,8 @@ export function agentCommand(p: AgentCommandProps): string[] {
     // Scenario secrets (SecureString under this path) reach the load processes as RIG_SECRET_* variables.
     `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
     ...(p.layout.separateScenario ? [`aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/scenario/`)} ${shq(`${p.layout.scriptDir}/`)} || exit 3`] : []),
+    // The load processes inherit NODE_OPTIONS: each may grow its heap to its planned share of the memory.
+    ...(p.heapLimitMiB ? [`export NODE_OPTIONS=--max-old-space-size=${Math.floor(p.heapLimitMiB)}`] : []),
     // NODE_PATH lets a user's processors require the packages installed next to the agent.
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
     'code=$?',

@@ -48,6 +48,11 @@ export interface AwsFleetOptions {
    */
   readonly pollMs?: number;
   /**
+   * V8 heap limit of each load process, MiB (the capacity model's heapLimitMiB for the instance).
+   * @default Node's own default
+   */
+  readonly heapLimitMiB?: number;
+  /**
    * What the first ready generator probes before the group scales out (scripts/preflight.ts); none: no probe.
    */
   readonly preflight?: ProbeSpec;
@@ -186,7 +191,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
   };
 
   const dispatch = async (id: string, instanceId: string, layout: ReturnType<typeof instanceLayout>, deadline: number) => {
-    const commands = agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout });
+    const commands = agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout, ...(opts.heapLimitMiB ? { heapLimitMiB: opts.heapLimitMiB } : {}) });
     const commandId = await send(instanceId, id, commands, `${runPrefix(opts.runId)}/ssm/${id}`, deadline);
     if (!commandId) return;
     dispatched.set(id, { instanceId, commandId });
