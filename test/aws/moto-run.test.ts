@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, DescribeAlarmsCommand, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
@@ -141,10 +141,14 @@ afterAll(async () => {
 test('--platform aws: scales the group, dispatches agents through SSM, merges their S3 data, collects CloudWatch, scales to 0', async () => {
   const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
   let metricsPut = false;
+  const cwClient = new CloudWatchClient(clientConfig(moto));
+  const scaleInEnabled = async () => (await cwClient.send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_IN] }))).MetricAlarms?.[0]?.ActionsEnabled;
+  let scaleInDuringRun: boolean | undefined;
   ssmAgent.start(() => {
     if (metricsPut) return;
     metricsPut = true;
     void putRunMetrics(new Date()).catch(() => undefined);
+    void scaleInEnabled().then((v) => (scaleInDuringRun = v));
   });
   const out = path.join(work, 'run');
   let res;
@@ -230,6 +234,14 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   const rigMetrics = (await cw.send(new ListMetricsCommand({ Namespace: 'LoadTestRig' }))).Metrics ?? [];
   expect(rigMetrics.map((m) => m.MetricName)).toEqual(expect.arrayContaining(['vusers.created', 'vusers.active', 'vusers.failed']));
 
+  // Target scale-in was suspended while the agents ran (the scale-in alarm's actions off) and restored after;
+  // the scale-out alarm was never touched.
+  expect(scaleInDuringRun).toBe(false);
+  expect(await scaleInEnabled()).toBe(true);
+  expect((await cwClient.send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_OUT] }))).MetricAlarms?.[0]?.ActionsEnabled).toBe(true);
+  expect(res.stderr).toContain(`target scale-in suspended for the run (alarm ${SCALE_IN}: actions disabled; scale-out unchanged)`);
+  expect(res.stderr).toContain(`target scale-in restored (alarm ${SCALE_IN}: actions enabled)`);
+
   // Generators scaled back to 0 after the run.
   const asg = new AutoScalingClient(clientConfig(moto));
   const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
@@ -258,6 +270,10 @@ test('a failing preflight stops the run before scale-out: one line naming the st
   expect(res.stderr).not.toMatch(/desired capacity 2/);
   expect(ssmAgent.preflights).toHaveLength(1);
   expect(ssmAgent.agents).toHaveLength(0);
+  // Target scale-in, suspended as the launch began, is restored on the way out.
+  expect(res.stderr).toContain(`target scale-in restored (alarm ${SCALE_IN}: actions enabled)`);
+  const alarm = (await new CloudWatchClient(clientConfig(moto)).send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_IN] }))).MetricAlarms?.[0];
+  expect(alarm?.ActionsEnabled).toBe(true);
   const asg = new AutoScalingClient(clientConfig(moto));
   const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
   expect(group?.DesiredCapacity).toBe(0);

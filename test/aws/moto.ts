@@ -112,7 +112,11 @@ export class FakeSsmAgent {
     private readonly logDir: string,
   ) {}
 
+  /** Commands requested before start() belong to earlier runs in the same moto: not this agent's. */
+  private startedAt = 0;
+
   start(onCommand?: (agent: RanAgent) => void): void {
+    this.startedAt = Date.now() - 1000;
     const ssm = new SSMClient(clientConfig(this.moto));
     const s3 = new S3Client(clientConfig(this.moto));
     this.timer = setInterval(() => {
@@ -126,6 +130,7 @@ export class FakeSsmAgent {
     const res = await ssm.send(new ListCommandsCommand({})).catch(() => undefined);
     for (const cmd of res?.Commands ?? []) {
       if (!cmd.CommandId || this.seen.has(cmd.CommandId) || cmd.DocumentName !== 'AWS-RunShellScript') continue;
+      if (cmd.RequestedDateTime && cmd.RequestedDateTime.getTime() < this.startedAt) continue;
       this.seen.add(cmd.CommandId);
       const probe = parsePreflightCommand(cmd.Parameters?.commands ?? []);
       if (probe) {

@@ -25,6 +25,7 @@ import { RigMetricsPublisher, collectCloudWatch } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
+import { RestoreScaleIn, suspendScaleIn } from './scale-in';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
@@ -105,6 +106,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
   let finished = false;
   let fleetTouched = false;
   let preflightSpec: ProbeSpec | undefined;
+  let restoreScaleIn: RestoreScaleIn | undefined;
 
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
@@ -201,6 +203,11 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       publisher = publisherFor(s, id);
       return {
         async launch(ids) {
+          try {
+            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log);
+          } catch (err) {
+            throw explainAwsError(err, { region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
+          }
           await fleet.launch(ids);
           if (!publisher) return;
           const p = publisher;
@@ -257,6 +264,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       if (finished) return;
       finished = true;
       await stopPublishing();
+      await restoreScaleIn?.();
       if (fleetTouched && !options.keepGenerators) {
         try {
           await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });
