@@ -119,6 +119,19 @@ async function putRunMetrics(at: Date): Promise<void> {
   await put('CWAgent', 'open_files', { AutoScalingGroupName: GEN_ASG }, 1200);
 }
 
+/**
+ * Generator CPU every 2 s while a run goes on, as EC2 detailed monitoring would publish it: the CLI waits for the
+ * run window's last minute to have datapoints before it collects. Returns the stop.
+ */
+function feedGeneratorCpu(): () => void {
+  const cw = new CloudWatchClient(clientConfig(moto));
+  const put = () =>
+    cw.send(new PutMetricDataCommand({ Namespace: 'AWS/EC2', MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'AutoScalingGroupName', Value: GEN_ASG }], Timestamp: new Date(), Value: 17 }] })).catch(() => undefined);
+  void put();
+  const timer = setInterval(() => void put(), 2000);
+  return () => clearInterval(timer);
+}
+
 async function getText(s3: S3Client, key: string): Promise<string> {
   const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   return (obj.Body as { transformToString(): Promise<string> }).transformToString();
@@ -151,6 +164,7 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
     void scaleInEnabled().then((v) => (scaleInDuringRun = v));
   });
   const out = path.join(work, 'run');
+  const stopFeeding = feedGeneratorCpu();
   let res;
   try {
     res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
@@ -158,6 +172,7 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
       timeoutMs: 150_000,
     });
   } finally {
+    stopFeeding();
     await ssmAgent.stop();
   }
   const diag = `exit ${res.code}\n${res.stderr}\nagent logs: ${fs.readdirSync(work).filter((f) => f.endsWith('.log')).map((f) => `${f}: ${fs.readFileSync(path.join(work, f), 'utf8').slice(-1500)}`).join('\n')}`;
@@ -228,6 +243,8 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(series.gen_mem_max).toContain(23);
   expect(series.gen_open_files_max).toContain(1200);
   expect(report.cloudwatch.alarms.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([SCALE_OUT, SCALE_IN]));
+  // Collected only once the window's last minute had datapoints (the feed above keeps them coming).
+  expect(res.stderr).not.toMatch(/still has no datapoints/);
 
   // The rig's own metrics went to the dashboard's namespace.
   const cw = new CloudWatchClient(clientConfig(moto));
@@ -309,6 +326,7 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
     })().catch((err: Error) => (terminated = `failed: ${err.message}`));
   });
   const out = path.join(work, 'run-partial');
+  const stopFeeding = feedGeneratorCpu();
   let res;
   try {
     res = await runCli(['--platform', 'aws', '--vusers', '20', '--ramp', '4s', '--hold', '5s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
@@ -316,6 +334,7 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
       timeoutMs: 120_000,
     });
   } finally {
+    stopFeeding();
     await ssmAgent.stop();
   }
   expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/generator g02 \(i-[0-9a-f]+\): instance left the generator group/) });

@@ -22,6 +22,7 @@ import { checkBeforeScaling } from './before-scaling';
 import { runPrefix } from './bundle';
 import type { AwsApi } from './clients';
 import { RigMetricsPublisher, collectCloudWatch } from './cloudwatch';
+import { saveWidgetImages, waitForLastMinute } from './cloudwatch-extras';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
@@ -107,6 +108,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
   let fleetTouched = false;
   let preflightSpec: ProbeSpec | undefined;
   let restoreScaleIn: RestoreScaleIn | undefined;
+  let runDir: string | undefined;
 
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
@@ -169,8 +171,9 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       return { url, stop: async () => undefined };
     },
 
-    openStore(id) {
+    openStore(id, dir) {
       runId = id;
+      runDir = dir;
       store = s3Store(`s3://${bucket}/${runPrefix(id)}`, api.s3);
       return store;
     },
@@ -241,7 +244,10 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       }
       let section: CloudWatchSection | undefined;
       try {
+        await waitForLastMinute(api, outputs, window, { clock, log }).catch((err: Error) => log(`cloudwatch: could not check for the last minute's datapoints (${err.name}); collecting now`));
         section = await collectCloudWatch(api, outputs, window);
+        const images = runDir ? await saveWidgetImages(api, outputs, window, runDir, log) : [];
+        if (images.length) section = { ...section, images };
         const withData = section.series.filter((s) => s.values.length > 0).length;
         log(`cloudwatch: ${withData}/${section.series.length} series with data, ${section.alarms?.length ?? 0} alarm/scaling events (metrics of the last minute may still be arriving)`);
       } catch (err) {

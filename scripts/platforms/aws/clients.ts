@@ -32,6 +32,9 @@ import {
   GetMetricDataCommand,
   GetMetricDataCommandInput,
   GetMetricDataCommandOutput,
+  GetMetricWidgetImageCommand,
+  GetMetricWidgetImageCommandInput,
+  GetMetricWidgetImageCommandOutput,
   PutMetricDataCommand,
   PutMetricDataCommandInput,
 } from '@aws-sdk/client-cloudwatch';
@@ -97,6 +100,7 @@ export interface AwsApi {
   getMetricData(input: GetMetricDataCommandInput): Promise<GetMetricDataCommandOutput>;
   describeAlarms(input: DescribeAlarmsCommandInput): Promise<DescribeAlarmsCommandOutput>;
   putMetricData(input: PutMetricDataCommandInput): Promise<void>;
+  getMetricWidgetImage(input: GetMetricWidgetImageCommandInput): Promise<GetMetricWidgetImageCommandOutput>;
   disableAlarmActions(alarmNames: string[]): Promise<void>;
   enableAlarmActions(alarmNames: string[]): Promise<void>;
 
@@ -136,6 +140,7 @@ export const IAM_ACTIONS: { readonly [K in AwsApiCall]: readonly string[] } = {
   getMetricData: ['cloudwatch:GetMetricData'],
   describeAlarms: ['cloudwatch:DescribeAlarms'],
   putMetricData: ['cloudwatch:PutMetricData'],
+  getMetricWidgetImage: ['cloudwatch:GetMetricWidgetImage'],
   disableAlarmActions: ['cloudwatch:DisableAlarmActions'],
   enableAlarmActions: ['cloudwatch:EnableAlarmActions'],
   headBucket: ['s3:ListBucket'],
@@ -191,6 +196,7 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
     putMetricData: async (input) => {
       await cw.send(new PutMetricDataCommand(input));
     },
+    getMetricWidgetImage: (input) => cw.send(new GetMetricWidgetImageCommand(input)),
     disableAlarmActions: async (alarmNames) => {
       await cw.send(new DisableAlarmActionsCommand({ AlarmNames: alarmNames }));
     },
