@@ -59,9 +59,11 @@ describe('generator fleet', () => {
 
   test('user-data installs Node 22 and the pinned Artillery via install-generator.sh', () => {
     expect(userData).toMatch(/NODE_VERSION=22\.\d+\.\d+/);
-    expect(userData).toMatch(/bash \/opt\/loadtest-rig\/load-generators\/install-generator\.sh \/opt\/loadtest-rig\/load-generators .*artillery@2\.0\.34/);
-    expect(userData).toMatch(/socket\.io-client@\d+\.\d+\.\d+/);
-    expect(userData).toMatch(/@artilleryio\/sketches-js@\d+\.\d+\.\d+/);
+    // The exact tree ships as its own asset next to the bundle; install-generator.sh runs npm ci on it.
+    expect(userData).toMatch(/aws s3 cp 's3:\/\/.*\.zip' '\/opt\/loadtest-rig\/agent-dependencies\.zip'/);
+    expect(userData).toContain('unzip -q -o /opt/loadtest-rig/agent-dependencies.zip -d /opt/loadtest-rig/load-generators');
+    expect(userData).toMatch(/bash \/opt\/loadtest-rig\/load-generators\/install-generator\.sh \/opt\/loadtest-rig\/load-generators$/m);
+    expect(userData).toMatch(/curl -fsSLO --retry 6 --retry-all-errors/);
   });
 
   test('user-data names each boot step before it runs and writes the boot marker only after the last one', () => {
