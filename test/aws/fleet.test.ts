@@ -163,3 +163,51 @@ test('exitCodeOfDone', () => {
   expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0], reason: 'aborted by the orchestrator' }))).toBe(3);
   expect(exitCodeOfDone('{')).toBe(3);
 });
+
+describe('preflight from the first ready generator', () => {
+  async function setupWithPreflight() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-'));
+    const store = localStore(dir);
+    for (const [index, id] of ['g01', 'g02'].entries()) {
+      await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+    }
+    const lines: string[] = [];
+    const fleet = awsFleet({
+      api: createAwsApi({ region: 'eu-west-1' }),
+      runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1',
+      agentHome: '/opt/loadtest-rig/load-generators', clock: fakeClock(), log: (l) => lines.push(l), pollMs: 10, instanceTimeoutMs: 60_000,
+      preflight: { target: 'http://internal-alb', http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' },
+      heapLimitMiB: 1792,
+    });
+    return { store, fleet, lines };
+  }
+
+  test('one instance first; the probe command runs preflight.js on the run store; on success the group scales out and agents get the heap limit', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand)
+      .resolvesOnce(group([['i-0000000000000000a', 'InService']]))
+      .resolves(group([['i-0000000000000000a', 'InService'], ['i-0000000000000000b', 'InService']]));
+    const { fleet, store, lines } = await setupWithPreflight();
+    // The probe on the instance answers through the run store.
+    ssm.on(SendCommandCommand).callsFakeOnce(async () => {
+      await store.put('preflight/result.json', JSON.stringify({ ok: true, steps: ['dns internal-alb → 10.0.3.17', 'tcp 10.0.3.17:80'], ms: 12 }));
+      return { Command: { CommandId: 'probe-1' } };
+    }).callsFake(() => ({ Command: { CommandId: 'agent' } }));
+    await fleet.launch(['g01', 'g02']);
+    expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([1, 2]);
+    expect(JSON.parse((await store.get('preflight/spec.json')) as string)).toMatchObject({ target: 'http://internal-alb', realtime: 'socketio' });
+    const sends = ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input.Parameters?.commands?.join('\n') ?? '');
+    expect(sends[0]).toContain("node '/opt/loadtest-rig/load-generators/lib/preflight.js' --store 's3://results/runs/run1'");
+    expect(sends.slice(1).every((c) => c.includes('export NODE_OPTIONS=--max-old-space-size=1792'))).toBe(true);
+    expect(lines).toContain('preflight from generator i-0000000000000000a: ok in 12 ms (dns internal-alb → 10.0.3.17; tcp 10.0.3.17:80)');
+    await fleet.stop();
+  });
+
+  test('a probe command that cannot run (boot failed) stops the launch before scale-out, naming the command status and its error', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
+    ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)' });
+    const { fleet } = await setupWithPreflight();
+    await expect(fleet.launch(['g01', 'g02'])).rejects.toThrow('preflight on generator i-0000000000000000a could not run (command Failed, exit 3): generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)');
+    expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([1]);
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
+  });
+});
