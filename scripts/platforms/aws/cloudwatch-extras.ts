@@ -53,7 +53,7 @@ export async function waitForLastMinute(
     if (times.some((t) => t >= from)) return true;
     const waited = opts.clock.now() - started;
     if (waited >= maxWaitMs) {
-      opts.log(`cloudwatch: the run's last minute (${new Date(from).toISOString()}) still has no datapoints after ${Math.round(waited / 1000)} s; collecting what there is (re-run \`npm run report\` later for the rest)`);
+      opts.log(`cloudwatch: the run's last minute (${new Date(from).toISOString()}) still has no datapoints after ${Math.round(waited / 1000)} s; collecting what there is (the dashboard shows the rest once CloudWatch has it)`);
       return false;
     }
     opts.log(`cloudwatch: waiting for the run's last minute of metrics (${Math.round(waited / 1000)} s of at most ${Math.round(maxWaitMs / 1000)} s)`);
