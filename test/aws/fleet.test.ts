@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { localStore } from '../../load-generators/lib/run-store';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
-import { awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
+import { POLL_BUDGET, awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const asg = mockClient(AutoScalingClient);
@@ -210,4 +210,26 @@ describe('preflight from the first ready generator', () => {
     expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([1]);
     expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
   });
+});
+
+test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
+  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+  const instances = ids.map((_, i): [string, string] => [`i-${String(i).padStart(17, '0')}`, 'InService']);
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group(instances));
+  const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-')));
+  for (const [index, id] of ids.entries()) await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  // Count the poll loop's sleeps: one per tick (pollMs 2000 = the default).
+  const clock = fakeClock();
+  let pollSleeps = 0;
+  const counting = { now: clock.now, sleep: (ms: number) => ((pollSleeps += ms === 2000 ? 1 : 0), clock.sleep(ms)) };
+  const fleet = awsFleet({ api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1', agentHome: '/opt/loadtest-rig/load-generators', clock: counting, log: () => undefined });
+  await fleet.launch(ids);
+  await until(() => pollSleeps >= 20);
+  await fleet.stop();
+  const calls = ssm.commandCalls(GetCommandInvocationCommand).map((c) => c.args[0].input.InstanceId);
+  // Before: 100 SSM reads per 2-s tick for 100 generators (50/s, above SSM's throttle); now POLL_BUDGET per tick.
+  expect(calls.length).toBeLessThanOrEqual((pollSleeps + 1) * POLL_BUDGET);
+  expect(calls.length).toBeGreaterThanOrEqual(pollSleeps * POLL_BUDGET);
+  // Round-robin: the first ten ticks saw every generator once.
+  expect(new Set(calls.slice(0, 100)).size).toBe(100);
 });

@@ -18,6 +18,9 @@ import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, prefl
 import { agentCommand, bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import type { AwsApi } from './clients';
 
+/** Generators whose status (done.json, then the SSM invocation) one poll tick reads at most. */
+export const POLL_BUDGET = 10;
+
 /** SSM command statuses after which the agent is no longer running. */
 const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
 
@@ -241,9 +244,16 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
   };
 
   let tick = 0;
+  let cursor = 0;
   const poll = async () => {
     tick++;
-    for (const [id, d] of dispatched) {
+    // A bounded number of generators per tick, round-robin: the request rate to S3 and SSM stays flat however
+    // large the fleet (SSM throttles GetCommandInvocation per account), and each generator is still seen every
+    // ceil(running / POLL_BUDGET) ticks.
+    const running = [...dispatched].filter(([, d]) => d.code === undefined);
+    const batch = running.length <= POLL_BUDGET ? running : Array.from({ length: POLL_BUDGET }, (_, k) => running[(cursor + k) % running.length] as [string, Dispatched]);
+    cursor = running.length ? (cursor + batch.length) % running.length : 0;
+    for (const [id, d] of batch) {
       if (d.code !== undefined) continue;
       const done = await store.get(`generators/${id}/done.json`).catch(() => undefined);
       if (done !== undefined) {
