@@ -29,10 +29,11 @@ describe('waiting for the last minute of the run window', () => {
 
   test('polls the generators\' CPU until the last minute has a datapoint, saying how long it has waited', async () => {
     const last = new Date(lastMinuteStart(WINDOW));
+    const earlier = new Date(WINDOW.start - 5000);
     cw.on(GetMetricDataCommand)
-      .resolvesOnce({ MetricDataResults: [{ Id: 'probe', Timestamps: [], Values: [] }] })
-      .resolvesOnce({ MetricDataResults: [{ Id: 'probe', Timestamps: [], Values: [] }] })
-      .resolves({ MetricDataResults: [{ Id: 'probe', Timestamps: [last], Values: [17] }] });
+      .resolvesOnce({ MetricDataResults: [{ Id: 'probe', Timestamps: [earlier], Values: [17] }] })
+      .resolvesOnce({ MetricDataResults: [{ Id: 'probe', Timestamps: [earlier], Values: [17] }] })
+      .resolves({ MetricDataResults: [{ Id: 'probe', Timestamps: [earlier, last], Values: [17, 17] }] });
     const lines: string[] = [];
     expect(await waitForLastMinute(createAwsApi({ region: 'eu-west-1' }), SRC, WINDOW, { clock: fakeClock(), log: (l) => lines.push(l) })).toBe(true);
     expect(lines).toEqual([
@@ -41,16 +42,26 @@ describe('waiting for the last minute of the run window', () => {
     ]);
     const input = cw.commandCalls(GetMetricDataCommand)[0]?.args[0].input;
     expect(input?.MetricDataQueries?.[0]?.MetricStat?.Metric).toEqual({ Namespace: 'AWS/EC2', MetricName: 'CPUUtilization', Dimensions: [{ Name: 'AutoScalingGroupName', Value: 'gen' }] });
-    expect(input?.StartTime).toEqual(last);
+    expect(input?.StartTime).toEqual(new Date(Date.UTC(2026, 0, 1, 12, 0, 0)));
+    expect(input?.EndTime).toEqual(new Date(last.getTime() + 120_000));
   });
 
   test('bounded: gives up after the maximum wait with one line, and the collection goes on', async () => {
-    cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
+    cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [{ Id: 'probe', Timestamps: [new Date(WINDOW.start)], Values: [17] }] });
     const lines: string[] = [];
     expect(await waitForLastMinute(createAwsApi({ region: 'eu-west-1' }), SRC, WINDOW, { clock: fakeClock(), log: (l) => lines.push(l), maxWaitMs: 60_000 })).toBe(false);
     expect(cw.commandCalls(GetMetricDataCommand)).toHaveLength(5);
     expect(lines[lines.length - 1]).toMatch(/^cloudwatch: the run's last minute \(2026-01-01T12:03:00\.000Z\) still has no datapoints after 60 s; collecting what there is/);
   });
+});
+
+test('nothing publishing at all (no datapoint in the whole window): one line, no wait', async () => {
+  cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [{ Id: 'probe', Timestamps: [], Values: [] }] });
+  const lines: string[] = [];
+  const clock = fakeClock();
+  expect(await waitForLastMinute(createAwsApi({ region: 'eu-west-1' }), SRC, WINDOW, { clock, log: (l) => lines.push(l) })).toBe(false);
+  expect(clock.now()).toBe(0);
+  expect(lines).toEqual(['cloudwatch: no generator datapoints in the run window yet; collecting now (the dashboard shows the rest once CloudWatch has it)']);
 });
 
 describe('graphs saved in the run folder', () => {

@@ -23,8 +23,9 @@ export function lastMinuteStart(window: { readonly end: number }): number {
 }
 
 /**
- * Waits until `probe` (by default the generators' CPU, a one-minute EC2 metric every generator publishes) has a
- * datapoint in the window's last minute, logging progress; bounded by `maxWaitMs`. True when the data is there.
+ * Waits until the generators' CPU (a one-minute EC2 metric every generator publishes) has a datapoint in the
+ * window's last minute, logging progress; bounded by `maxWaitMs`. Only while data is arriving: a window with no
+ * datapoint at all is collected at once. True when the last minute's data is there.
  */
 export async function waitForLastMinute(
   api: Pick<AwsApi, 'getMetricData'>,
@@ -46,11 +47,17 @@ export async function waitForLastMinute(
           Stat: probe.stat,
         },
       }],
-      StartTime: new Date(from),
+      StartTime: new Date(Math.floor(window.start / 60_000) * 60_000),
       EndTime: new Date(from + 120_000),
     });
     const times = (res.MetricDataResults ?? []).flatMap((r) => r.Timestamps ?? []).map((t) => new Date(t).getTime());
     if (times.some((t) => t >= from)) return true;
+    // Nothing at all in the window: nothing is publishing (detailed monitoring off, an emulator), or a run shorter
+    // than CloudWatch's delay. Waiting would only delay the report; collect what there is.
+    if (times.length === 0) {
+      opts.log('cloudwatch: no generator datapoints in the run window yet; collecting now (the dashboard shows the rest once CloudWatch has it)');
+      return false;
+    }
     const waited = opts.clock.now() - started;
     if (waited >= maxWaitMs) {
       opts.log(`cloudwatch: the run's last minute (${new Date(from).toISOString()}) still has no datapoints after ${Math.round(waited / 1000)} s; collecting what there is (the dashboard shows the rest once CloudWatch has it)`);
