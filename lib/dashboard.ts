@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
+import { CW_AGENT_METRICS, RIG_METRICS } from './metric-names';
 
 /** What the dashboard shows about the target; absent for a bring-your-own target. */
 export interface TargetDashboardMetrics {
@@ -15,13 +16,7 @@ export interface TargetDashboardMetrics {
   readonly loadBalancer: elbv2.IApplicationLoadBalancer;
 }
 
-/** Rig metric names (in the rig namespace) the agents publish; see README.md. */
-export const RIG_METRICS = {
-  vusersCreated: 'vusers.created',
-  vusersActive: 'vusers.active',
-  vusersFailed: 'vusers.failed',
-  connectLatency: 'ws.connect_latency',
-} as const;
+export { RIG_METRICS };
 
 /** Properties of {@link RigDashboard}. */
 export interface RigDashboardProps {
@@ -115,11 +110,11 @@ function generatorWidgets(asgName: string): cw.IWidget[] {
       leftYAxis: { min: 0, max: 100 },
       width: 6,
     }),
-    new cw.GraphWidget({ title: 'Generator memory used (%)', left: [agent('mem_used_percent', 'max')], leftYAxis: { min: 0, max: 100 }, width: 6 }),
-    new cw.GraphWidget({ title: 'Generator open files', left: [agent('open_files', 'max per generator')], width: 6 }),
+    new cw.GraphWidget({ title: 'Generator memory used (%)', left: [agent(CW_AGENT_METRICS.memUsedPercent, 'max')], leftYAxis: { min: 0, max: 100 }, width: 6 }),
+    new cw.GraphWidget({ title: 'Generator open files', left: [agent(CW_AGENT_METRICS.openFiles, 'max per generator')], width: 6 }),
     new cw.GraphWidget({
       title: 'Generator TCP established',
-      left: [agent('tcp_established', 'max per generator'), agent('tcp_established', 'fleet total', 'Sum')],
+      left: [agent(CW_AGENT_METRICS.tcpEstablished, 'max per generator'), agent(CW_AGENT_METRICS.tcpEstablished, 'fleet total', 'Sum')],
       width: 6,
     }),
   ];
@@ -136,17 +131,18 @@ function rigWidgets(namespace: string): cw.IWidget[] {
     });
   return [
     new cw.GraphWidget({
-      title: 'Rig: vusers',
+      title: 'Rig: vusers (created/failed per minute; active at the minute\'s end)',
       left: [
         search(RIG_METRICS.vusersCreated, 'Sum', 'created'),
-        search(RIG_METRICS.vusersActive, 'Sum', 'active'),
+        // One active datapoint per 10-s period (the fleet's running total): Sum would add six of them up.
+        search(RIG_METRICS.vusersActive, 'Maximum', 'active'),
         search(RIG_METRICS.vusersFailed, 'Sum', 'failed'),
       ],
       width: 12,
     }),
     new cw.GraphWidget({
-      title: 'Rig: connect latency (ms)',
-      left: [search(RIG_METRICS.connectLatency, 'p50', 'p50'), search(RIG_METRICS.connectLatency, 'p99', 'p99')],
+      title: 'Rig: connect time p95 of each 10-s period (ms; worst and typical in the minute)',
+      left: [search(RIG_METRICS.connectLatency, 'Maximum', 'worst period p95'), search(RIG_METRICS.connectLatency, 'Average', 'average period p95')],
       width: 12,
     }),
   ];

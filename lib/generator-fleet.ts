@@ -12,12 +12,12 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
-import { RIG_HOME, REPO_ROOT, installNodeCommands, lockedPackages, pinnedNodeVersion, userDataPreamble } from './user-data';
+import { RIG_HOME, REPO_ROOT, amazonLinuxCpuType, bootFinished, bootStep, installNodeCommands, pinnedNodeVersion, userDataPreamble, writeAgentTree } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
 
-/** Packages the agent needs on a generator (versions come from package-lock.json). */
+/** Packages the agent needs on a generator (their whole tree comes from package-lock.json). */
 export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3', '@aws-sdk/client-ssm'] as const;
 
 /** Properties of {@link GeneratorFleet}. */
@@ -70,8 +70,9 @@ export interface GeneratorFleetProps {
    */
   readonly agentDirectory?: string;
   /**
-   * `name@version` npm packages installed next to the agent.
-   * @default AGENT_PACKAGES at the versions in package-lock.json
+   * npm packages installed next to the agent, with everything they need, exactly as the repository's
+   * package-lock.json pins them (lib/agent-lockfile.ts), by `npm ci`.
+   * @default AGENT_PACKAGES
    */
   readonly agentPackages?: readonly string[];
 }
@@ -146,7 +147,9 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       exclude: ['node_modules', '**/node_modules', '*.log'],
     });
     agentBundle.grantRead(role);
-    const packages = props.agentPackages ?? lockedPackages(AGENT_PACKAGES);
+    // The exact tree (package.json + package-lock.json cut from the repository's lockfile), shipped as its own asset.
+    const agentDeps = new s3assets.Asset(this, 'AgentDependencies', { path: writeAgentTree(props.agentPackages ?? AGENT_PACKAGES) });
+    agentDeps.grantRead(role);
 
     const userData = ec2.UserData.forLinux();
     userData.addCommands(...userDataPreamble());
@@ -155,17 +158,32 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       bucketKey: agentBundle.s3ObjectKey,
       localFile: `${RIG_HOME}/load-generators.zip`,
     });
+    // Each step is named in the log before it runs, and the marker is written only after the last one: the
+    // SSM command reports a failed boot by its step, and a cloud-init warning with the marker present is a boot.
+    const depsZip = userData.addS3DownloadCommand({
+      bucket: agentDeps.bucket,
+      bucketKey: agentDeps.s3ObjectKey,
+      localFile: `${RIG_HOME}/agent-dependencies.zip`,
+    });
     userData.addCommands(
-      `rm -rf ${this.agentHome} && mkdir -p ${this.agentHome} && unzip -q -o ${zip} -d ${this.agentHome}`,
+      bootStep('unpack agent bundle'),
+      `rm -rf ${this.agentHome} && mkdir -p ${this.agentHome} && unzip -q -o ${zip} -d ${this.agentHome} && unzip -q -o ${depsZip} -d ${this.agentHome}`,
+      bootStep('host tuning'),
       // The tuning script inside the agent bundle is the single source of the host tuning.
       `bash ${this.agentHome}/host-tuning.sh`,
+      bootStep('install Node (checksum-verified)'),
       ...installNodeCommands(pinnedNodeVersion()),
-      `bash ${this.agentHome}/install-generator.sh ${this.agentHome} ${packages.join(' ')}`,
+      bootStep('install agent packages and CloudWatch agent'),
+      `bash ${this.agentHome}/install-generator.sh ${this.agentHome}`,
+      bootFinished(),
     );
 
+    const instanceType = props.instanceType ?? new ec2.InstanceType('c5.large');
     const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
-      instanceType: props.instanceType ?? new ec2.InstanceType('c5.large'),
-      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      instanceType,
+      // The image's architecture follows the instance type (Graviton types are arm64); user-data installs the
+      // matching Node build (installNodeCommands picks linux-x64 or linux-arm64 from uname -m).
+      machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: amazonLinuxCpuType(instanceType) }),
       role,
       securityGroup: props.securityGroup,
       userData,

@@ -1,10 +1,11 @@
-import { App, Duration, Stack, StackProps } from 'aws-cdk-lib';
+import { App, Aspects, Duration, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
 import { RigConfig } from './config';
 import { GeneratorStack } from './generator-stack';
 import { FunctionLogGroups } from './log-groups';
 import { NetworkStack } from './network-stack';
+import { InternetFacingReachabilityCheck } from './reachability-check';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
 export const STACK_NAMES = {
@@ -44,7 +45,7 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
   if (config.targetKind !== 'none') {
     target = new TargetStack(app, STACK_NAMES.target, {
       ...stackProps,
-      description: `loadtest-rig: ${config.targetKind} target behind an ALB with CPU step scaling`,
+      description: `loadtest-rig: ${config.targetKind} target behind an internal ALB with CPU step scaling`,
       vpc,
       generatorSecurityGroup,
       kind: config.targetKind,
@@ -77,6 +78,8 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
   });
   if (target) generators.addStackDependency(target);
   for (const s of [network, target, generators]) if (s) tagRig(s);
+  // Unreachable-by-construction load balancers fail the synth (one error line each).
+  Aspects.of(app).add(new InternetFacingReachabilityCheck());
   return { network, target, generators };
 }
 

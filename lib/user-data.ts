@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
@@ -10,8 +11,20 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 /** The one host-tuning script (sysctls, nofile limits); generators and EC2 targets both run it. */
 export const HOST_TUNING_SCRIPT = path.join(REPO_ROOT, 'load-generators', 'host-tuning.sh');
 
-/** Where rig files live on instances. */
-export const RIG_HOME = '/opt/loadtest-rig';
+import { Lockfile, agentTree } from './agent-lockfile';
+import { BOOT_MARKER, BOOT_STEP_PREFIX, RIG_HOME } from './instance-paths';
+
+export { RIG_HOME };
+
+/** The user-data line that names the boot step about to run (the SSM command reports the last one on failure). */
+export function bootStep(name: string): string {
+  return `echo ${JSON.stringify(`${BOOT_STEP_PREFIX} ${name}`)}`;
+}
+
+/** The user-data line that marks the boot finished: the last line, reached only when every step succeeded. */
+export function bootFinished(): string {
+  return `date -u +%FT%TZ > ${BOOT_MARKER}`;
+}
 
 /**
  * Node.js version installed on instances: the same Node 22 the repository pins (`node` devDependency),
@@ -29,18 +42,16 @@ export function pinnedNodeVersion(): string {
 }
 
 /**
- * `name@version` for each package, versions read from the repository's package-lock.json, so
- * instances install exactly what the repository was tested with.
+ * Writes the agent's exact npm tree (package.json + package-lock.json, lib/agent-lockfile.ts) for `names` into a
+ * fresh folder and returns it (an asset source: its hash follows the content, so synths are reproducible).
  */
-export function lockedPackages(names: readonly string[]): string[] {
-  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
-    packages?: Record<string, { version?: string }>;
-  };
-  return names.map((name) => {
-    const v = lock.packages?.[`node_modules/${name}`]?.version;
-    if (!v) throw new Error(`package-lock.json has no version for "${name}". Fix: npm install --save-exact ${name}`);
-    return `${name}@${v}`;
-  });
+export function writeAgentTree(names: readonly string[]): string {
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
+  const tree = agentTree(lock, names);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loadtest-rig-agent-tree-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(tree.packageJson, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'package-lock.json'), `${JSON.stringify(tree.packageLock, null, 2)}\n`);
+  return dir;
 }
 
 /**
@@ -53,7 +64,7 @@ export function installNodeCommands(version: string): string[] {
     `NODE_VERSION=${version}`,
     'case "$(uname -m)" in x86_64) NODE_ARCH=x64 ;; aarch64) NODE_ARCH=arm64 ;; *) echo "unsupported arch $(uname -m)" >&2; exit 1 ;; esac',
     'NODE_TGZ="node-v${NODE_VERSION}-linux-${NODE_ARCH}.tar.xz"',
-    'cd /tmp && curl -fsSLO --retry 5 "https://nodejs.org/dist/v${NODE_VERSION}/${NODE_TGZ}" && curl -fsSLO --retry 5 "https://nodejs.org/dist/v${NODE_VERSION}/SHASUMS256.txt"',
+    'cd /tmp && curl -fsSLO --retry 6 --retry-all-errors --retry-max-time 300 "https://nodejs.org/dist/v${NODE_VERSION}/${NODE_TGZ}" && curl -fsSLO --retry 6 --retry-all-errors --retry-max-time 300 "https://nodejs.org/dist/v${NODE_VERSION}/SHASUMS256.txt"',
     'grep " ${NODE_TGZ}$" SHASUMS256.txt | sha256sum -c -',
     'tar -xJf "${NODE_TGZ}" -C /usr/local --strip-components=1 --no-same-owner',
     'node --version',
@@ -84,4 +95,15 @@ export function userDataPreamble(): string[] {
     `mkdir -p ${RIG_HOME}`,
     'dnf install -y unzip tar xz',
   ];
+}
+
+/**
+ * The Amazon Linux CPU type for an instance type: arm64 for Graviton types, x86_64 for the rest.
+ * @throws Error naming the type for an architecture the rig has no image and Node build for.
+ */
+export function amazonLinuxCpuType(instanceType: ec2.InstanceType): ec2.AmazonLinuxCpuType {
+  const arch = instanceType.architecture;
+  if (arch === ec2.InstanceArchitecture.ARM_64) return ec2.AmazonLinuxCpuType.ARM_64;
+  if (arch === ec2.InstanceArchitecture.X86_64) return ec2.AmazonLinuxCpuType.X86_64;
+  throw new Error(`instance type ${instanceType.toString()} has architecture ${String(arch)}; the rig installs Amazon Linux 2023 and Node for x86_64 or arm64 only`);
 }

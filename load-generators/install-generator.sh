@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
 # Installs what a generator instance runs, after host-tuning.sh and Node 22 are in place:
-#   - the agent's npm dependencies (exact versions passed by the CDK stack, read from package-lock.json),
+#   - the agent's npm dependencies with `npm ci`: the exact tree of <agent-dir>/package-lock.json, cut by the
+#     CDK app from the repository's own lockfile (lib/agent-lockfile.ts), every tarball integrity-checked;
 #     Artillery without its Playwright browser download
 #   - the CloudWatch agent: memory, established TCP connections and open files, per generator group
+# Network steps are retried with exponential backoff (a registry or mirror hiccup must not fail a boot).
 #
-# usage: install-generator.sh <agent-dir> <name@version>...
+# usage: install-generator.sh <agent-dir>
 # Runs as root from user-data; the orchestrator later starts `node <agent-dir>/agent.js` through SSM.
 set -euo pipefail
 
-AGENT_DIR="${1:?usage: install-generator.sh <agent-dir> <name@version>...}"
-shift
-if [ "$#" -eq 0 ]; then
-  echo "install-generator.sh: no packages given" >&2
+AGENT_DIR="${1:?usage: install-generator.sh <agent-dir>}"
+if [ ! -f "$AGENT_DIR/package-lock.json" ] || [ ! -f "$AGENT_DIR/package.json" ]; then
+  echo "install-generator.sh: $AGENT_DIR has no package.json + package-lock.json (the AgentDependencies asset)" >&2
   exit 2
 fi
+
+# retry <attempts> <command...>: reruns a failing command after 2, 4, 8 … seconds.
+retry() {
+  local attempts=$1 n=1 delay=2
+  shift
+  until "$@"; do
+    if [ "$n" -ge "$attempts" ]; then
+      echo "install-generator.sh: failed after $n attempts: $*" >&2
+      return 1
+    fi
+    echo "install-generator.sh: attempt $n failed: $*; retrying in ${delay}s" >&2
+    sleep "$delay"
+    n=$((n + 1))
+    delay=$((delay * 2))
+  done
+}
 
 # --- agent dependencies -----------------------------------------------------------------------
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 cd "$AGENT_DIR"
-npm install --omit=dev --no-save --no-package-lock "$@"
+retry 5 npm ci --omit=dev
 node -e "require.resolve('artillery/package.json')" # fails the boot early if the install is broken
 
 # --- CloudWatch agent ---------------------------------------------------------------------------
-dnf install -y amazon-cloudwatch-agent
+retry 5 dnf install -y amazon-cloudwatch-agent
 CW_CONFIG=/opt/aws/amazon-cloudwatch-agent/etc/loadtest-rig.json
 # Aggregated by AutoScalingGroupName so the dashboard shows the fleet without knowing instance ids.
 cat > "$CW_CONFIG" <<'EOF'

@@ -13,6 +13,7 @@ import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { Platform } from './platforms/platform';
 import { decideResult } from './report/result';
+import { preflightHere, preflightSpec } from './preflight';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
@@ -134,6 +135,9 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     // Local agents get a credentialed target URL through their environment; the slices store it redacted.
     const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
     const script = applyOptions(scenario.script, options, secretTarget ? redactUrl(target.url) : target.url);
+    // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
+    const probe = preflightSpec(script, target.url);
+    await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log));
     const generators = generatorSpecs(plan, script, platform);
     const idle = plan.generators.length - generators.length;
     if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);

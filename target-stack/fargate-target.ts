@@ -4,6 +4,7 @@ import { acknowledge, iam5 } from '../lib/nag';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -72,7 +73,13 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
     cluster.node.addDependency(insightsLogs);
     this.cluster = cluster;
 
-    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', { cpu: this.taskVcpu * 1024, memoryLimitMiB: this.taskMemoryGb * 1024 });
+    // The task's architecture is pinned, and the reference image is built for exactly it: a deploy from an arm64
+    // laptop would otherwise push an arm64 image that an x86_64 task cannot start (exec format error).
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      cpu: this.taskVcpu * 1024,
+      memoryLimitMiB: this.taskMemoryGb * 1024,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+    });
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: logs.RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -82,6 +89,7 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
       // Context = target-stack/ so the Dockerfile can live outside app/; Docker runs at deploy, not synth.
       : ecs.ContainerImage.fromAsset(__dirname, {
         file: path.join('docker', 'Dockerfile'),
+        platform: ecrAssets.Platform.LINUX_AMD64,
         exclude: ['*.ts', '**/node_modules', 'cdk.out', '*.log'],
       });
     const container = taskDefinition.addContainer('Target', {

@@ -31,8 +31,9 @@ export interface TargetStackProps extends StackProps, CpuScalingSettings {
    */
   readonly image?: string;
   /**
-   * An IPv4 CIDR the operator may also reach the load balancer from.
-   * @default - generators only
+   * An IPv4 CIDR the operator may reach the target from, through a second, internet-facing load balancer
+   * (output `OperatorUrl`).
+   * @default - no operator load balancer (reach the target through Session Manager port forwarding)
    */
   readonly operatorCidr?: string;
   /**
@@ -48,8 +49,8 @@ export interface TargetStackProps extends StackProps, CpuScalingSettings {
 }
 
 /**
- * The system under test behind an internet-facing ALB that admits only the generators (and the
- * operator's CIDR when given): `ec2` reproduces Twine, `fargate` reproduces River.
+ * The system under test behind an internal ALB that admits only the generators (plus, when an operator
+ * CIDR is given, an internet-facing ALB for that CIDR only): `ec2` reproduces Twine, `fargate` reproduces River.
  */
 export class TargetStack extends Stack {
   /** The load balancer in front of the target. */
@@ -63,25 +64,32 @@ export class TargetStack extends Stack {
 
   constructor(scope: Construct, id: string, props: TargetStackProps) {
     super(scope, id, props);
+    // Internal: generators resolve it to private addresses inside the VPC, where the security-group reference
+    // below really matches them (an internet-facing ALB would see their public IPs and time every connection out;
+    // lib/reachability-check.ts fails the synth on that shape).
     const albSg = new ec2.SecurityGroup(this, 'LoadBalancerSecurityGroup', {
       vpc: props.vpc,
-      description: 'loadtest-rig target ALB: generators (and the operator CIDR if set) only',
+      description: 'loadtest-rig target ALB (internal): generators only',
       allowAllOutbound: false,
     });
     albSg.addIngressRule(props.generatorSecurityGroup, ec2.Port.tcp(80), 'generators');
-    if (props.operatorCidr) albSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
-
-    const alb = new elbv2.ApplicationLoadBalancer(this, 'LoadBalancer', {
-      vpc: props.vpc,
-      internetFacing: true,
-      securityGroup: albSg,
-      // WebSockets are held for a whole test; Socket.IO pings every 25 s, but raw-WebSocket
-      // scenarios may sit silent, so allow an hour of idleness (the maximum is 4000 s).
-      idleTimeout: Duration.seconds(3600),
-      dropInvalidHeaderFields: true,
-    });
+    const alb = this.loadBalancerFor('LoadBalancer', props.vpc, albSg, false);
     this.loadBalancer = alb;
     const listener = alb.addListener('Http', { port: 80, open: false });
+
+    let operatorListener: elbv2.ApplicationListener | undefined;
+    if (props.operatorCidr) {
+      // The operator's laptop is outside the VPC: a second, internet-facing ALB admits only that CIDR.
+      const operatorSg = new ec2.SecurityGroup(this, 'OperatorLoadBalancerSecurityGroup', {
+        vpc: props.vpc,
+        description: 'loadtest-rig target operator ALB (internet-facing): the operator CIDR only',
+        allowAllOutbound: false,
+      });
+      operatorSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
+      const operatorAlb = this.loadBalancerFor('OperatorLoadBalancer', props.vpc, operatorSg, true);
+      operatorListener = operatorAlb.addListener('Http', { port: 80, open: false });
+      new CfnOutput(this, 'OperatorUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: `Target URL for the operator (${props.operatorCidr} only)` });
+    }
 
     if (props.redis ?? props.maxCapacity > 1) {
       this.redis = new RedisPubSub(this, 'Redis', { vpc: props.vpc });
@@ -110,7 +118,7 @@ export class TargetStack extends Stack {
     new CfnOutput(this, 'TargetMaxCapacity', { value: String(props.maxCapacity), description: 'Most target instances/tasks (quota check, cost estimate)' });
     if (this.redis) this.redis.connections.allowDefaultPortFrom(target, 'target instances/tasks');
 
-    listener.addTargets('Target', {
+    const targetGroupProps: elbv2.AddApplicationTargetsProps = {
       port: TARGET_PORT,
       protocol: elbv2.ApplicationProtocol.HTTP,
       targets: [lbTarget],
@@ -119,7 +127,9 @@ export class TargetStack extends Stack {
       stickinessCookieDuration: Duration.days(1),
       // Shorter than the default 300 s so scale-in and deploys don't hang on held WebSockets.
       deregistrationDelay: Duration.seconds(30),
-    });
+    };
+    listener.addTargets('Target', targetGroupProps);
+    operatorListener?.addTargets('Target', targetGroupProps);
 
     this.dashboardMetrics = {
       cpu: target.cpuMetric,
@@ -133,9 +143,24 @@ export class TargetStack extends Stack {
     new CfnOutput(this, 'ScaleOutAlarmName', { value: target.scaleOutAlarm.alarmName, description: 'Alarm that adds target capacity' });
     new CfnOutput(this, 'ScaleInAlarmName', { value: target.scaleInAlarm.alarmName, description: 'Alarm that removes target capacity' });
 
+  }
+
+  private loadBalancerFor(id: string, vpc: ec2.IVpc, securityGroup: ec2.ISecurityGroup, internetFacing: boolean): elbv2.ApplicationLoadBalancer {
+    const alb = new elbv2.ApplicationLoadBalancer(this, id, {
+      vpc,
+      internetFacing,
+      // The VPC has public subnets only; an internal ALB may sit in them (its nodes get private addresses only).
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      securityGroup,
+      // WebSockets are held for a whole test; Socket.IO pings every 25 s, but raw-WebSocket
+      // scenarios may sit silent, so allow an hour of idleness (the maximum is 4000 s).
+      idleTimeout: Duration.seconds(3600),
+      dropInvalidHeaderFields: true,
+    });
     Validations.of(alb).acknowledge({
       id: 'AwsSolutions-ELB2',
       reason: 'Access logs of a load test are millions of lines per run in a bucket that would outlive teardown; ALB CloudWatch metrics cover what the report uses.',
     });
+    return alb;
   }
 }

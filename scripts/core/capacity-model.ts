@@ -82,6 +82,8 @@ export interface InstanceSpec {
   readonly memoryBytes: number;
   /** Private IPv4 addresses per network interface (EC2's limit), so 1 primary + up to this − 1 secondary. */
   readonly ipv4PerInterface: number;
+  /** CPU architecture (EC2 DescribeInstanceTypes `SupportedArchitectures`). @default 'x86_64' */
+  readonly architecture?: 'x86_64' | 'arm64';
 }
 
 /** The generator instance types the model knows (EC2 specifications). */
@@ -109,6 +111,8 @@ export interface Measurements {
 /** A generator's limits as the planner takes them, plus the model's arrival-rate figure. */
 export interface ModelledGenerator {
   readonly limits: GeneratorLimits;
+  /** V8 heap limit of each load process (`--max-old-space-size`, MiB): see {@link heapLimitMiB}. */
+  readonly heapLimitMiB: number;
   /** Concurrent vusers it holds and the limit that binds. */
   readonly capacity: ReturnType<typeof capacityPerGenerator>;
   /** Arrivals per second it sustains (cores × measured rate per core). */
@@ -150,11 +154,32 @@ export function vuserMemoryBytes(memoryBytes: number, processes: number, reserve
 export function awsGenerator(instanceType: string, secondaryIps: number = DEFAULT_SECONDARY_IPS, m: Measurements = MEASURED): ModelledGenerator {
   const spec = INSTANCE_TYPES[instanceType];
   if (!spec) throw new Error(`no capacity model for instance type ${instanceType}; known: ${Object.keys(INSTANCE_TYPES).join(', ')}`);
+  return generatorOf(instanceType, spec, secondaryIps, m);
+}
+
+/**
+ * Limits of one AWS generator of an instance described by `spec` (from the fixed table, or EC2 DescribeInstanceTypes).
+ *
+ * @throws Error for a secondary-IP count the instance cannot have.
+ */
+export function generatorOf(instanceType: string, spec: InstanceSpec, secondaryIps: number = DEFAULT_SECONDARY_IPS, m: Measurements = MEASURED): ModelledGenerator {
   if (!Number.isInteger(secondaryIps) || secondaryIps < 0 || secondaryIps > spec.ipv4PerInterface - 1) {
     throw new Error(`secondary IPs must be a whole number from 0 to ${spec.ipv4PerInterface - 1} on ${instanceType} (got ${secondaryIps})`);
   }
   const limits = tunedGeneratorLimits(spec.vcpus, 1 + secondaryIps, vuserMemoryBytes(spec.memoryBytes, spec.vcpus, OS_RESERVE_BYTES, m), m);
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(spec.vcpus, m) };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(spec.vcpus, m), heapLimitMiB: heapLimitMiB(spec.memoryBytes, spec.vcpus) };
+}
+
+/**
+ * V8 heap limit (`--max-old-space-size`, MiB) of each load process on a generator with `memoryBytes` and
+ * `processes` load processes: its equal share of the memory the model gives the load processes,
+ * (memory − OS reserve) / processes. That share is exactly one process's base RSS plus its share of the
+ * memory-bound vusers (the capacity model above), so a generator planned at its memory bound never meets a
+ * heap limit first. Node's own default (about a quarter of the machine's memory on a small instance: ~1 GiB on a
+ * 4 GiB c5.large) sits below the ~1.8 GiB one process of a c5.large is planned to use.
+ */
+export function heapLimitMiB(memoryBytes: number, processes: number, reserveBytes: number = OS_RESERVE_BYTES): number {
+  return Math.max(256, Math.floor((memoryBytes - reserveBytes) / Math.max(1, processes) / MiB));
 }
 
 /**
@@ -198,34 +223,65 @@ export interface DeployedFleet {
   readonly targetIsPrivate: boolean;
   /** `--generator-capacity`: vusers one generator holds, instead of the model's memory bound. */
   readonly capacityOverride?: number;
+  /**
+   * The instance type as EC2 describes it (DescribeInstanceTypes).
+   * @default the fixed table {@link INSTANCE_TYPES} (the offline fallback)
+   */
+  readonly spec?: InstanceSpec;
 }
 
 /** Why the model cannot plan for a deployed fleet (the CLI turns it into one line and exit 2). */
 export class UnknownInstanceTypeError extends Error {}
 
+/** A deployed generator as the planner takes it, and where its instance figures came from. */
+export interface DeployedGenerator {
+  readonly limits: GeneratorLimits;
+  /** Heap limit of each load process, MiB ({@link heapLimitMiB}). */
+  readonly heapLimitMiB: number;
+  /** `ec2`: DescribeInstanceTypes; `table`: the fixed table; `size-name`: only the vCPUs, guessed from the name. */
+  readonly source: 'ec2' | 'table' | 'size-name';
+}
+
 /**
- * Limits of one generator of the deployed fleet: the model's limits for its instance type, with the secondary IPs
- * counted only when the agent will use them. `capacityOverride` replaces the memory bound (open files and ports
- * still bind below it); it is also the only way to plan for an instance type the model has no figures for.
+ * Limits of one generator of the deployed fleet: the model's limits for its instance type (as EC2 describes it,
+ * else the fixed table), with the secondary IPs counted only when the agent will use them. `capacityOverride`
+ * replaces the memory bound (open files and ports still bind below it); for a type neither EC2 nor the table
+ * describes it is the only way to plan.
  *
- * @throws UnknownInstanceTypeError for an instance type outside INSTANCE_TYPES without an override.
+ * @throws UnknownInstanceTypeError for an instance type without a spec or table entry and without an override.
  */
-export function deployedGeneratorLimits(fleet: DeployedFleet, m: Measurements = MEASURED): GeneratorLimits {
+export function deployedGenerator(fleet: DeployedFleet, m: Measurements = MEASURED): DeployedGenerator {
   const secondaryIps = fleet.targetIsPrivate ? fleet.secondaryIps : 0;
-  const spec = INSTANCE_TYPES[fleet.instanceType];
+  const spec = fleet.spec ?? INSTANCE_TYPES[fleet.instanceType];
+  const source = fleet.spec ? 'ec2' : spec ? 'table' : 'size-name';
   let limits: GeneratorLimits;
+  let heap: number;
   if (spec) {
-    limits = awsGenerator(fleet.instanceType, Math.min(secondaryIps, spec.ipv4PerInterface - 1), m).limits;
+    const g = generatorOf(fleet.instanceType, spec, Math.min(secondaryIps, spec.ipv4PerInterface - 1), m);
+    limits = g.limits;
+    heap = g.heapLimitMiB;
   } else if (fleet.capacityOverride !== undefined) {
     // Memory is replaced by the override below; only the load processes follow the size name.
-    limits = tunedGeneratorLimits(vcpusFromSizeName(fleet.instanceType), 1 + secondaryIps, 0, m);
+    const processes = vcpusFromSizeName(fleet.instanceType);
+    limits = tunedGeneratorLimits(processes, 1 + secondaryIps, 0, m);
+    // The heap must hold what the override plans: one base RSS plus the process's share of the vusers.
+    heap = Math.ceil((m.artilleryBaseRssBytes + (fleet.capacityOverride / processes) * plannedBytesPerVuser(m)) / MiB);
   } else {
     throw new UnknownInstanceTypeError(
-      `the capacity model has no figures for generator instance type ${fleet.instanceType} (it knows ${Object.keys(INSTANCE_TYPES).join(', ')}); ` +
+      `the capacity model has no figures for generator instance type ${fleet.instanceType} (EC2 DescribeInstanceTypes did not describe it, and the built-in table knows ${Object.keys(INSTANCE_TYPES).join(', ')}); ` +
         'pass --generator-capacity N (vusers one generator holds), or measure the type with `npm run bench` and add it to INSTANCE_TYPES in scripts/core/capacity-model.ts',
     );
   }
-  return fleet.capacityOverride === undefined ? limits : { ...limits, memoryBytes: fleet.capacityOverride * limits.bytesPerVuser };
+  return {
+    limits: fleet.capacityOverride === undefined ? limits : { ...limits, memoryBytes: fleet.capacityOverride * limits.bytesPerVuser },
+    heapLimitMiB: heap,
+    source,
+  };
+}
+
+/** {@link deployedGenerator}'s limits alone. */
+export function deployedGeneratorLimits(fleet: DeployedFleet, m: Measurements = MEASURED): GeneratorLimits {
+  return deployedGenerator(fleet, m).limits;
 }
 
 /** This machine's limits as the local platform sees them (all plain numbers: the caller reads the machine). */
@@ -255,7 +311,7 @@ export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED
     bytesPerVuser: plannedBytesPerVuser(m),
     socketsPerVuser: 1,
   };
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m) };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m), heapLimitMiB: heapLimitMiB(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0) };
 }
 
 /** One row of the capacity table in README.md. */

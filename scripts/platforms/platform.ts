@@ -7,6 +7,7 @@ import type { RunStore } from '../../load-generators/lib/run-store';
 import type { Fleet } from '../adapters/local-fleet';
 import type { TargetHandle } from '../adapters/local-target';
 import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
+import type { ProbeSpec } from '../preflight';
 import type { CloudWatchSection } from '../report/write';
 
 /** What a platform provides to one run. */
@@ -24,6 +25,12 @@ export interface Platform {
   readonly portRange: number;
   /** Starts the target for the run, or checks the one given with --target. Nothing else starts before it. */
   prepareTarget(plan: Plan, runId: string): Promise<TargetHandle>;
+  /**
+   * Proves a client reaches the target before the fleet starts (scripts/preflight.ts); throws the run-stopping
+   * error. aws: runs the probe from the first ready generator as the fleet launches, before it scales out.
+   * @default the probe from this machine, now
+   */
+  preflight?(spec: ProbeSpec): Promise<void>;
   /** The run store the agents write to (local folder, or S3 prefix). */
   openStore(runId: string, runDir: string): RunStore;
   /** Source address of generator g's load process k; undefined lets the agent choose. */

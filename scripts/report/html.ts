@@ -57,13 +57,22 @@ function cloudwatchAlarms(r: ReportJson): string {
     .join('')}</tbody></table></div>`;
 }
 
+/** The dashboard's graphs saved in the run folder (AWS runs): they outlive the dashboard after --teardown. */
+function cloudwatchImages(r: ReportJson): string {
+  const images = r.cloudwatch?.images ?? [];
+  if (!images.length) return '';
+  return `<div class="card"><h3>CloudWatch graphs (run window)</h3>${images
+    .map((i) => `<figure><img src="${e(i.file)}" alt="${e(i.title)}" loading="lazy"><figcaption>${e(i.title)}</figcaption></figure>`)
+    .join('')}</div>`;
+}
+
 /** Renders report.json as one self-contained HTML page. */
 export function renderHtml(report: ReportJson): string {
   const uplotJs = assertInlineScriptSafe(fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'), 'uPlot');
   const uplotCss = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
   const set = buildCharts(report);
   const data = jsonForScript({ charts: set.charts, range: set.range, start: set.start, phases: set.phases, rigLimited: set.rigLimited, scaleOuts: set.scaleOuts });
-  const csp = `default-src 'none'; script-src ${sha256(uplotJs)} ${sha256(CLIENT_JS)}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
+  const csp = `default-src 'none'; script-src ${sha256(uplotJs)} ${sha256(CLIENT_JS)}; style-src 'unsafe-inline'; img-src data: 'self' file:; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -88,6 +97,7 @@ ${summarySection(report)}
 ${verdictSection(report)}
 ${rigSection(report)}
 ${cloudwatchAlarms(report)}
+${cloudwatchImages(report)}
 </main>
 <script type="application/json" id="rig-data">${data}</script>
 <script>${uplotJs}</script>

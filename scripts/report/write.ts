@@ -29,6 +29,8 @@ export interface CloudWatchSeries {
 export interface CloudWatchSection {
   readonly series: readonly CloudWatchSeries[];
   readonly alarms?: ReadonlyArray<{ readonly at: number; readonly name: string; readonly state: string }>;
+  /** The dashboard's graphs for the run window, saved as PNGs in the run folder (`file` is relative to it). */
+  readonly images?: ReadonlyArray<{ readonly title: string; readonly file: string }>;
 }
 
 /** report.json: the summary JSON, then the raw material of the report. */

@@ -3,7 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { agentCommand, bundleFiles, instanceLayout, parseAgentCommand, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
+import { spawnSync } from 'node:child_process';
+import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../lib/instance-paths';
+import { agentCommand, bundleFiles, instanceLayout, parseAgentCommand, parsePreflightCommand, preflightCommand, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -51,4 +53,41 @@ test('agentCommand waits for the boot, syncs the bundle, runs the agent on the S
 
 test('shq quotes for the shell', () => {
   expect(shq("it's")).toBe(`'it'\\''s'`);
+});
+
+describe('the boot wait every command starts with', () => {
+  // cloud-init `status --wait` exits 2 for "done, with recoverable errors/warnings" (cloud-init 23.4+): the rig's
+  // own marker, written by user-data after its last step, decides whether the boot finished.
+  const waitLine = (marker: string) =>
+    preflightCommand({ bucket: 'b', runId: 'r', agentHome: HOME, region: 'us-east-1' })
+      .find((l) => l.includes('cloud-init status --wait'))!
+      .split(BOOT_MARKER).join(marker)
+      .replace('/var/log/loadtest-rig-user-data.log', path.join(dir, 'user-data.log'));
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-boot-'));
+    fs.writeFileSync(path.join(dir, 'cloud-init'), '#!/bin/sh\nexit 2\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'user-data.log'), `${BOOT_STEP_PREFIX} install Node (checksum-verified)\ncurl: (22) 503\n`);
+  });
+  const run = (line: string) => spawnSync('bash', ['-c', `${line}\necho continued`], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
+
+  test('a cloud-init warning exit code with the boot marker present is a finished boot', () => {
+    const marker = path.join(dir, 'boot-finished');
+    fs.writeFileSync(marker, 'now');
+    const res = run(waitLine(marker));
+    expect({ status: res.status, stdout: res.stdout.trim() }).toEqual({ status: 0, stdout: 'continued' });
+  });
+
+  test('without the marker the boot failed: exit 3, naming the last boot step', () => {
+    const res = run(waitLine(path.join(dir, 'boot-finished')));
+    expect(res.status).toBe(3);
+    expect(res.stderr).toContain(`generator boot (user-data) failed (cloud-init status 2): ${BOOT_STEP_PREFIX} install Node (checksum-verified)`);
+  });
+
+  test('the preflight command runs the probe from the agent home against the run store', () => {
+    const lines = preflightCommand({ bucket: 'bkt', runId: 'r1', agentHome: HOME, region: 'eu-west-1' });
+    expect(lines.join('\n')).toContain(`node '${HOME}/lib/preflight.js' --store 's3://bkt/runs/r1'`);
+    expect(parsePreflightCommand(lines)).toEqual({ store: 's3://bkt/runs/r1', bundle: 's3://bkt/runs/r1/bundle/load-generators/' });
+    expect(parseAgentCommand(lines)).toBeUndefined();
+  });
 });

@@ -92,3 +92,26 @@ test('RigMetricsPublisher puts vusers created/active/failed and connect p95 per 
   expect(input?.MetricData?.[0]).toMatchObject({ MetricName: 'vusers.created', Value: 10, Dimensions: [{ Name: 'RunId', Value: 'run1' }], Timestamp: new Date(T0) });
   expect(input?.MetricData?.filter((d) => d.MetricName === 'ws.connect_latency')).toHaveLength(2);
 });
+
+test('RigMetricsPublisher: generators and processes sharing a period give ONE active-vusers datapoint for it (the fleet total)', async () => {
+  cw.on(PutMetricDataCommand).resolves({});
+  const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-pub-')));
+  const period = (created: number) => serializePeriod({ period: T0, counters: { 'vusers.created': created }, histograms: {}, rates: {} });
+  for (const key of ['g01/p0', 'g01/p1', 'g02/p0', 'g02/p1']) await store.put(`generators/${key}/periods/1.json`, period(25));
+  await new RigMetricsPublisher(createAwsApi({ region: 'eu-west-1' }), store, 'LoadTestRig', 'run1').publishNew();
+  const data = cw.commandCalls(PutMetricDataCommand)[0]?.args[0].input.MetricData ?? [];
+  expect(data.filter((d) => d.MetricName === 'vusers.active').map((d) => d.Value)).toEqual([100]);
+  expect(data.filter((d) => d.MetricName === 'vusers.created').map((d) => d.Value)).toEqual([100]);
+});
+
+test('the report queries the names the CloudWatch agent publishes for install-generator.sh\'s configuration', () => {
+  const script = fs.readFileSync(path.join(__dirname, '..', '..', 'load-generators', 'install-generator.sh'), 'utf8');
+  const config = JSON.parse(/cat > "\$CW_CONFIG" <<'EOF'\n([\s\S]*?)\nEOF/.exec(script)?.[1] ?? '{}') as { metrics: { metrics_collected: Record<string, { measurement?: string[] }> } };
+  // The agent publishes <plugin>_<measurement> (a measurement already carrying the prefix keeps it).
+  const published = Object.entries(config.metrics.metrics_collected).flatMap(([plugin, c]) => (c.measurement ?? []).map((m) => (m.startsWith(`${plugin}_`) ? m : `${plugin}_${m}`)));
+  const queried = metricQueries(SRC, []).filter((q) => q.namespace === 'CWAgent').map((q) => q.metricName);
+  // open_files arrives through StatsD under its own name (the open-files service in the same script).
+  expect(script).toContain('echo "open_files:$used|g"');
+  for (const name of queried.filter((n) => n !== 'open_files')) expect(published).toContain(name);
+  expect(queried).toContain('netstat_tcp_established');
+});

@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { localStore } from '../../load-generators/lib/run-store';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
-import { awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
+import { POLL_BUDGET, awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const asg = mockClient(AutoScalingClient);
@@ -162,4 +162,74 @@ test('exitCodeOfDone', () => {
   expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0, 1], reason: 'completed' }))).toBe(1);
   expect(exitCodeOfDone(JSON.stringify({ exitCodes: [0], reason: 'aborted by the orchestrator' }))).toBe(3);
   expect(exitCodeOfDone('{')).toBe(3);
+});
+
+describe('preflight from the first ready generator', () => {
+  async function setupWithPreflight() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-'));
+    const store = localStore(dir);
+    for (const [index, id] of ['g01', 'g02'].entries()) {
+      await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+    }
+    const lines: string[] = [];
+    const fleet = awsFleet({
+      api: createAwsApi({ region: 'eu-west-1' }),
+      runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1',
+      agentHome: '/opt/loadtest-rig/load-generators', clock: fakeClock(), log: (l) => lines.push(l), pollMs: 10, instanceTimeoutMs: 60_000,
+      preflight: { target: 'http://internal-alb', http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' },
+      heapLimitMiB: 1792,
+    });
+    return { store, fleet, lines };
+  }
+
+  test('one instance first; the probe command runs preflight.js on the run store; on success the group scales out and agents get the heap limit', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand)
+      .resolvesOnce(group([['i-0000000000000000a', 'InService']]))
+      .resolves(group([['i-0000000000000000a', 'InService'], ['i-0000000000000000b', 'InService']]));
+    const { fleet, store, lines } = await setupWithPreflight();
+    // The probe on the instance answers through the run store.
+    ssm.on(SendCommandCommand).callsFakeOnce(async () => {
+      await store.put('preflight/result.json', JSON.stringify({ ok: true, steps: ['dns internal-alb → 10.0.3.17', 'tcp 10.0.3.17:80'], ms: 12 }));
+      return { Command: { CommandId: 'probe-1' } };
+    }).callsFake(() => ({ Command: { CommandId: 'agent' } }));
+    await fleet.launch(['g01', 'g02']);
+    expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([1, 2]);
+    expect(JSON.parse((await store.get('preflight/spec.json')) as string)).toMatchObject({ target: 'http://internal-alb', realtime: 'socketio' });
+    const sends = ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input.Parameters?.commands?.join('\n') ?? '');
+    expect(sends[0]).toContain("node '/opt/loadtest-rig/load-generators/lib/preflight.js' --store 's3://results/runs/run1'");
+    expect(sends.slice(1).every((c) => c.includes('export NODE_OPTIONS=--max-old-space-size=1792'))).toBe(true);
+    expect(lines).toContain('preflight from generator i-0000000000000000a: ok in 12 ms (dns internal-alb → 10.0.3.17; tcp 10.0.3.17:80)');
+    await fleet.stop();
+  });
+
+  test('a probe command that cannot run (boot failed) stops the launch before scale-out, naming the command status and its error', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
+    ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)' });
+    const { fleet } = await setupWithPreflight();
+    await expect(fleet.launch(['g01', 'g02'])).rejects.toThrow('preflight on generator i-0000000000000000a could not run (command Failed, exit 3): generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)');
+    expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([1]);
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
+  });
+});
+
+test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
+  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+  const instances = ids.map((_, i): [string, string] => [`i-${String(i).padStart(17, '0')}`, 'InService']);
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group(instances));
+  const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-')));
+  for (const [index, id] of ids.entries()) await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  // Count the poll loop's sleeps: one per tick (pollMs 2000 = the default).
+  const clock = fakeClock();
+  let pollSleeps = 0;
+  const counting = { now: clock.now, sleep: (ms: number) => ((pollSleeps += ms === 2000 ? 1 : 0), clock.sleep(ms)) };
+  const fleet = awsFleet({ api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1', agentHome: '/opt/loadtest-rig/load-generators', clock: counting, log: () => undefined });
+  await fleet.launch(ids);
+  await until(() => pollSleeps >= 20);
+  await fleet.stop();
+  const calls = ssm.commandCalls(GetCommandInvocationCommand).map((c) => c.args[0].input.InstanceId);
+  // Before: 100 SSM reads per 2-s tick for 100 generators (50/s, above SSM's throttle); now POLL_BUDGET per tick.
+  expect(calls.length).toBeLessThanOrEqual((pollSleeps + 1) * POLL_BUDGET);
+  expect(calls.length).toBeGreaterThanOrEqual(pollSleeps * POLL_BUDGET);
+  // Round-robin: the first ten ticks saw every generator once.
+  expect(new Set(calls.slice(0, 100)).size).toBe(100);
 });

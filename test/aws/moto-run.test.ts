@@ -8,13 +8,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, DescribeAlarmsCommand, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, tempDir } from '../helpers/cli';
-import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
+import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';
 
 jest.setTimeout(170_000);
 
@@ -119,6 +119,19 @@ async function putRunMetrics(at: Date): Promise<void> {
   await put('CWAgent', 'open_files', { AutoScalingGroupName: GEN_ASG }, 1200);
 }
 
+/**
+ * Generator CPU every 2 s while a run goes on, as EC2 detailed monitoring would publish it: the CLI waits for the
+ * run window's last minute to have datapoints before it collects. Returns the stop.
+ */
+function feedGeneratorCpu(): () => void {
+  const cw = new CloudWatchClient(clientConfig(moto));
+  const put = () =>
+    cw.send(new PutMetricDataCommand({ Namespace: 'AWS/EC2', MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'AutoScalingGroupName', Value: GEN_ASG }], Timestamp: new Date(), Value: 17 }] })).catch(() => undefined);
+  void put();
+  const timer = setInterval(() => void put(), 2000);
+  return () => clearInterval(timer);
+}
+
 async function getText(s3: S3Client, key: string): Promise<string> {
   const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   return (obj.Body as { transformToString(): Promise<string> }).transformToString();
@@ -141,12 +154,17 @@ afterAll(async () => {
 test('--platform aws: scales the group, dispatches agents through SSM, merges their S3 data, collects CloudWatch, scales to 0', async () => {
   const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
   let metricsPut = false;
+  const cwClient = new CloudWatchClient(clientConfig(moto));
+  const scaleInEnabled = async () => (await cwClient.send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_IN] }))).MetricAlarms?.[0]?.ActionsEnabled;
+  let scaleInDuringRun: boolean | undefined;
   ssmAgent.start(() => {
     if (metricsPut) return;
     metricsPut = true;
     void putRunMetrics(new Date()).catch(() => undefined);
+    void scaleInEnabled().then((v) => (scaleInDuringRun = v));
   });
   const out = path.join(work, 'run');
+  const stopFeeding = feedGeneratorCpu();
   let res;
   try {
     res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
@@ -154,6 +172,7 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
       timeoutMs: 150_000,
     });
   } finally {
+    stopFeeding();
     await ssmAgent.stop();
   }
   const diag = `exit ${res.code}\n${res.stderr}\nagent logs: ${fs.readdirSync(work).filter((f) => f.endsWith('.log')).map((f) => `${f}: ${fs.readFileSync(path.join(work, f), 'utf8').slice(-1500)}`).join('\n')}`;
@@ -161,9 +180,21 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(res.stderr).toMatch(/platform: aws \(--platform aws via CloudFormation in us-east-1\)/);
   // The planner's per-generator capacity comes from the capacity model for the stack's instance type; the
   // target (loopback here) is private, so the secondary IP counts.
-  const modelled = awsGenerator('c5.large', 1).capacity;
-  expect(res.stderr).toContain(`generators: c5.large, 2 load processes, 1 secondary IP in use (private target): ${modelled.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
+  // The instance figures come from EC2 DescribeInstanceTypes (moto serves EC2's own catalogue), the same as the
+  // fixed table's for c5.large; each load process gets its share of the memory as its heap limit.
+  const modelled = awsGenerator('c5.large', 1);
+  expect(res.stderr).toContain(`generators: c5.large (EC2 DescribeInstanceTypes), 2 load processes (heap 1,792 MiB each), 1 secondary IP in use (private target): ${modelled.capacity.vusers.toLocaleString('en-US')} vusers each (memory binds)`);
+  expect(modelled.heapLimitMiB).toBe(1792);
   expect(res.stderr).toMatch(/dashboard: https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch/);
+
+  // Preflight: one instance first, the probe from it (DNS, TCP, the scenario's first HTTP step, the Socket.IO
+  // handshake), and only then the rest of the fleet.
+  expect(ssmAgent.preflights).toHaveLength(1);
+  expect(res.stderr).toMatch(/preflight from generator i-[0-9a-f]+: ok in \d+ ms \(dns 127\.0\.0\.1 → 127\.0\.0\.1; tcp 127\.0\.0\.1:\d+; http GET \/set-cookie 200; socketio handshake\)/);
+  const one = res.stderr.indexOf('desired capacity 1 (preflight before scaling out)');
+  expect(one).toBeGreaterThan(-1);
+  expect(res.stderr.indexOf('desired capacity 2')).toBeGreaterThan(res.stderr.indexOf('preflight from generator'));
+  expect(res.stderr.indexOf('preflight from generator')).toBeGreaterThan(one);
 
   // Two SSM commands, one per generator instance, each running the agent on the S3 run store.
   expect(ssmAgent.agents.map((a) => a.generator).sort()).toEqual(['g01', 'g02']);
@@ -171,6 +202,9 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   const ssm = new SSMClient(clientConfig(moto));
   const cmds = (await ssm.send(new ListCommandsCommand({}))).Commands ?? [];
   expect(cmds.every((c) => c.DocumentName === 'AWS-RunShellScript')).toBe(true);
+  const agentCmds = cmds.filter((c) => (c.Parameters?.commands ?? []).some((l) => l.includes('/agent.js')));
+  expect(agentCmds).toHaveLength(2);
+  for (const c of agentCmds) expect(c.Parameters?.commands).toContain('export NODE_OPTIONS=--max-old-space-size=1792');
 
   // The summary and report come from what the agents wrote to S3.
   const summary = res.json;
@@ -209,13 +243,54 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(series.gen_mem_max).toContain(23);
   expect(series.gen_open_files_max).toContain(1200);
   expect(report.cloudwatch.alarms.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([SCALE_OUT, SCALE_IN]));
+  // Collected only once the window's last minute had datapoints (the feed above keeps them coming).
+  expect(res.stderr).not.toMatch(/still has no datapoints/);
 
   // The rig's own metrics went to the dashboard's namespace.
   const cw = new CloudWatchClient(clientConfig(moto));
   const rigMetrics = (await cw.send(new ListMetricsCommand({ Namespace: 'LoadTestRig' }))).Metrics ?? [];
   expect(rigMetrics.map((m) => m.MetricName)).toEqual(expect.arrayContaining(['vusers.created', 'vusers.active', 'vusers.failed']));
 
+  // Target scale-in was suspended while the agents ran (the scale-in alarm's actions off) and restored after;
+  // the scale-out alarm was never touched.
+  expect(scaleInDuringRun).toBe(false);
+  expect(await scaleInEnabled()).toBe(true);
+  expect((await cwClient.send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_OUT] }))).MetricAlarms?.[0]?.ActionsEnabled).toBe(true);
+  expect(res.stderr).toContain(`target scale-in suspended for the run (alarm ${SCALE_IN}: actions disabled; scale-out unchanged)`);
+  expect(res.stderr).toContain(`target scale-in restored (alarm ${SCALE_IN}: actions enabled)`);
+
   // Generators scaled back to 0 after the run.
+  const asg = new AutoScalingClient(clientConfig(moto));
+  const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
+  expect(group?.DesiredCapacity).toBe(0);
+});
+
+test('a failing preflight stops the run before scale-out: one line naming the step and cause, exit 3, the group back to 0, no agent started', async () => {
+  const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
+  ssmAgent.start();
+  // A loopback port nothing listens on: the probe's TCP connect is refused.
+  const closed = await freePort();
+  let res;
+  try {
+    res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--target', `http://127.0.0.1:${closed}`, '--out', path.join(work, 'run-preflight')], {
+      env: { ...moto.env, AWS_PROFILE: '' },
+      timeoutMs: 120_000,
+    });
+  } finally {
+    await ssmAgent.stop();
+  }
+  expect({ code: res.code, stderr: res.stderr }).toEqual({
+    code: 3,
+    stderr: expect.stringMatching(new RegExp(`rig failure: preflight from generator i-[0-9a-f]+ failed at tcp: TCP connect to 127\\.0\\.0\\.1:${closed} refused: nothing listens there`)),
+  });
+  expect(res.stderr.split('\n').filter((l) => /^(error|rig failure):/.test(l))).toHaveLength(1);
+  expect(res.stderr).not.toMatch(/desired capacity 2/);
+  expect(ssmAgent.preflights).toHaveLength(1);
+  expect(ssmAgent.agents).toHaveLength(0);
+  // Target scale-in, suspended as the launch began, is restored on the way out.
+  expect(res.stderr).toContain(`target scale-in restored (alarm ${SCALE_IN}: actions enabled)`);
+  const alarm = (await new CloudWatchClient(clientConfig(moto)).send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_IN] }))).MetricAlarms?.[0];
+  expect(alarm?.ActionsEnabled).toBe(true);
   const asg = new AutoScalingClient(clientConfig(moto));
   const group = (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
   expect(group?.DesiredCapacity).toBe(0);
@@ -251,6 +326,7 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
     })().catch((err: Error) => (terminated = `failed: ${err.message}`));
   });
   const out = path.join(work, 'run-partial');
+  const stopFeeding = feedGeneratorCpu();
   let res;
   try {
     res = await runCli(['--platform', 'aws', '--vusers', '20', '--ramp', '4s', '--hold', '5s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
@@ -258,6 +334,7 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
       timeoutMs: 120_000,
     });
   } finally {
+    stopFeeding();
     await ssmAgent.stop();
   }
   expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/generator g02 \(i-[0-9a-f]+\): instance left the generator group/) });
@@ -268,5 +345,5 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
   expect(JSON.stringify(report)).toMatch(/g02/);
   // g01 finished its whole share.
   const g01 = report.rig.generators.find((g: { id: string }) => g.id === 'g01');
-  expect(g01.counters['vusers.created']).toBe(10);
+  expect({ created: g01.counters['vusers.created'], stderr: res.stderr }).toEqual({ created: 10, stderr: res.stderr });
 });

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { parseAgentCommand } from '../../scripts/platforms/aws/bundle';
+import { parseAgentCommand, parsePreflightCommand } from '../../scripts/platforms/aws/bundle';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const MOTO = path.join(ROOT, '.venv', 'bin', 'moto_server');
@@ -94,10 +94,12 @@ export interface RanAgent {
 /**
  * Plays the SSM agent: polls ListCommands, and for each new AWS-RunShellScript command syncs the
  * run's bundle from moto's S3 into the agent home (as the command's `aws s3 sync` would) and runs
- * `node <agentHome>/agent.js --store s3://… --generator gNN` against moto.
+ * `node <agentHome>/agent.js --store s3://… --generator gNN` (or the preflight probe) against moto.
  */
 export class FakeSsmAgent {
   readonly agents: RanAgent[] = [];
+  /** Run stores of the preflight probes it ran (load-generators/lib/preflight.js, as the instance would). */
+  readonly preflights: string[] = [];
   private readonly seen = new Set<string>();
   private readonly synced = new Set<string>();
   private timer?: NodeJS.Timeout;
@@ -110,7 +112,11 @@ export class FakeSsmAgent {
     private readonly logDir: string,
   ) {}
 
+  /** Commands requested before start() belong to earlier runs in the same moto: not this agent's. */
+  private startedAt = 0;
+
   start(onCommand?: (agent: RanAgent) => void): void {
+    this.startedAt = Date.now() - 1000;
     const ssm = new SSMClient(clientConfig(this.moto));
     const s3 = new S3Client(clientConfig(this.moto));
     this.timer = setInterval(() => {
@@ -124,14 +130,18 @@ export class FakeSsmAgent {
     const res = await ssm.send(new ListCommandsCommand({})).catch(() => undefined);
     for (const cmd of res?.Commands ?? []) {
       if (!cmd.CommandId || this.seen.has(cmd.CommandId) || cmd.DocumentName !== 'AWS-RunShellScript') continue;
+      if (cmd.RequestedDateTime && cmd.RequestedDateTime.getTime() < this.startedAt) continue;
       this.seen.add(cmd.CommandId);
+      const probe = parsePreflightCommand(cmd.Parameters?.commands ?? []);
+      if (probe) {
+        await this.sync(s3, probe.bundle);
+        this.preflights.push(probe.store);
+        spawn(process.execPath, [path.join(this.agentHome, 'lib', 'preflight.js'), '--store', probe.store], { cwd: this.agentHome, stdio: 'ignore', env: { ...process.env, ...this.moto.env } });
+        continue;
+      }
       const parsed = parseAgentCommand(cmd.Parameters?.commands ?? []);
       if (!parsed) throw new Error(`unexpected command: ${JSON.stringify(cmd.Parameters)}`);
-      if (!this.synced.has(parsed.bundle)) {
-        await syncPrefix(s3, parsed.bundle, this.agentHome);
-        if (!fs.existsSync(path.join(this.agentHome, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(this.agentHome, 'node_modules'), 'dir');
-        this.synced.add(parsed.bundle);
-      }
+      await this.sync(s3, parsed.bundle);
       const log = fs.openSync(path.join(this.logDir, `${parsed.generator}.log`), 'a');
       // The command's own exports the agent reads (the secrets path), as the instance's shell would set them.
       const secretsPath = /export RIG_SECRETS_SSM_PATH='([^']*)'/.exec((cmd.Parameters?.commands ?? []).join('\n'))?.[1];
@@ -146,6 +156,14 @@ export class FakeSsmAgent {
       this.agents.push(agent);
       onCommand?.(agent);
     }
+  }
+
+  /** The run's bundle into the agent home, once (what the command's `aws s3 sync` does). */
+  private async sync(s3: S3Client, bundle: string): Promise<void> {
+    if (this.synced.has(bundle)) return;
+    await syncPrefix(s3, bundle, this.agentHome);
+    if (!fs.existsSync(path.join(this.agentHome, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(this.agentHome, 'node_modules'), 'dir');
+    this.synced.add(bundle);
   }
 
   async stop(): Promise<void> {

@@ -32,13 +32,19 @@ describe('dashboard', () => {
 
   test('generator CPU, memory, open files and TCP established are shown per generator group', () => {
     expect(body).toContain('"title":"Generator CPU (%)"');
-    for (const m of ['mem_used_percent', 'open_files', 'tcp_established']) expect(body).toContain(`["CWAgent","${m}","AutoScalingGroupName"`);
+    for (const m of ['mem_used_percent', 'open_files', 'netstat_tcp_established']) expect(body).toContain(`["CWAgent","${m}","AutoScalingGroupName"`);
   });
 
   test('the rig\'s own vusers and connect-latency metrics come from the LoadTestRig namespace', () => {
     for (const m of ['vusers.created', 'vusers.active', 'vusers.failed', 'ws.connect_latency']) {
       expect(body).toContain(`SEARCH('{LoadTestRig} MetricName=\\"${m}\\"'`);
     }
+  });
+
+  test('active vusers (one fleet-total datapoint per period) is read with Maximum, never summed; latency widgets say they show period p95s', () => {
+    expect(body).toContain(`SEARCH('{LoadTestRig} MetricName=\\"vusers.active\\"', 'Maximum', 60)`);
+    expect(body).not.toContain(`MetricName=\\"vusers.active\\"', 'Sum'`);
+    expect(body).toContain('connect time p95 of each 10-s period');
   });
 
   test('a Fargate target shows service CPU and running tasks', () => {

@@ -105,9 +105,10 @@ describe('targetKind=ec2 (Twine)', () => {
     });
   });
 
-  test('the ALB idle timeout suits long-held WebSockets', () => {
+  test('the ALB is internal (generators reach it inside the VPC) and its idle timeout suits long-held WebSockets', () => {
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 1);
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
-      Scheme: 'internet-facing',
+      Scheme: 'internal',
       LoadBalancerAttributes: Match.arrayWith([{ Key: 'idle_timeout.timeout_seconds', Value: '3600' }]),
     });
   });
@@ -129,12 +130,19 @@ describe('targetKind=ec2 (Twine)', () => {
 });
 
 describe('targetKind=ec2 options', () => {
-  test('operatorCidr adds exactly that CIDR on port 80', () => {
+  test('operatorCidr adds an internet-facing operator ALB admitting exactly that CIDR on port 80; the generators keep the internal one', () => {
     const t = Template.fromStack(targetOf(buildTestRig({ operatorCidr: '203.0.113.7/32' }).rig));
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::LoadBalancer', 2);
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Scheme: 'internal' });
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Scheme: 'internet-facing' });
     t.hasResourceProperties('AWS::EC2::SecurityGroup', {
-      GroupDescription: Match.stringLikeRegexp('target ALB'),
+      GroupDescription: Match.stringLikeRegexp('operator ALB'),
       SecurityGroupIngress: [Match.objectLike({ CidrIp: '203.0.113.7/32', FromPort: 80, ToPort: 80 })],
     });
+    t.hasResourceProperties('AWS::EC2::SecurityGroup', { GroupDescription: Match.stringLikeRegexp('target ALB \\(internal\\)'), SecurityGroupIngress: Match.absent() });
+    t.hasOutput('OperatorUrl', {});
+    // Both ALBs forward to the same instances.
+    t.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 2);
   });
 
   test('t2 instance types are accepted', () => {

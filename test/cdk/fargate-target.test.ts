@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildTestRig, targetOf } from './helpers';
 
@@ -9,6 +11,18 @@ describe('targetKind=fargate (River)', () => {
 
   test('tasks are 1024 CPU / 2048 MiB on Fargate', () => {
     t.hasResourceProperties('AWS::ECS::TaskDefinition', { Cpu: '1024', Memory: '2048', RequiresCompatibilities: ['FARGATE'] });
+  });
+
+  test('the task architecture is pinned to x86_64 Linux and the reference image is built for linux/amd64 (deploys from arm64 laptops work)', () => {
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', { RuntimePlatform: { CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' } });
+    const { app, rig } = buildTestRig({ targetKind: 'fargate' });
+    const assembly = app.synth();
+    const artifact = assembly.getStackArtifact(targetOf(rig).artifactId);
+    const manifestFile = artifact.dependencies.map((d) => d as { file?: string }).find((d) => d.file?.endsWith('.assets.json'))?.file;
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(assembly.directory, manifestFile as string), 'utf8')) as { dockerImages: Record<string, { source: { platform?: string } }> };
+    const images = Object.values(manifest.dockerImages);
+    expect(images).toHaveLength(1);
+    expect(images[0]?.source.platform).toBe('linux/amd64');
   });
 
   test('the container nofile ulimit is soft 50000 / hard 65536', () => {

@@ -59,9 +59,20 @@ describe('generator fleet', () => {
 
   test('user-data installs Node 22 and the pinned Artillery via install-generator.sh', () => {
     expect(userData).toMatch(/NODE_VERSION=22\.\d+\.\d+/);
-    expect(userData).toMatch(/bash \/opt\/loadtest-rig\/load-generators\/install-generator\.sh \/opt\/loadtest-rig\/load-generators .*artillery@2\.0\.34/);
-    expect(userData).toMatch(/socket\.io-client@\d+\.\d+\.\d+/);
-    expect(userData).toMatch(/@artilleryio\/sketches-js@\d+\.\d+\.\d+/);
+    // The exact tree ships as its own asset next to the bundle; install-generator.sh runs npm ci on it.
+    expect(userData).toMatch(/aws s3 cp 's3:\/\/.*\.zip' '\/opt\/loadtest-rig\/agent-dependencies\.zip'/);
+    expect(userData).toContain('unzip -q -o /opt/loadtest-rig/agent-dependencies.zip -d /opt/loadtest-rig/load-generators');
+    expect(userData).toMatch(/bash \/opt\/loadtest-rig\/load-generators\/install-generator\.sh \/opt\/loadtest-rig\/load-generators$/m);
+    expect(userData).toMatch(/curl -fsSLO --retry 6 --retry-all-errors/);
+  });
+
+  test('user-data names each boot step before it runs and writes the boot marker only after the last one', () => {
+    const steps = [...userData.matchAll(/echo "loadtest-rig boot step: ([^"]+)"/g)].map((m) => m[1]);
+    expect(steps).toEqual(['unpack agent bundle', 'host tuning', 'install Node (checksum-verified)', 'install agent packages and CloudWatch agent']);
+    const lines = userData.trim().split('\n');
+    expect(lines[lines.length - 1]).toBe('date -u +%FT%TZ > /opt/loadtest-rig/boot-finished');
+    // set -e: a failing step never reaches the marker.
+    expect(userData).toContain('set -euxo pipefail');
   });
 
   test('the role has SSM core and results-bucket access, and nothing on other buckets', () => {
@@ -112,7 +123,7 @@ describe('generator fleet', () => {
     const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     new GeneratorFleet(stack, 'Fleet', {
       vpc, securityGroup: new ec2.SecurityGroup(stack, 'Sg', { vpc }), resultsBucket: bucket,
-      secretsKey: kms.Key.fromKeyArn(stack, 'Key', keyArn), agentDirectory: path.join(__dirname, '..', '..', 'load-generators'), agentPackages: ['artillery@2.0.34'],
+      secretsKey: kms.Key.fromKeyArn(stack, 'Key', keyArn), agentDirectory: path.join(__dirname, '..', '..', 'load-generators'), agentPackages: ['artillery'],
     });
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([{ Action: 'kms:Decrypt', Effect: 'Allow', Resource: keyArn, Condition: { StringEquals: { 'kms:ViaService': 'ssm.eu-west-1.amazonaws.com' } } }]) },
@@ -133,6 +144,18 @@ describe('generator fleet', () => {
         Resource: { 'Fn::Join': ['', Match.arrayWith([':autoScalingGroup:*:autoScalingGroupName/', { Ref: Match.stringLikeRegexp('^FleetGroupASG') }])] },
       })]) },
     });
+  });
+
+  test('an arm64 (Graviton) generator type gets the arm64 Amazon Linux image; x86 types the x86_64 one', () => {
+    const arm = Template.fromStack(buildTestRig({ generatorInstanceType: 'c7g.large' }).rig.generators);
+    arm.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: 'c7g.large', ImageId: Match.objectLike({ Ref: Match.stringLikeRegexp('al2023amikernel.*arm64') }) }),
+    });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: 'c5.large', ImageId: Match.objectLike({ Ref: Match.stringLikeRegexp('al2023amikernel.*x8664') }) }),
+    });
+    // The same user-data picks the Node build from the machine: linux-arm64 on aarch64.
+    expect(launchTemplateUserData(arm)).toContain('aarch64) NODE_ARCH=arm64');
   });
 
   test('generatorMaxLifetimeMinutes and generatorInstanceType come from context', () => {

@@ -53,6 +53,8 @@ const RIG = {
   object: 'arn:aws:s3:::loadtestrig-generators-resultsbucket1234abcd-5678efgh/runs/20261123-120000-abcd/generators/g01/done.json',
   document: 'arn:aws:ssm:eu-west-1::document/AWS-RunShellScript',
   instance: 'arn:aws:ec2:eu-west-1:123456789012:instance/i-0123456789abcdef0',
+  // CloudFormation names the target's scale-in alarm <stack>-<logical id>-<suffix>.
+  scaleInAlarm: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:LoadTestRig-Target-Ec2CpuStepScalingLowerAlarm1A2B3C4D-AbCdEf123456',
 };
 /** Where each scoped action acts; an action absent here must be allowed on "*". */
 const SCOPED: Record<string, string[]> = {
@@ -63,6 +65,8 @@ const SCOPED: Record<string, string[]> = {
   's3:ListBucket': [RIG.bucket],
   's3:GetObject': [RIG.object],
   's3:PutObject': [RIG.object],
+  'cloudwatch:DisableAlarmActions': [RIG.scaleInAlarm],
+  'cloudwatch:EnableAlarmActions': [RIG.scaleInAlarm],
 };
 
 test('IAM_ACTIONS lists exactly the calls of the AwsApi interface', () => {
@@ -84,6 +88,8 @@ test('scoped actions are scoped: nothing grants them on "*" or on another stack,
   expect(allowing('s3:PutObject', RIG.object.replace('/runs/', '/other/'))).toEqual([]);
   expect(allowing('s3:GetObject', 'arn:aws:s3:::someone-elses-bucket/runs/x')).toEqual([]);
   expect(allowing('s3:DeleteObject', RIG.object)).toEqual([]);
+  // Scale-in suspension touches only the rig's target alarms.
+  expect(allowing('cloudwatch:DisableAlarmActions', 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:Prod-HighCpu')).toEqual([]);
   // SendCommand reaches only instances tagged as generators, and PutMetricData only the rig's namespace.
   const onInstances = allowing('ssm:SendCommand', RIG.instance);
   expect(onInstances.map((s) => s.Condition)).toEqual([{ StringEquals: { 'ssm:resourceTag/loadtest-rig:role': 'generator' } }]);

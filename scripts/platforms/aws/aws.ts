@@ -13,18 +13,20 @@ import { TargetHandle, checkReachable } from '../../adapters/local-target';
 import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
+import type { ProbeSpec } from '../../preflight';
 import type { CloudWatchSection } from '../../report/write';
-import { AWS_PORT_RANGE, UnknownInstanceTypeError, arrivalsPerSecond, deployedGeneratorLimits } from '../../core/capacity-model';
-import type { GeneratorLimits } from '../../core/plan';
+import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
 import { checkBeforeScaling } from './before-scaling';
 import { runPrefix } from './bundle';
 import type { AwsApi } from './clients';
 import { RigMetricsPublisher, collectCloudWatch } from './cloudwatch';
+import { saveWidgetImages, waitForLastMinute } from './cloudwatch-extras';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
+import { RestoreScaleIn, suspendScaleIn } from './scale-in';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
@@ -49,12 +51,17 @@ export interface AwsPlatformProps {
    * @default false
    */
   readonly targetIsPrivate?: boolean;
+  /**
+   * The generator instance type as EC2 describes it (scripts/platforms/aws/instance-types.ts).
+   * @default the capacity model's fixed table
+   */
+  readonly instanceSpec?: InstanceSpec;
   /** Aborted on Ctrl-C: stops waiting for instances. */
   readonly signal?: AbortSignal;
   /** @default the wall clock */
   readonly clock?: Clock;
   /** Fleet timings (tests shorten them). */
-  readonly fleet?: { readonly instanceTimeoutMs?: number; readonly pollMs?: number };
+  readonly fleet?: { readonly instanceTimeoutMs?: number; readonly pollMs?: number; readonly preflightTimeoutMs?: number };
   /**
    * Deletes the outputs file after a teardown (it would point at deleted stacks).
    * @default removes outputs.source when it is a file
@@ -63,18 +70,19 @@ export interface AwsPlatformProps {
 }
 
 /**
- * One generator's limits from the capacity model: the stack's instance type and secondary IPs (the IPs only
- * for a private target), or `--generator-capacity` in place of the memory bound.
+ * One generator from the capacity model: the stack's instance type (as EC2 describes it, else the fixed table)
+ * and secondary IPs (the IPs only for a private target), or `--generator-capacity` in place of the memory bound.
  *
  * @throws UsageError when the model has no figures for the instance type and no override is given.
  */
-function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number): GeneratorLimits {
+export function deployedGeneratorOf(outputs: RigOutputs, targetIsPrivate: boolean, capacityOverride?: number, spec?: InstanceSpec): DeployedGenerator {
   try {
-    return deployedGeneratorLimits({
+    return deployedGenerator({
       instanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
       secondaryIps: outputs.generatorSecondaryIps ?? 0,
       targetIsPrivate,
       ...(capacityOverride !== undefined ? { capacityOverride } : {}),
+      ...(spec ? { spec } : {}),
     });
   } catch (err) {
     if (err instanceof UnknownInstanceTypeError) throw new UsageError(err.message);
@@ -85,10 +93,11 @@ function generatorLimits(outputs: RigOutputs, targetIsPrivate: boolean, capacity
 const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
 /** Builds the AWS platform over the deployed rig's outputs. */
-export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
+export function awsPlatform(props: AwsPlatformProps): Platform & { readonly generator: DeployedGenerator; readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
   const { api, outputs, options, log } = props;
   const clock = props.clock ?? wallClock;
-  const limits = generatorLimits(outputs, props.targetIsPrivate ?? false, props.generatorCapacity);
+  const generator = deployedGeneratorOf(outputs, props.targetIsPrivate ?? false, props.generatorCapacity, props.instanceSpec);
+  const limits = generator.limits;
   const bucket = outputs.resultsBucketName;
   const region = api.region;
   let store: RunStore | undefined;
@@ -97,6 +106,9 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
   let publishing: { stop: boolean; loop?: Promise<void> } | undefined;
   let finished = false;
   let fleetTouched = false;
+  let preflightSpec: ProbeSpec | undefined;
+  let restoreScaleIn: RestoreScaleIn | undefined;
+  let runDir: string | undefined;
 
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
@@ -135,6 +147,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
   return {
     name: 'aws',
     limits,
+    generator,
     // Every generator is its own instance: each adds its cores' arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
     ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
@@ -158,13 +171,19 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
       return { url, stop: async () => undefined };
     },
 
-    openStore(id) {
+    openStore(id, dir) {
       runId = id;
+      runDir = dir;
       store = s3Store(`s3://${bucket}/${runPrefix(id)}`, api.s3);
       return store;
     },
 
     sourceAddress: () => undefined,
+
+    // From inside the VPC, as the load will: the first ready generator probes before the group scales out.
+    async preflight(spec) {
+      preflightSpec = spec;
+    },
 
     createFleet(id, s): Fleet {
       fleetTouched = true;
@@ -179,12 +198,19 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
         agentHome: outputs.generatorAgentHome,
         clock,
         log,
+        ...(preflightSpec ? { preflight: preflightSpec } : {}),
+        heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}),
         ...props.fleet,
       });
       publisher = publisherFor(s, id);
       return {
         async launch(ids) {
+          try {
+            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log);
+          } catch (err) {
+            throw explainAwsError(err, { region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
+          }
           await fleet.launch(ids);
           if (!publisher) return;
           const p = publisher;
@@ -218,7 +244,10 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
       }
       let section: CloudWatchSection | undefined;
       try {
+        await waitForLastMinute(api, outputs, window, { clock, log }).catch((err: Error) => log(`cloudwatch: could not check for the last minute's datapoints (${err.name}); collecting now`));
         section = await collectCloudWatch(api, outputs, window);
+        const images = runDir ? await saveWidgetImages(api, outputs, window, runDir, log) : [];
+        if (images.length) section = { ...section, images };
         const withData = section.series.filter((s) => s.values.length > 0).length;
         log(`cloudwatch: ${withData}/${section.series.length} series with data, ${section.alarms?.length ?? 0} alarm/scaling events (metrics of the last minute may still be arriving)`);
       } catch (err) {
@@ -241,6 +270,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly publ
       if (finished) return;
       finished = true;
       await stopPublishing();
+      await restoreScaleIn?.();
       if (fleetTouched && !options.keepGenerators) {
         try {
           await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });

@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../../lib/instance-paths';
 import type { AwsApi } from './clients';
 
 /** Files never shipped: installed dependencies, logs, editor/OS clutter. */
@@ -86,29 +87,30 @@ export interface AgentCommandProps {
   readonly agentHome: string;
   readonly region: string;
   readonly layout: InstanceLayout;
+  /**
+   * `--max-old-space-size` of the agent's load processes (they inherit NODE_OPTIONS), MiB.
+   * @default Node's own default (about a quarter of a small instance's memory)
+   */
+  readonly heapLimitMiB?: number;
 }
+
+/** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
+export const SECRETS_SSM_PATH = '/loadtest-rig/secrets/';
 
 /**
  * The AWS-RunShellScript lines for one generator: wait for the boot to finish, sync the bundle,
  * run the agent against the S3 run store, ship its log next to its data, exit with its code.
  */
-/** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
-export const SECRETS_SSM_PATH = '/loadtest-rig/secrets/';
-
 export function agentCommand(p: AgentCommandProps): string[] {
   const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
   const log = `/tmp/loadtest-rig-${p.runId}-${p.generatorId}.log`;
   return [
-    'set -uo pipefail',
-    'export PATH=/usr/local/bin:$PATH',
-    `export AWS_REGION=${shq(p.region)} AWS_DEFAULT_REGION=${shq(p.region)} RIG_RUN_ID=${shq(p.runId)}`,
+    ...commandPreamble(p),
     // Scenario secrets (SecureString under this path) reach the load processes as RIG_SECRET_* variables.
     `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
-    // SSM can register before user-data has installed Node and the agent: wait for the boot.
-    'if command -v cloud-init >/dev/null 2>&1; then cloud-init status --wait >/dev/null || { echo "generator boot (user-data) failed: see /var/log/loadtest-rig-user-data.log" >&2; exit 3; }; fi',
-    `aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/load-generators/`)} ${shq(`${p.agentHome}/`)} || exit 3`,
     ...(p.layout.separateScenario ? [`aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/scenario/`)} ${shq(`${p.layout.scriptDir}/`)} || exit 3`] : []),
-    `cd ${shq(p.agentHome)} || exit 3`,
+    // The load processes inherit NODE_OPTIONS: each may grow its heap to its planned share of the memory.
+    ...(p.heapLimitMiB ? [`export NODE_OPTIONS=--max-old-space-size=${Math.floor(p.heapLimitMiB)}`] : []),
     // NODE_PATH lets a user's processors require the packages installed next to the agent.
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
     'code=$?',
@@ -116,6 +118,44 @@ export function agentCommand(p: AgentCommandProps): string[] {
     'tail -n 20 ' + shq(log) + ' >&2',
     'exit $code',
   ];
+}
+
+/**
+ * The lines every command starts with: environment, wait for the boot, sync the agent bundle.
+ * `cloud-init status --wait` exits 2 for "done, with warnings" (cloud-init 23.4+: a deprecated key, a module's
+ * warning) — not a failed boot; the rig's own marker, written after the install, is what decides.
+ */
+function commandPreamble(p: { readonly bucket: string; readonly runId: string; readonly agentHome: string; readonly region: string }): string[] {
+  const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
+  return [
+    'set -uo pipefail',
+    'export PATH=/usr/local/bin:$PATH',
+    `export AWS_REGION=${shq(p.region)} AWS_DEFAULT_REGION=${shq(p.region)} RIG_RUN_ID=${shq(p.runId)}`,
+    // SSM can register before user-data has installed Node and the agent: wait for the boot.
+    `if command -v cloud-init >/dev/null 2>&1; then cloud-init status --wait >/dev/null; boot=$?; if [ "$boot" -ne 0 ] && [ ! -f ${BOOT_MARKER} ]; then echo "generator boot (user-data) failed (cloud-init status $boot): $(grep -h '^${BOOT_STEP_PREFIX}' /var/log/loadtest-rig-user-data.log 2>/dev/null | tail -n 1) — see /var/log/loadtest-rig-user-data.log" >&2; exit 3; fi; fi`,
+    `aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/load-generators/`)} ${shq(`${p.agentHome}/`)} || exit 3`,
+    `cd ${shq(p.agentHome)} || exit 3`,
+  ];
+}
+
+/**
+ * The AWS-RunShellScript lines of the preflight probe on the first ready generator: the same preamble as an
+ * agent's command, then load-generators/lib/preflight.js against the run store (spec in, result out).
+ */
+export function preflightCommand(p: { readonly bucket: string; readonly runId: string; readonly agentHome: string; readonly region: string }): string[] {
+  const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
+  return [
+    ...commandPreamble(p),
+    `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/lib/preflight.js`)} --store ${shq(s3Run)}`,
+  ];
+}
+
+/** Reads the store URL and bundle back out of a dispatched preflight command (the e2e test's SSM stand-in). */
+export function parsePreflightCommand(lines: readonly string[]): { store: string; bundle: string } | undefined {
+  const text = lines.join('\n');
+  const store = /lib\/preflight\.js' --store '([^']+)'/.exec(text)?.[1];
+  const bundle = /aws s3 sync --only-show-errors '([^']+\/bundle\/load-generators\/)'/.exec(text)?.[1];
+  return store && bundle ? { store, bundle } : undefined;
 }
 
 /** Reads the store URL and generator id back out of a dispatched command (the e2e test's SSM stand-in uses it). */

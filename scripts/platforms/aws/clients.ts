@@ -27,9 +27,14 @@ import {
   DescribeAlarmsCommand,
   DescribeAlarmsCommandInput,
   DescribeAlarmsCommandOutput,
+  DisableAlarmActionsCommand,
+  EnableAlarmActionsCommand,
   GetMetricDataCommand,
   GetMetricDataCommandInput,
   GetMetricDataCommandOutput,
+  GetMetricWidgetImageCommand,
+  GetMetricWidgetImageCommandInput,
+  GetMetricWidgetImageCommandOutput,
   PutMetricDataCommand,
   PutMetricDataCommandInput,
 } from '@aws-sdk/client-cloudwatch';
@@ -95,6 +100,9 @@ export interface AwsApi {
   getMetricData(input: GetMetricDataCommandInput): Promise<GetMetricDataCommandOutput>;
   describeAlarms(input: DescribeAlarmsCommandInput): Promise<DescribeAlarmsCommandOutput>;
   putMetricData(input: PutMetricDataCommandInput): Promise<void>;
+  getMetricWidgetImage(input: GetMetricWidgetImageCommandInput): Promise<GetMetricWidgetImageCommandOutput>;
+  disableAlarmActions(alarmNames: string[]): Promise<void>;
+  enableAlarmActions(alarmNames: string[]): Promise<void>;
 
   headBucket(bucket: string): Promise<void>;
   putObject(input: PutObjectCommandInput): Promise<void>;
@@ -132,6 +140,9 @@ export const IAM_ACTIONS: { readonly [K in AwsApiCall]: readonly string[] } = {
   getMetricData: ['cloudwatch:GetMetricData'],
   describeAlarms: ['cloudwatch:DescribeAlarms'],
   putMetricData: ['cloudwatch:PutMetricData'],
+  getMetricWidgetImage: ['cloudwatch:GetMetricWidgetImage'],
+  disableAlarmActions: ['cloudwatch:DisableAlarmActions'],
+  enableAlarmActions: ['cloudwatch:EnableAlarmActions'],
   headBucket: ['s3:ListBucket'],
   putObject: ['s3:PutObject'],
   getServiceQuota: ['servicequotas:GetServiceQuota'],
@@ -184,6 +195,13 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
     describeAlarms: (input) => cw.send(new DescribeAlarmsCommand(input)),
     putMetricData: async (input) => {
       await cw.send(new PutMetricDataCommand(input));
+    },
+    getMetricWidgetImage: (input) => cw.send(new GetMetricWidgetImageCommand(input)),
+    disableAlarmActions: async (alarmNames) => {
+      await cw.send(new DisableAlarmActionsCommand({ AlarmNames: alarmNames }));
+    },
+    enableAlarmActions: async (alarmNames) => {
+      await cw.send(new EnableAlarmActionsCommand({ AlarmNames: alarmNames }));
     },
     headBucket: async (bucket) => {
       await s3.send(new HeadBucketCommand({ Bucket: bucket }));

@@ -9,6 +9,7 @@ import type { RunStore } from '../../../load-generators/lib/run-store';
 import { PeriodMetrics, deserializePeriod, summarize } from '../../core/merge';
 import type { CloudWatchSection, CloudWatchSeries } from '../../report/write';
 import type { AwsApi } from './clients';
+import { CW_AGENT_METRICS, RIG_METRICS } from '../../../lib/metric-names';
 
 /** Which resources of the deployed rig to read metrics for (from the stacks' outputs). */
 export interface MetricSources {
@@ -65,9 +66,9 @@ export function metricQueries(src: MetricSources, targetInstanceIds: readonly st
   const gen = { AutoScalingGroupName: src.generatorAsgName };
   out.push(q('gen_cpu_max', 'Generator CPU (max)', 'AWS/EC2', 'CPUUtilization', gen, 'Maximum', '%'));
   out.push(q('gen_cpu_avg', 'Generator CPU (average)', 'AWS/EC2', 'CPUUtilization', gen, 'Average', '%'));
-  out.push(q('gen_mem_max', 'Generator memory used (max)', 'CWAgent', 'mem_used_percent', gen, 'Maximum', '%'));
-  out.push(q('gen_open_files_max', 'Generator open files (max)', 'CWAgent', 'open_files', gen, 'Maximum', 'count'));
-  out.push(q('gen_tcp_established', 'Generator TCP established (fleet total)', 'CWAgent', 'tcp_established', gen, 'Sum', 'count'));
+  out.push(q('gen_mem_max', 'Generator memory used (max)', 'CWAgent', CW_AGENT_METRICS.memUsedPercent, gen, 'Maximum', '%'));
+  out.push(q('gen_open_files_max', 'Generator open files (max)', 'CWAgent', CW_AGENT_METRICS.openFiles, gen, 'Maximum', 'count'));
+  out.push(q('gen_tcp_established', 'Generator TCP established (fleet total)', 'CWAgent', CW_AGENT_METRICS.tcpEstablished, gen, 'Sum', 'count'));
   return out;
 }
 
@@ -158,13 +159,8 @@ export async function collectCloudWatch(
   return { series, alarms: alarms.sort((a, b) => a.at - b.at) };
 }
 
-/** Rig metric names in the custom namespace (the dashboard's "Rig" widgets; lib/dashboard.ts RIG_METRICS). */
-export const RIG_METRIC_NAMES = {
-  vusersCreated: 'vusers.created',
-  vusersActive: 'vusers.active',
-  vusersFailed: 'vusers.failed',
-  connectLatency: 'ws.connect_latency',
-} as const;
+/** Rig metric names in the custom namespace (the dashboard's "Rig" widgets). */
+export const RIG_METRIC_NAMES = RIG_METRICS;
 
 /**
  * Publishes the rig's metrics from the run store's period files, period by period, each file once:
@@ -192,23 +188,31 @@ export class RigMetricsPublisher {
       this.seen.add(key);
       fresh.push(deserializePeriod(text));
     }
-    fresh.sort((a, b) => a.period - b.period);
+    // Every generator's every load process writes its own file per period: group them, so each period gets ONE
+    // active-vusers datapoint (the fleet's running total), not one per process that a Sum would add up.
+    const byPeriod = new Map<number, PeriodMetrics[]>();
+    for (const p of fresh) byPeriod.set(p.period, [...(byPeriod.get(p.period) ?? []), p]);
     const dims = [{ Name: 'RunId', Value: this.runId }];
     const data = [];
-    for (const p of fresh) {
-      const c = p.counters;
-      this.totals.created += c['vusers.created'] ?? 0;
-      this.totals.completed += c['vusers.completed'] ?? 0;
-      this.totals.failed += c['vusers.failed'] ?? 0;
-      const Timestamp = new Date(p.period);
+    for (const period of [...byPeriod.keys()].sort((a, b) => a - b)) {
+      const parts = byPeriod.get(period) ?? [];
+      const sum = (name: string) => parts.reduce((n, p) => n + (p.counters[name] ?? 0), 0);
+      const created = sum('vusers.created');
+      const failed = sum('vusers.failed');
+      this.totals.created += created;
+      this.totals.completed += sum('vusers.completed');
+      this.totals.failed += failed;
+      const Timestamp = new Date(period);
       data.push(
-        { MetricName: RIG_METRIC_NAMES.vusersCreated, Dimensions: dims, Timestamp, Value: c['vusers.created'] ?? 0, Unit: 'Count' as const },
-        { MetricName: RIG_METRIC_NAMES.vusersFailed, Dimensions: dims, Timestamp, Value: c['vusers.failed'] ?? 0, Unit: 'Count' as const },
+        { MetricName: RIG_METRIC_NAMES.vusersCreated, Dimensions: dims, Timestamp, Value: created, Unit: 'Count' as const },
+        { MetricName: RIG_METRIC_NAMES.vusersFailed, Dimensions: dims, Timestamp, Value: failed, Unit: 'Count' as const },
         { MetricName: RIG_METRIC_NAMES.vusersActive, Dimensions: dims, Timestamp, Value: Math.max(0, this.totals.created - this.totals.completed - this.totals.failed), Unit: 'Count' as const },
       );
-      const connect = p.histograms['ws.connect_time'];
-      if (connect && connect.count > 0) {
-        data.push({ MetricName: RIG_METRIC_NAMES.connectLatency, Dimensions: dims, Timestamp, Value: summarize(connect).p95, Unit: 'Milliseconds' as const });
+      for (const p of parts) {
+        const connect = p.histograms['ws.connect_time'];
+        if (connect && connect.count > 0) {
+          data.push({ MetricName: RIG_METRIC_NAMES.connectLatency, Dimensions: dims, Timestamp, Value: summarize(connect).p95, Unit: 'Milliseconds' as const });
+        }
       }
     }
     for (let i = 0; i < data.length; i += 500) {

@@ -14,8 +14,12 @@ import type { RunStore } from '../../../load-generators/lib/run-store';
 import type { Fleet } from '../../adapters/local-fleet';
 import { RigError } from '../../errors';
 import type { Clock } from '../../orchestrator';
-import { agentCommand, bundleFiles, instanceLayout, runPrefix, uploadBundle } from './bundle';
+import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
+import { agentCommand, bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import type { AwsApi } from './clients';
+
+/** Generators whose status (done.json, then the SSM invocation) one poll tick reads at most. */
+export const POLL_BUDGET = 10;
 
 /** SSM command statuses after which the agent is no longer running. */
 const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
@@ -46,6 +50,20 @@ export interface AwsFleetOptions {
    * @default 2000
    */
   readonly pollMs?: number;
+  /**
+   * V8 heap limit of each load process, MiB (the capacity model's heapLimitMiB for the instance).
+   * @default Node's own default
+   */
+  readonly heapLimitMiB?: number;
+  /**
+   * What the first ready generator probes before the group scales out (scripts/preflight.ts); none: no probe.
+   */
+  readonly preflight?: ProbeSpec;
+  /**
+   * Longest wait for the probe's answer once its command is sent (the boot may still be finishing).
+   * @default 300_000
+   */
+  readonly preflightTimeoutMs?: number;
   /**
    * SSM executionTimeout of each command, seconds.
    * @default 10_800 (3 hours, the fleet's maximum lifetime)
@@ -149,40 +167,93 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     }
   };
 
-  const dispatch = async (id: string, instanceId: string, layout: ReturnType<typeof instanceLayout>, deadline: number) => {
+  /** Sends one AWS-RunShellScript command, retrying while the instance is not yet registered with SSM; undefined when aborted. */
+  const send = async (instanceId: string, label: string, commands: string[], outputKeyPrefix: string, deadline: number): Promise<string | undefined> => {
     for (;;) {
       try {
         const res = await api.sendCommand({
           DocumentName: 'AWS-RunShellScript',
           InstanceIds: [instanceId],
-          Comment: `loadtest-rig ${opts.runId} ${id}`.slice(0, 100),
+          Comment: `loadtest-rig ${opts.runId} ${label}`.slice(0, 100),
           TimeoutSeconds: 600,
-          Parameters: {
-            commands: agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout }),
-            executionTimeout: [String(opts.commandTimeoutSeconds ?? 10_800)],
-          },
+          Parameters: { commands, executionTimeout: [String(opts.commandTimeoutSeconds ?? 10_800)] },
           OutputS3BucketName: opts.bucket,
-          OutputS3KeyPrefix: `${runPrefix(opts.runId)}/ssm/${id}`,
+          OutputS3KeyPrefix: outputKeyPrefix,
         });
         const commandId = res.Command?.CommandId;
-        if (!commandId) throw new RigError(`SSM SendCommand for ${id} returned no command id`);
-        dispatched.set(id, { instanceId, commandId });
-        await store.put(`generators/${id}/instance.json`, JSON.stringify({ instanceId, commandId, at: clock.now() }));
-        return;
+        if (!commandId) throw new RigError(`SSM SendCommand for ${label} returned no command id`);
+        return commandId;
       } catch (err) {
         // An instance that is in service but not yet registered with SSM is an "invalid instance id".
         if (!(err instanceof InvalidInstanceId)) throw err;
-        if (clock.now() > deadline) throw new RigError(`instance ${instanceId} (${id}) never registered with SSM; check its boot log (/var/log/loadtest-rig-user-data.log) and that it reaches the SSM endpoints`);
-        if (aborted()) return;
+        if (clock.now() > deadline) throw new RigError(`instance ${instanceId} (${label}) never registered with SSM; check its boot log (/var/log/loadtest-rig-user-data.log) and that it reaches the SSM endpoints`);
+        if (aborted()) return undefined;
         await clock.sleep(5000);
       }
     }
   };
 
+  const dispatch = async (id: string, instanceId: string, layout: ReturnType<typeof instanceLayout>, deadline: number) => {
+    const commands = agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout, ...(opts.heapLimitMiB ? { heapLimitMiB: opts.heapLimitMiB } : {}) });
+    const commandId = await send(instanceId, id, commands, `${runPrefix(opts.runId)}/ssm/${id}`, deadline);
+    if (!commandId) return;
+    dispatched.set(id, { instanceId, commandId });
+    await store.put(`generators/${id}/instance.json`, JSON.stringify({ instanceId, commandId, at: clock.now() }));
+  };
+
+  /**
+   * The preflight: one instance, the probe from it, and only then the rest of the fleet. A failed probe throws
+   * the run-stopping error (the platform's finish scales the group back to 0). False when aborted.
+   */
+  const preflightFromFirst = async (spec: ProbeSpec, deadline: number): Promise<boolean> => {
+    await store.put(PREFLIGHT_SPEC_KEY, JSON.stringify(spec));
+    await api.setDesiredCapacity({ AutoScalingGroupName: opts.asgName, DesiredCapacity: 1, HonorCooldown: false });
+    log(`generator group ${opts.asgName}: desired capacity 1 (preflight before scaling out)`);
+    const first = (await waitForInstances(1, deadline))?.[0];
+    if (!first) return false;
+    const commands = preflightCommand({ bucket: opts.bucket, runId: opts.runId, agentHome: opts.agentHome, region: opts.region });
+    const commandId = await send(first, 'preflight', commands, `${runPrefix(opts.runId)}/ssm/preflight`, deadline);
+    if (!commandId) return false;
+    log(`preflight: probing ${spec.target} from ${first}`);
+    const started = clock.now();
+    const probeDeadline = started + (opts.preflightTimeoutMs ?? 300_000);
+    for (;;) {
+      const text = await store.get(PREFLIGHT_RESULT_KEY);
+      if (text !== undefined) {
+        const result = JSON.parse(text) as ProbeResult;
+        const err = preflightError(result, `generator ${first}`);
+        if (err) throw err;
+        log(preflightPassedLine(result, `generator ${first}`));
+        return true;
+      }
+      try {
+        const inv = await api.getCommandInvocation({ CommandId: commandId, InstanceId: first });
+        if (FAILED_STATUSES.has(String(inv.Status))) {
+          const detail = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-2).join(' | ');
+          throw new RigError(`preflight on generator ${first} could not run (command ${inv.Status}, exit ${inv.ResponseCode ?? '?'})${detail ? `: ${detail}` : ''}`);
+        }
+      } catch (err) {
+        if (!(err instanceof InvocationDoesNotExist)) throw err;
+      }
+      if (aborted()) return false;
+      if (clock.now() > probeDeadline) {
+        throw new RigError(`preflight on generator ${first}: no answer after ${Math.round((clock.now() - started) / 1000)} s; see the command output under ${runPrefix(opts.runId)}/ssm/preflight/ in the results bucket`);
+      }
+      await clock.sleep(pollMs);
+    }
+  };
+
   let tick = 0;
+  let cursor = 0;
   const poll = async () => {
     tick++;
-    for (const [id, d] of dispatched) {
+    // A bounded number of generators per tick, round-robin: the request rate to S3 and SSM stays flat however
+    // large the fleet (SSM throttles GetCommandInvocation per account), and each generator is still seen every
+    // ceil(running / POLL_BUDGET) ticks.
+    const running = [...dispatched].filter(([, d]) => d.code === undefined);
+    const batch = running.length <= POLL_BUDGET ? running : Array.from({ length: POLL_BUDGET }, (_, k) => running[(cursor + k) % running.length] as [string, Dispatched]);
+    cursor = running.length ? (cursor + batch.length) % running.length : 0;
+    for (const [id, d] of batch) {
       if (d.code !== undefined) continue;
       const done = await store.get(`generators/${id}/done.json`).catch(() => undefined);
       if (done !== undefined) {
@@ -219,6 +290,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     async launch(ids) {
       const deadline = clock.now() + (opts.instanceTimeoutMs ?? 600_000);
       const layout = await stage(ids);
+      if (opts.preflight && !(await preflightFromFirst(opts.preflight, deadline))) return;
       await api.setDesiredCapacity({ AutoScalingGroupName: opts.asgName, DesiredCapacity: ids.length, HonorCooldown: false });
       log(`generator group ${opts.asgName}: desired capacity ${ids.length}`);
       const ready = await waitForInstances(ids.length, deadline);

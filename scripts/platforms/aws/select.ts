@@ -9,10 +9,11 @@ import * as path from 'node:path';
 import { capacityPerGenerator } from '../../core/capacity';
 import { UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
-import type { GeneratorLimits } from '../../core/plan';
+import type { DeployedGenerator, InstanceSpec } from '../../core/capacity-model';
 import type { Platform } from '../platform';
 import type * as Aws from './aws';
 import type * as Clients from './clients';
+import { describeInstanceType } from './instance-types';
 import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
 
@@ -51,6 +52,11 @@ export interface SelectProps {
    * @default a DNS lookup from this machine (load-generators/lib/source-addresses.js), false after 5 s
    */
   readonly targetIsPrivate?: (url: string) => Promise<boolean>;
+  /**
+   * The generator instance type as EC2 describes it.
+   * @default EC2 DescribeInstanceTypes (scripts/platforms/aws/instance-types.ts)
+   */
+  readonly describeInstanceType?: (api: Clients.AwsApi, instanceType: string, log: (line: string) => void) => Promise<InstanceSpec | undefined>;
 }
 
 /**
@@ -105,26 +111,31 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   }
   const targetUrl = options.target ?? outputs.targetUrl;
   const targetIsPrivate = targetUrl ? await (p.targetIsPrivate ?? lookUpTargetIsPrivate)(targetUrl) : false;
+  const api = clientsModule().createAwsApi({ region });
+  const instanceSpec = await (p.describeInstanceType ?? describeInstanceType)(api, outputs.generatorInstanceType ?? awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE, log);
   const platform = awsModule().awsPlatform({
     root: p.root,
     outputs,
-    api: clientsModule().createAwsApi({ region }),
+    api,
+    ...(instanceSpec ? { instanceSpec } : {}),
     options,
     log,
     signal: p.signal,
     targetIsPrivate,
     ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
   });
-  log(capacityLine(outputs, targetIsPrivate, platform.limits, p.generatorCapacity));
+  log(capacityLine(outputs, targetIsPrivate, platform.generator, p.generatorCapacity));
   return platform;
 }
 
-/** One line: what one generator holds and why (instance type, addresses used, the limit that binds). */
-export function capacityLine(outputs: RigOutputs, targetIsPrivate: boolean, limits: GeneratorLimits, override?: number): string {
+/** One line: what one generator holds and why (instance type and where its figures came from, addresses used, the limit that binds, heap). */
+export function capacityLine(outputs: RigOutputs, targetIsPrivate: boolean, generator: DeployedGenerator, override?: number): string {
+  const { limits } = generator;
   const type = outputs.generatorInstanceType ?? `${awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE} (assumed: the stack has no GeneratorInstanceType output)`;
+  const source = generator.source === 'ec2' ? 'EC2 DescribeInstanceTypes' : generator.source === 'table' ? 'built-in table' : 'size name';
   const ips = outputs.generatorSecondaryIps ?? 0;
   const used = ips === 0 ? 'no secondary IPs' : targetIsPrivate ? `${ips} secondary IP${ips > 1 ? 's' : ''} in use (private target)` : `${ips} secondary IP${ips > 1 ? 's' : ''} unused (the target is not private)`;
   const { vusers, binding } = capacityPerGenerator(limits);
   const bound = binding === 'memory' ? (override !== undefined ? '--generator-capacity' : 'memory') : binding === 'openFiles' ? 'open files' : 'ephemeral ports';
-  return `generators: ${type}, ${limits.processes} load processes, ${used}: ${vusers.toLocaleString('en-US')} vusers each (${bound} binds)`;
+  return `generators: ${type} (${source}), ${limits.processes} load processes (heap ${generator.heapLimitMiB.toLocaleString('en-US')} MiB each), ${used}: ${vusers.toLocaleString('en-US')} vusers each (${bound} binds)`;
 }

@@ -1,0 +1,112 @@
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
+import { RigError, UsageError } from '../../scripts/errors';
+import { ProbeResult, preflightError, preflightHere, preflightSpec } from '../../scripts/preflight';
+import { loadScenario } from '../../scripts/scenario';
+import { freePort } from '../aws/moto';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { probe, connectFailure } = require('../../load-generators/lib/preflight') as {
+  probe(spec: object): Promise<ProbeResult>;
+  connectFailure(err: unknown, host: string, address: string, port: number, timeoutMs: number): { step: string; message: string };
+};
+
+const ROOT = path.resolve(__dirname, '..', '..');
+jest.setTimeout(60_000);
+
+describe('preflightSpec: what the probe checks, read from the scenario', () => {
+  test('built-in scenarios: GET /set-cookie (fetchCookie) then a Socket.IO handshake (openSocket)', () => {
+    for (const name of ['connect', 'pubsub', 'presence']) {
+      const { script } = loadScenario(name, path.join(ROOT, 'load-generators', 'scenarios'));
+      expect(preflightSpec(script, 'http://t:3000')).toEqual({ target: 'http://t:3000', http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio', timeoutMs: 5000 });
+    }
+  });
+
+  test("a user's script: its first HTTP step and its engine's handshake; templated URLs and unknown functions are not guessed", () => {
+    const script = { config: { target: 'x', variables: { socketPath: '/rt' } }, scenarios: [{ engine: 'socketio', flow: [{ think: 1 }, { post: { url: '/login' } }, { get: { url: '/next' } }] }] };
+    expect(preflightSpec(script, 'http://t')).toMatchObject({ http: { method: 'POST', path: '/login' }, realtime: 'socketio', realtimePath: '/rt' });
+    const ws = { config: {}, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
+    expect(preflightSpec(ws, 'ws://t/feed')).toEqual({ target: 'ws://t/feed', realtime: 'websocket', timeoutMs: 5000 });
+    const custom = { config: {}, scenarios: [{ flow: [{ get: { url: '/u/{{ id }}' } }, { function: 'mine' }] }] };
+    expect(preflightSpec(custom, 'http://t')).toEqual({ target: 'http://t', timeoutMs: 5000 });
+  });
+});
+
+describe('the probe against real servers on loopback', () => {
+  let target: TargetHandle;
+  beforeAll(async () => {
+    target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1 });
+  });
+  afterAll(async () => target?.stop());
+
+  test('passes against the reference target: DNS, TCP, GET /set-cookie, Socket.IO handshake with the cookie', async () => {
+    const result = await probe({ target: target.url, http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' });
+    expect(result).toMatchObject({ ok: true });
+    expect(result.steps.map((s) => s.split(' ')[0])).toEqual(['dns', 'tcp', 'http', 'socketio']);
+    const lines: string[] = [];
+    await preflightHere({ target: target.url, http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' }, (l) => lines.push(l));
+    expect(lines).toEqual([expect.stringMatching(/^preflight from this machine: ok in \d+ ms/)]);
+  });
+
+  test('the handshake without the cookie the target demands fails at the handshake, naming the rejection', async () => {
+    const result = await probe({ target: target.url, realtime: 'socketio' });
+    expect(result).toMatchObject({ ok: false, step: 'handshake', message: expect.stringMatching(/^Socket\.IO handshake with 127\.0\.0\.1:\d+\/socket\.io failed \(unauthorized\)/) });
+  });
+
+  test('an HTTP path the target does not serve: config error (exit 2) naming the status', async () => {
+    const result = await probe({ target: target.url, http: { method: 'GET', path: '/no-such-path' } });
+    expect(result).toMatchObject({ ok: false, step: 'http', config: true, message: expect.stringMatching(/^HTTP GET \/no-such-path answered 404: check the scenario's URL path/) });
+    expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
+  });
+
+  test('refused: rig failure (exit 3) naming the address and the likely cause', async () => {
+    const port = await freePort();
+    const result = await probe({ target: `http://127.0.0.1:${port}` });
+    expect(result).toMatchObject({ ok: false, step: 'tcp', config: false, message: `TCP connect to 127.0.0.1:${port} refused: nothing listens there (target stopped, or the wrong port in the URL)` });
+    const err = preflightError(result, 'generator i-1');
+    expect(err).toBeInstanceOf(RigError);
+    expect(err?.message).toBe(`preflight from generator i-1 failed at tcp: ${result.ok ? '' : result.message}`);
+    await expect(preflightHere({ target: `http://127.0.0.1:${port}` }, () => undefined)).rejects.toThrow(RigError);
+  });
+
+  test('a name that does not resolve: config error at dns', async () => {
+    const result = await probe({ target: 'http://loadtest-rig-preflight.invalid' });
+    expect(result).toMatchObject({ ok: false, step: 'dns', config: true, message: expect.stringMatching(/^DNS: loadtest-rig-preflight\.invalid does not resolve/) });
+  });
+
+  test('a 5xx is retried, then reported as the target\'s failure (exit 3)', async () => {
+    let hits = 0;
+    const srv = http.createServer((_req, res) => {
+      hits++;
+      res.statusCode = 503;
+      res.end();
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (srv.address() as { port: number }).port;
+      const result = await probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/set-cookie' } });
+      expect(result).toMatchObject({ ok: false, step: 'http', config: false, message: expect.stringMatching(/answered 503: the target \(or the load balancer: 502\/503 = no healthy target\) failed it/) });
+      expect(hits).toBe(3);
+    } finally {
+      srv.close();
+    }
+  });
+
+  test('TLS against a plain-HTTP port fails at tls', async () => {
+    const result = await probe({ target: target.url.replace('http:', 'https:') });
+    expect(result).toMatchObject({ ok: false, step: 'tls', message: expect.stringMatching(/^TLS to 127\.0\.0\.1:\d+ failed/) });
+  });
+
+});
+
+// Loopback cannot drop a SYN the way a security group does, so the timeout's wording is checked on the error
+// the connect raises after its step timeout (connectOnce rejects with code ETIMEDOUT).
+test('a TCP connect with no answer names security group, network ACL or route', () => {
+  const timedOut = Object.assign(new Error('no answer in 5000 ms'), { code: 'ETIMEDOUT' });
+  expect(connectFailure(timedOut, 'alb.example', '10.0.1.7', 80, 5000)).toEqual({
+    step: 'tcp',
+    message: 'TCP connect to 10.0.1.7:80 timed out after 5000 ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)',
+  });
+  expect(connectFailure(Object.assign(new Error('x'), { code: 'EHOSTUNREACH' }), 'h', '10.0.1.7', 80, 5000).message).toMatch(/no route \(EHOSTUNREACH\): check the subnet's route table and network ACL/);
+});
