@@ -4,7 +4,6 @@
  * self-contained, the baseline's timelines shifted onto the run's start and drawn dashed in the
  * colour of the run's matching series (checked in headless Chromium), the table holding the deltas.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compareRuns } from '../../scripts/report/compare';
 import { renderComparisonHtml } from '../../scripts/report/compare-html';
@@ -12,11 +11,9 @@ import { buildCharts } from '../../scripts/report/html';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from '../../scripts/report/html/overlay';
 import { loadOf } from '../../scripts/report/run-folder';
 import type { ReportJson } from '../../scripts/report/write';
-import { ROOT } from '../helpers/cli';
-import { chartData, openReport } from './browser';
+import { ARTIFACTS, chartData, openRendered } from './browser';
 import { T0, XSS, hostileReport } from './fixture';
 
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const DAY = 86_400_000;
 
 /** The same fixture one day earlier, with lower delivery latency: the baseline. */
@@ -88,15 +85,9 @@ describe('the comparison page', () => {
   });
 
   test('in Chromium: no script runs but the page\'s, the table has the deltas, the timelines are overlaid', async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const file = path.join(ARTIFACTS, 'compare-hostile.html');
-    fs.writeFileSync(file, html);
-    const opened = await openReport(file);
+    const opened = await openRendered(html, 'compare-hostile.html');
     try {
       const { page } = opened;
-      expect(opened.dialogs).toEqual([]);
-      expect(opened.consoleErrors).toEqual([]);
-      expect(opened.requests).toEqual([]);
       expect(await page.locator('h1').innerText()).toBe(`Comparison: ${run.runId} against baseline ${base.runId}`);
       expect(await page.locator('#comparable').innerText()).toMatch(/^Same scenario and load/);
       const cells = await page.locator('#comparison tr[data-metric="pubsub.delivery_latency.p99"] td').allInnerTexts();
