@@ -4,6 +4,7 @@
  */
 import ms from 'ms';
 import { UsageError } from './errors';
+import { usesBaseline } from './report/baseline';
 
 /** Built-in scenarios shipped in load-generators/scenarios/<name>.yml. */
 export const BUILT_IN_SCENARIOS = ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery'] as const;
@@ -29,6 +30,7 @@ export interface RawFlags {
   readonly maxErrorRate?: string;
   readonly targetPort?: string;
   readonly maxCost?: string;
+  readonly baseline?: string;
 }
 
 /** Validated run options. */
@@ -57,6 +59,8 @@ export interface RunOptions {
   readonly targetPort: number;
   /** USD: an AWS run estimated above this is refused before anything starts (a local run costs nothing). */
   readonly maxCost?: number;
+  /** An earlier run folder to compare with; `--ensure` may read its figures as `baseline.*`. */
+  readonly baseline?: string;
 }
 
 /** Parses a duration: plain seconds (`90`) or an ms-style string (`90s`, `20m`, `1h`). Returns seconds. */
@@ -147,7 +151,9 @@ export function validateFlags(raw: RawFlags): RunOptions {
   }
   for (const e of raw.ensure ?? []) {
     if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
+    if (raw.baseline === undefined && usesBaseline(e)) throw new UsageError(`--ensure ${JSON.stringify(e)} reads baseline.* but no --baseline was given; add --baseline runs/<run-id>`);
   }
+  if (raw.baseline !== undefined && !raw.baseline.trim()) throw new UsageError('--baseline needs a run folder, e.g. --baseline runs/<run-id>');
   return {
     platform,
     vusers,
@@ -165,6 +171,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     maxErrorRate,
     targetPort,
     ...(maxCost !== undefined ? { maxCost } : {}),
+    ...(raw.baseline !== undefined ? { baseline: raw.baseline } : {}),
   };
 }
 

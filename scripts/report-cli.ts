@@ -16,8 +16,7 @@ import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
-import { compareRuns, formatComparison } from './report/compare';
-import { compareFileName, renderComparisonHtml } from './report/compare-html';
+import { writeComparison } from './report/compare-html';
 import { thresholdReason } from './report/result';
 import { readRunFolder } from './report/run-folder';
 import { formatSummaryTable } from './report/summary';
@@ -94,10 +93,8 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
 export function compareFolders(baseDir: string, runDir: string, ensure: readonly string[], out: (text: string) => void, log: (line: string) => void): number {
   const base = readRunFolder(baseDir, 'baseline');
   const run = readRunFolder(runDir, 'run');
-  const comparison = compareRuns(base.compared, run.compared);
-  out(formatComparison(comparison));
-  const file = path.join(run.dir, compareFileName(base.report.runId));
-  fs.writeFileSync(file, renderComparisonHtml(comparison, base.report, run.report));
+  const { comparison, table, file } = writeComparison(base, run);
+  out(table);
   log(`comparison: ${file}`);
   if (!ensure.length) return ExitCode.ok;
   const results = evaluateWithBaseline(ensure, run.report.aggregate, { runId: base.report.runId, aggregate: base.report.aggregate, differences: comparison.differences }, evaluateThresholds);

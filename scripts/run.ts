@@ -12,7 +12,10 @@ import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
+import { loadDifferences } from './report/compare';
+import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
+import { plannedLoad, readRunFolder } from './report/run-folder';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
@@ -69,6 +72,8 @@ export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
 
 /** Runs one load test on a platform; resolves with the summary and the exit code. */
 export async function runLoadTest(options: RunOptions, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
+  // A missing or unfinished baseline is bad input, found before anything starts.
+  const baseline = options.baseline === undefined ? undefined : readRunFolder(options.baseline, '--baseline');
   const scenario = loadScenario(options.scenario, path.join(ctx.root, 'load-generators', 'scenarios'));
   // Plan on the script with a placeholder target: planning needs only phases and the session length.
   const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
@@ -91,6 +96,10 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
   }
   // Before anything starts: what the plan cannot promise (arrivals faster than the generators create them).
   for (const w of plan.warnings) ctx.log(`warning: ${w}`);
+  const baselineDifferences = baseline ? loadDifferences(baseline.compared.load, plannedLoad(scenario.name, plan.generators, options)) : [];
+  if (baseline && baselineDifferences.length) {
+    ctx.log(`warning: baseline ${baseline.report.runId} ran a different scenario or load (${baselineDifferences.join('; ')}): the comparison will say so, and --ensure expressions that read baseline.* fail`);
+  }
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
@@ -169,8 +178,13 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       portRange: platform.portRange,
       ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
       maxErrorRate: options.maxErrorRate,
+      ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: baselineDifferences } } : {}),
       ...(cloudwatch ? { cloudwatch } : {}),
     });
+    if (baseline) {
+      const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
+      ctx.log(`\n${table}\ncomparison: ${file}`);
+    }
     ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
     return { summary, exitCode: summary.result.exitCode };
   } finally {

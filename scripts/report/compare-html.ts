@@ -4,7 +4,10 @@
  * run's thresholds) and both runs' timelines overlaid on one elapsed-time axis. Same page shell,
  * escaping and Content Security Policy as report.html.
  */
-import { Comparison, formatDelta, formatNumber } from './compare';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Comparison, compareRuns, formatComparison, formatDelta, formatNumber } from './compare';
+import type { RunFolder } from './run-folder';
 import { buildCharts, chartsSection, renderPage } from './html';
 import { escapeHtml as e } from './html/escape';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from './html/overlay';
@@ -61,4 +64,12 @@ ${thresholds(run)}
 <p class="note">Timelines: solid lines “${e(RUN_LABEL.trim())}”, dashed lines “${e(BASE_LABEL.trim())}” in the same colour, the baseline shifted so both runs start at T+0:00; phases and marks are this run's.</p>
 ${chartsSection(set)}`;
   return renderPage({ title: `${c.differences.length ? 'NOT COMPARABLE — ' : ''}comparison ${run.runId} vs baseline ${base.runId}`, body, set });
+}
+
+/** Compares two run folders: the comparison, its text table, and the page written into the run's folder. */
+export function writeComparison(base: RunFolder, run: RunFolder): { comparison: Comparison; table: string; file: string } {
+  const comparison = compareRuns(base.compared, run.compared);
+  const file = path.join(run.dir, compareFileName(base.report.runId));
+  fs.writeFileSync(file, renderComparisonHtml(comparison, base.report, run.report));
+  return { comparison, table: formatComparison(comparison), file };
 }

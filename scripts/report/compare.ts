@@ -14,8 +14,8 @@ export interface RunLoad {
   readonly vusers: number;
   /** The arrival phases, summed over the generators: "ramp 2 s, 20 arrivals". */
   readonly phases: readonly string[];
-  /** `--hold` in seconds, when the run recorded it. */
-  readonly holdSeconds?: number;
+  /** `--hold` in seconds, `default` without one; absent when the run did not record its flags. */
+  readonly holdSeconds?: number | 'default';
   /** Scenario variables (`--var`), when the run recorded them. */
   readonly vars?: Readonly<Record<string, string>>;
 }
@@ -75,7 +75,8 @@ export function loadDifferences(base: RunLoad, run: RunLoad): string[] {
   if (base.vusers !== run.vusers) out.push(`vusers: baseline ${base.vusers}, this run ${run.vusers}`);
   if (base.phases.join('; ') !== run.phases.join('; ')) out.push(`phases: baseline ${base.phases.join('; ') || 'none'}, this run ${run.phases.join('; ') || 'none'}`);
   if (base.holdSeconds !== undefined && run.holdSeconds !== undefined && base.holdSeconds !== run.holdSeconds) {
-    out.push(`hold: baseline ${base.holdSeconds} s, this run ${run.holdSeconds} s`);
+    const hold = (h: number | 'default') => (h === 'default' ? 'the scenario\'s default' : `${h} s`);
+    out.push(`hold: baseline ${hold(base.holdSeconds)}, this run ${hold(run.holdSeconds)}`);
   }
   if (base.vars && run.vars) {
     for (const k of [...new Set([...Object.keys(base.vars), ...Object.keys(run.vars)])].sort()) {

@@ -14,7 +14,7 @@ interface RunJson {
   readonly runId?: string;
   readonly scenario?: string;
   readonly plan?: { readonly totalArrivals?: number };
-  readonly options?: { readonly holdSeconds?: number; readonly vars?: Record<string, string> };
+  readonly options?: { readonly holdSeconds?: number; readonly vars?: Readonly<Record<string, string | number | boolean>> };
 }
 
 /** A run folder read back for a comparison. */
@@ -24,15 +24,21 @@ export interface RunFolder {
   readonly compared: ComparedRun;
 }
 
-/** The load a run ran (scenario, vusers, phases, hold, variables), from its report and run.json. */
-export function loadOf(report: Pick<ReportJson, 'scenario' | 'rig' | 'phases'>, run?: RunJson): RunLoad {
+/** The load a run asks for, from what it planned (before it starts) or recorded (after). */
+export function plannedLoad(scenario: string, perGenerator: ReadonlyArray<{ readonly arrivals: number; readonly phases: readonly unknown[] }>, options?: RunJson['options']): RunLoad {
   return {
-    scenario: report.scenario,
-    vusers: run?.plan?.totalArrivals ?? report.rig.plan.arrivalsPerGenerator.reduce((a, b) => a + b, 0),
-    phases: phasesOf(report.phases),
-    ...(run?.options?.holdSeconds !== undefined ? { holdSeconds: run.options.holdSeconds } : {}),
-    ...(run?.options?.vars ? { vars: run.options.vars } : {}),
+    scenario,
+    vusers: perGenerator.reduce((a, g) => a + g.arrivals, 0),
+    phases: phasesOf(perGenerator),
+    ...(options ? { holdSeconds: options.holdSeconds ?? 'default' } : {}),
+    ...(options?.vars ? { vars: Object.fromEntries(Object.entries(options.vars).map(([k, v]) => [k, String(v)])) } : {}),
   };
+}
+
+/** The load a finished run ran (scenario, vusers, phases, hold, variables), from its report and run.json. */
+export function loadOf(report: Pick<ReportJson, 'scenario' | 'rig' | 'phases'>, run?: RunJson): RunLoad {
+  const perGenerator = report.phases.map((g, i) => ({ arrivals: report.rig.plan.arrivalsPerGenerator[i] ?? 0, phases: g.phases }));
+  return plannedLoad(report.scenario, perGenerator, run?.options);
 }
 
 function readJsonFile<T>(file: string, what: string, dir: string): T {

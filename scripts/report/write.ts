@@ -9,6 +9,7 @@ import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
+import { BaselineInput, evaluateWithBaseline } from './baseline';
 import { collectRun } from './collect';
 import { Distribution, distributionsOf } from './distribution';
 import { renderHtml } from './html';
@@ -63,6 +64,8 @@ export interface RunOutcomeRecord {
   readonly ensure: readonly string[];
   /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
   readonly maxErrorRate?: number;
+  /** `--baseline`: the baseline's figures as `--ensure` reads them (`baseline.*`), kept so a rebuild is exact. */
+  readonly baseline?: BaselineInput;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -87,6 +90,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     portRange: input.portRange,
     ensure: input.ensure,
     maxErrorRate: input.maxErrorRate ?? 0,
+    ...(input.baseline ? { baseline: input.baseline } : {}),
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
@@ -94,7 +98,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const { summary, report } = buildSummary({
     ...input,
     data,
-    thresholds: (aggregate) => evaluateThresholds(input.ensure, aggregate),
+    thresholds: (aggregate) => evaluateWithBaseline(input.ensure, aggregate, input.baseline, evaluateThresholds),
     maxErrorRate: input.maxErrorRate ?? 0,
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
