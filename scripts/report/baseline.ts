@@ -86,7 +86,19 @@ export function evaluateWithBaseline(
       const missing = [...expanded.matchAll(BASELINE_NAME)].map((m) => m[1] ?? '').filter((n) => !baseVars.has(n));
       if (missing.length) return { expression, ok: false, error: `baseline ${baseline.runId} has no ${[...new Set(missing)].join(', ')}` };
     }
-    const [result] = evaluate([expanded], usesBaseline(expanded) ? combined : aggregate);
-    return { ...(result ?? { ok: false, error: 'not evaluated' }), expression };
+    const reads = usesBaseline(expanded);
+    const [result] = evaluate([expanded], reads ? combined : aggregate);
+    const done: ThresholdResult = { ...(result ?? { ok: false, error: 'not evaluated' }), expression };
+    // The text names `baseline.p99`, not the values it read: the reason shows them.
+    return (reads || expanded !== expression) && !done.ok && !done.error ? { ...done, values: valuesRead(expanded, metricVariables(reads ? combined : aggregate)) } : done;
   });
+}
+
+/** "a.p99 = 12, baseline.a.p99 = 10": every known name in the expression, longest first, none twice. */
+function valuesRead(expression: string, vars: ReadonlyMap<string, number>): string {
+  const names = [...vars.keys()].filter((n) => new RegExp(`(?<![\\w.])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.])`).test(expression));
+  return names
+    .sort((a, b) => expression.indexOf(a) - expression.indexOf(b) || b.length - a.length)
+    .map((n) => `${n} = ${vars.get(n)}`)
+    .join(', ');
 }

@@ -34,6 +34,8 @@ export interface ThresholdResult {
   readonly expression: string;
   readonly ok: boolean;
   readonly error?: string;
+  /** The values the expression read, when its text does not name them all (`baseline.*`, a bare `p99`). */
+  readonly values?: string;
 }
 
 /** The summary JSON. */

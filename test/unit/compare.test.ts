@@ -4,6 +4,7 @@
  */
 import { BaselineInput, evaluateWithBaseline, expandBareStatistics, headlineLatency } from '../../scripts/report/baseline';
 import { ComparedRun, RunLoad, compareRuns, formatComparison, loadDifferences, phasesOf } from '../../scripts/report/compare';
+import { thresholdReason } from '../../scripts/report/result';
 import { evaluateThresholds } from '../../scripts/report/thresholds';
 import type { HistogramSummary } from '../../scripts/core/merge';
 
@@ -90,15 +91,19 @@ describe('--ensure against a baseline', () => {
   const baseline = (p99: number, differences: string[] = []): BaselineInput => ({ runId: 'base', aggregate: aggregate(p99), differences });
   const evaluate = (exprs: string[], runP99: number, base?: BaselineInput) => evaluateWithBaseline(exprs, aggregate(runP99), base, evaluateThresholds);
 
-  test('baseline.<name> reads the baseline: a regression beyond the margin fails, within it holds', () => {
+  test('baseline.<name> reads the baseline: a regression beyond the margin fails (the values it read named), within it holds', () => {
     const expr = 'pubsub.delivery_latency.p99 <= baseline.pubsub.delivery_latency.p99 * 1.1';
-    expect(evaluate([expr], 115, baseline(100))).toEqual([{ expression: expr, ok: false }]);
+    const values = 'pubsub.delivery_latency.p99 = 115, baseline.pubsub.delivery_latency.p99 = 100';
+    expect(evaluate([expr], 115, baseline(100))).toEqual([{ expression: expr, ok: false, values }]);
+    expect(thresholdReason({ expression: expr, ok: false, values }, aggregate(115))).toBe(`threshold \`${expr}\` breached: ${values}`);
     expect(evaluate([expr], 109, baseline(100))).toEqual([{ expression: expr, ok: true }]);
     expect(evaluate(['vusers.failed <= baseline.vusers.failed'], 100, baseline(100))).toEqual([{ expression: 'vusers.failed <= baseline.vusers.failed', ok: true }]);
   });
 
   test('the short form: a bare statistic is the headline latency (delivery where there is one), on both sides', () => {
-    expect(evaluate(['p99 <= baseline.p99 * 1.1'], 115, baseline(100))).toEqual([{ expression: 'p99 <= baseline.p99 * 1.1', ok: false }]);
+    expect(evaluate(['p99 <= baseline.p99 * 1.1'], 115, baseline(100))).toEqual([
+      { expression: 'p99 <= baseline.p99 * 1.1', ok: false, values: 'pubsub.delivery_latency.p99 = 115, baseline.pubsub.delivery_latency.p99 = 100' },
+    ]);
     expect(evaluate(['p99 <= baseline.p99 * 1.1', 'p95 < 100'], 105, baseline(100))).toEqual([
       { expression: 'p99 <= baseline.p99 * 1.1', ok: true },
       { expression: 'p95 < 100', ok: true },
