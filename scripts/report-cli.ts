@@ -1,8 +1,9 @@
 /**
  * `npm run report -- runs/<id>`: rebuilds report.json and report.html from the raw data kept in a
  * run folder, through the same code path as the end of a run (scripts/report/write.ts).
- * `npm run report -- --compare runs/<baseline> runs/<id> [--ensure EXPR]…`: compares two finished runs
- * (scripts/report/compare.ts): the table on stdout, compare-<baseline-id>.html in the run's folder.
+ * `npm run report -- --compare runs/<baseline> runs/<id> [--ensure EXPR]… [--json]`: compares two finished
+ * runs (scripts/report/compare.ts): the table on stdout (with `--json`: the comparison as JSON, the
+ * table on stderr), compare-<baseline-id>.html in the run's folder.
  *
  * Exit codes: 0 rebuilt / compared (and every `--ensure` held); 1 an `--ensure` was breached;
  * 2 a folder is not a (finished) run folder or the arguments are wrong (nothing written); 3 the data
@@ -90,19 +91,21 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
 }
 
 /** `--compare BASE RUN`: the table on stdout, compare-<base-id>.html in RUN's folder; exit 1 when an `--ensure` is breached. */
-export function compareFolders(baseDir: string, runDir: string, ensure: readonly string[], out: (text: string) => void, log: (line: string) => void): number {
+export function compareFolders(baseDir: string, runDir: string, opts: { ensure: readonly string[]; json: boolean }, out: (text: string) => void, log: (line: string) => void): number {
   const base = readRunFolder(baseDir, 'baseline');
   const run = readRunFolder(runDir, 'run');
   const { comparison, table, file } = writeComparison(base, run);
-  out(table);
+  const thresholds = evaluateWithBaseline(opts.ensure, run.report.aggregate, { runId: base.report.runId, aggregate: base.report.aggregate, differences: comparison.differences }, evaluateThresholds);
+  if (opts.json) {
+    out(JSON.stringify({ ...comparison, page: file, thresholds }, null, 2));
+    log(table);
+  } else out(table);
   log(`comparison: ${file}`);
-  if (!ensure.length) return ExitCode.ok;
-  const results = evaluateWithBaseline(ensure, run.report.aggregate, { runId: base.report.runId, aggregate: base.report.aggregate, differences: comparison.differences }, evaluateThresholds);
-  for (const t of results) log(thresholdReason(t, run.report.aggregate));
-  return results.every((t) => t.ok) ? ExitCode.ok : ExitCode.thresholdsBreached;
+  for (const t of thresholds) log(thresholdReason(t, run.report.aggregate));
+  return thresholds.every((t) => t.ok) ? ExitCode.ok : ExitCode.thresholdsBreached;
 }
 
-const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- --compare runs/<baseline-id> runs/<run-id> [--ensure EXPR]…';
+const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- --compare runs/<baseline-id> runs/<run-id> [--ensure EXPR]… [--json]';
 
 /** Runs the command line; returns the exit code. */
 export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void): Promise<number> {
@@ -116,15 +119,15 @@ export async function main(argv: readonly string[], out: (text: string) => void,
   const ensure = values.ensure ?? [];
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);
-    return compareFolders(positionals[0] as string, positionals[1] as string, ensure, out, log);
+    return compareFolders(positionals[0] as string, positionals[1] as string, { ensure, json: Boolean(values.json) }, out, log);
   }
-  if (ensure.length) throw new UsageError(`--ensure goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
+  if (ensure.length || values.json) throw new UsageError(`${ensure.length ? '--ensure' : '--json'} goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
   if (positionals.length !== 1) throw new UsageError(USAGE);
   return rebuildReport(positionals[0] as string, log);
 }
 
 const parseCli = (argv: readonly string[]) =>
-  parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { compare: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } });
+  parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } });
 
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -37,6 +37,8 @@ describe('a run against its baseline', () => {
     const baseId = report(baseDir).runId;
     expect(run.stderr).toContain(`Comparison: this run ${report(runDir).runId} against baseline ${baseId}`);
     expect(run.stderr).toContain('same scenario and load: pubsub, 20 vusers (ramp 2 s, 20 arrivals)');
+    // The load planned before the start and the load read back from the folder agree: no warning.
+    expect(run.stderr).not.toContain('warning: baseline');
     expect(run.stderr).toMatch(/^vusers\.created\s+20\s+20\s+0\s+0\.0%$/m);
     const page = path.join(runDir, `compare-${baseId}.html`);
     expect(run.stderr).toContain(`comparison: ${page}`);
@@ -58,8 +60,12 @@ describe('a run against its baseline', () => {
     expect(held.code).toBe(0);
     expect(held.stdout).toMatch(/^pubsub\.delivery_latency\.p99\s+\S+\s+\S+\s+\S+\s+\S+$/m);
     expect(held.stderr).toContain('threshold `vusers.created <= baseline.vusers.created` held');
-    const breached = await compareCli([baseDir, runDir, '--ensure', 'vusers.created < baseline.vusers.created']);
+    const breached = await compareCli([baseDir, runDir, '--json', '--ensure', 'vusers.created < baseline.vusers.created']);
     expect(breached.code).toBe(1);
+    // --json: the comparison on stdout for a CI step to read.
+    expect(breached.json.rows.find((r: { metric: string }) => r.metric === 'vusers.created')).toEqual({ kind: 'counter', metric: 'vusers.created', base: 20, run: 20, delta: 0, relative: 0 });
+    expect(breached.json.differences).toEqual([]);
+    expect(breached.json.thresholds).toEqual([{ expression: 'vusers.created < baseline.vusers.created', ok: false, values: 'vusers.created = 20, baseline.vusers.created = 20' }]);
     expect(breached.stderr).toContain('threshold `vusers.created < baseline.vusers.created` breached: vusers.created = 20, baseline.vusers.created = 20');
   }, 60_000);
 
