@@ -37,8 +37,8 @@ function table(c: Comparison): string {
   const body = c.rows
     .map((r) => {
       const d = formatDelta(r);
-      const cls = r.relative === undefined || r.relative === 0 ? '' : r.relative > 0 ? ' up' : ' down';
-      return `<tr data-metric="${e(r.metric)}"><td class="name">${e(r.metric)}</td><td class="num">${e(formatNumber(r.base, r.kind))}</td><td class="num">${e(formatNumber(r.run, r.kind))}</td><td class="num${cls}">${e(d.delta)}</td><td class="num${cls}">${e(d.relative)}</td></tr>`;
+      // No colour on the deltas: whether more is better depends on the metric (messages received, latency).
+      return `<tr data-metric="${e(r.metric)}"><td class="name">${e(r.metric)}</td><td class="num">${e(formatNumber(r.base, r.kind))}</td><td class="num">${e(formatNumber(r.run, r.kind))}</td><td class="num">${e(d.delta)}</td><td class="num">${e(d.relative)}</td></tr>`;
     })
     .join('\n');
   return `<h2>Figures side by side</h2>
