@@ -37,8 +37,8 @@ export function plannedLoad(scenario: string, perGenerator: ReadonlyArray<{ read
 
 /** The load a finished run ran (scenario, vusers, phases, hold, variables), from its report and run.json. */
 export function loadOf(report: Pick<ReportJson, 'scenario' | 'rig' | 'phases'>, run?: RunJson): RunLoad {
-  const perGenerator = report.phases.map((g, i) => ({ arrivals: report.rig.plan.arrivalsPerGenerator[i] ?? 0, phases: g.phases }));
-  return plannedLoad(report.scenario, perGenerator, run?.options);
+  const load = plannedLoad(report.scenario, report.phases.map((g) => ({ arrivals: 0, phases: g.phases })), run?.options);
+  return { ...load, vusers: report.rig.plan.arrivalsPerGenerator.reduce((a, b) => a + b, 0) };
 }
 
 function readJsonFile<T>(file: string, what: string, dir: string): T {
