@@ -23,7 +23,7 @@ const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
 const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
-const { countPortsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
+const { countSocketsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
 const { tuneScript } = require('./lib/script-tuning');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
@@ -33,11 +33,32 @@ const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.
 
 /**
  * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
- * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number }} Slice
+ * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, targetFromEnv?: boolean }} Slice
  */
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** How long a stopped load process gets to flush its period in progress before it is killed. */
+const FLUSH_GRACE_MS = 12_000;
+
+/**
+ * Write-then-rename: the load processes poll these files (start, abort) and must never read half of one.
+ * @param {string} file @param {string | Buffer} body
+ */
+function writeAtomic(file, body) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, body);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Why a child ended, in words: its exit code, or the signal's name (never a bare 128).
+ * @param {number | null} code @param {NodeJS.Signals | null} signal
+ */
+function exitText(code, signal) {
+  return signal ? `killed by ${signal}` : `exit code ${code}`;
+}
 
 /** @param {string} msg @returns {never} */
 function usage(msg) {
@@ -108,7 +129,9 @@ async function main() {
   }
 
   const work = fs.mkdtempSync(path.join(values.workdir || os.tmpdir(), `rig-${gid}-`));
-  /** @type {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, pushed: Set<string>, logFile: string }[]} */
+  // However the agent ends (done, failed, stopped), its temporary folder goes with it.
+  process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
+  /** @type {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string }[]} */
   const procs = [];
   let stopping = '';
 
@@ -116,11 +139,12 @@ async function main() {
     if (stopping) return;
     stopping = reason;
     for (const p of procs) {
-      try { fs.writeFileSync(path.join(p.spool, 'abort'), reason); } catch { /* spool gone */ }
+      try { writeAtomic(path.join(p.spool, 'abort'), reason); } catch { /* spool gone */ }
+      // SIGTERM: Artillery's graceful shutdown, during which the rig plugin flushes the period in progress.
       if (p.exit === undefined) p.child.kill('SIGTERM');
     }
     // A load process that ignores SIGTERM is killed: the agent never leaves one behind.
-    setTimeout(() => { for (const p of procs) if (p.exit === undefined) p.child.kill('SIGKILL'); }, 3000).unref();
+    setTimeout(() => { for (const p of procs) if (p.exit === undefined) p.child.kill('SIGKILL'); }, FLUSH_GRACE_MS).unref();
   };
   process.on('SIGTERM', () => stopAll('signal'));
   process.on('SIGINT', () => stopAll('signal'));
@@ -132,10 +156,12 @@ async function main() {
     const spool = path.join(work, `p${k}`);
     fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });
     const { script, changed } = tuneScript(resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir));
+    // The slice stores the target with its credentials redacted; the real URL comes only in the environment.
+    if (slice.targetFromEnv && process.env.RIG_TARGET_URL) script.config.target = process.env.RIG_TARGET_URL;
     if (k === 0 && changed.length) process.stderr.write(`agent: ${changed.join('; ')}\n`);
     script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
     const scriptFile = path.join(spool, 'script.json');
-    fs.writeFileSync(scriptFile, JSON.stringify(script));
+    writeAtomic(scriptFile, JSON.stringify(script));
     const logFile = path.join(spool, 'artillery.log');
     const log = fs.openSync(logFile, 'a');
     const child = spawn(process.execPath, [ARTILLERY_BIN, 'run', scriptFile], {
@@ -154,11 +180,15 @@ async function main() {
         RIG_GENERATOR_INDEX: String(slice.index ?? 0),
         RIG_GENERATOR_COUNT: String(slice.count ?? 1),
         RIG_PROCESS_INDEX: String(k),
+        RIG_TARGET_URL: '',
       },
     });
     fs.closeSync(log);
-    const entry = { k, spool, child, exit: /** @type {number | null | undefined} */ (undefined), pushed: new Set(), logFile };
-    child.on('exit', (code, signal) => { entry.exit = code ?? (signal ? 128 : 1); });
+    const entry = { k, spool, child, exit: /** @type {number | null | undefined} */ (undefined), why: '', pushed: new Set(), logFile };
+    child.on('exit', (code, signal) => {
+      entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
+      entry.why = exitText(code, signal);
+    });
     procs.push(entry);
   });
 
@@ -181,7 +211,7 @@ async function main() {
     if (stopping) break;
     const allReady = procs.every((p) => fs.readdirSync(p.spool).some((n) => n.startsWith('ready-')));
     const dead = procs.find((p) => p.exit !== undefined);
-    if (dead) { stopAll(`load process p${dead.k} exited before start (see ${gkey(`p${dead.k}/artillery.log`)})`); break; }
+    if (dead) { stopAll(`load process p${dead.k} ended before start (${dead.why}; see ${gkey(`p${dead.k}/artillery.log`)})`); break; }
     if (allReady) break;
     if (Date.now() > readyDeadline) { stopAll('load processes not ready within 120 s'); break; }
     await sleep(50);
@@ -202,7 +232,7 @@ async function main() {
   while (!stopping) {
     const start = await store.get('control/start.json');
     if (start) {
-      for (const p of procs) fs.writeFileSync(path.join(p.spool, 'start.json'), start);
+      for (const p of procs) writeAtomic(path.join(p.spool, 'start.json'), start);
       break;
     }
     await checkControl();
@@ -236,7 +266,9 @@ async function main() {
     storeFailed(err);
   }
   const exitCodes = procs.map((p) => p.exit);
-  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason: stopping || 'completed' })).catch(() => undefined);
+  const failed = procs.filter((p) => p.exit !== 0).map((p) => `p${p.k} ${p.why}`);
+  const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : 'completed');
+  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason })).catch(() => undefined);
   if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
   fs.rmSync(work, { recursive: true, force: true });
   process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
@@ -249,11 +281,15 @@ async function main() {
     if (now >= nextHealth) {
       nextHealth = now + healthIntervalMs;
       // One count for every process (ss, filtered to these addresses); a process's figure is its busiest address.
-      const ports = await countPortsByAddress(procs.flatMap((p) => sourceList(p.k)));
+      const sockets = await countSocketsByAddress(procs.flatMap((p) => sourceList(p.k)));
+      const ports = sockets?.ports;
+      const sum = (/** @type {Map<string, number> | undefined} */ m, /** @type {number} */ k) => (m && sourceList(k).length ? sourceList(k).reduce((a, addr) => a + (m.get(addr) || 0), 0) : undefined);
       const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
         process: `p${p.k}`,
         ...sampleProcess(/** @type {number} */ (p.child.pid)),
         portsInUse: ports && sourceList(p.k).length ? Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)) : undefined,
+        // Connections this process holds (every address it connects from): the generator side of "held".
+        socketsEstablished: sum(sockets?.established, p.k),
         eventLoopLagMs: latestLag(p.spool),
       }));
       await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));

@@ -7,6 +7,10 @@ import { Command, Option } from 'commander';
 import * as path from 'node:path';
 import { ExitCode, RigError, UsageError } from './errors';
 import { RawFlags, validateFlags } from './options';
+import { npmEatenFlags, npmEatenMessage } from './npm-flags';
+import { writeFileAtomic } from './adapters/atomic-file';
+import { checkOutputFile } from './adapters/run-folder';
+import { redactText } from './core/redact';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local';
 import { runLoadTest } from './run';
@@ -24,7 +28,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--platform <where>', 'where generators run: local | aws (default: aws when the stacks are deployed, else local)'))
     .option('--vusers <n>', 'total virtual users across all generators')
     .option('--ramp <duration>', 'spread arrivals evenly over this time (90s, 20m); default 100 arrivals/s, at least 10s')
-    .option('--hold <duration>', 'how long each vuser keeps its connection (scenario variable "hold")')
+    .option('--hold <duration>', 'how long each vuser keeps its connection (scenario variable "hold"); default with --vusers: until the ramp ends plus the plateau, so all N are held at once')
+    .option('--plateau <duration>', 'with --vusers and no --hold: how long all N stay connected at once after the ramp (default 30s)')
     .option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script', 'connect')
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
@@ -32,6 +37,7 @@ export function buildProgram(): Command {
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
     .option('--out <dir>', 'run folder (default runs/<run-id>)')
     .option('--json', 'print the summary JSON on stdout')
+    .option('--output <file>', 'also write the summary JSON to this file (written on every exit code)')
     .option('--ensure <expr>', 'pass/fail threshold (Artillery ensure syntax), repeatable', collect, [])
     .option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")')
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
@@ -45,18 +51,27 @@ export function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<number> {
+  const eaten = npmEatenFlags(process.env, buildProgram(), argv);
+  if (eaten.length > 0) {
+    process.stderr.write(`error: ${npmEatenMessage(eaten)}\n`);
+    return ExitCode.badInput;
+  }
   const program = buildProgram();
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.ok;
-    return ExitCode.badInput; // commander already printed its one line
+    // Commander already printed its one line; a script asking for the summary still gets one.
+    const message = (err as Error).message.replace(/^error: /, '');
+    emitSummary({ json: argv.includes('--json'), output: flagValue(argv, '--output') }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+    return ExitCode.badInput;
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.
   const o = program.opts<RawFlags & { generatorCapacity?: string }>();
   const raw: RawFlags = o;
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Every line shown is redacted: a credentialed target URL is used, never printed.
+  const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
   // Ctrl-C also stops an AWS fleet that is still waiting for its instances.
   const abort = new AbortController();
   let running = false;
@@ -71,8 +86,10 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let awsRun = false;
+  let runInfo: { runId?: string; runDir?: string } = {};
   try {
     const options = validateFlags(raw);
+    if (options.output !== undefined) checkOutputFile(options.output);
     awsRun = options.platform !== 'local';
     const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
     let platform;
@@ -109,40 +126,82 @@ async function main(argv: string[]): Promise<number> {
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
-    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs });
-    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
+    const failed = (status: FailedSummary['status'], code: number, message: string): number => {
+      emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
+      return code;
+    };
     if (err instanceof UsageError) {
       log(`error: ${err.message}`);
-      return ExitCode.badInput;
+      return failed('bad-input', ExitCode.badInput, err.message);
     }
     if (err instanceof RigError) {
       log(`rig failure: ${err.message}`);
-      return ExitCode.rigFailure;
+      return failed('rig-failure', ExitCode.rigFailure, err.message);
     }
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
       // The run folder became unwritable mid-run: the load was stopped; what was stored before stays.
       const where = (err as NodeJS.ErrnoException).path ?? 'the run folder';
-      log(`rig failure: cannot write ${where} (${code}); the run was stopped with what it had — free space or fix access, then \`npm run report -- <run folder>\` rebuilds the report from the saved data`);
-      return ExitCode.rigFailure;
+      const message = `cannot write ${where} (${code}); the run was stopped with what it had — free space or fix access, then \`npm run report -- <run folder>\` rebuilds the report from the saved data`;
+      log(`rig failure: ${message}`);
+      return failed('rig-failure', ExitCode.rigFailure, message);
     }
     if (awsRun) {
       // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
       const { explainAwsError } = await import('./platforms/aws/aws-errors');
       const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
       log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
-      return explained instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
+      return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
     }
     log(`rig failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return ExitCode.rigFailure;
+    return failed('rig-failure', ExitCode.rigFailure, err instanceof Error ? err.message : String(err));
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+/** The summary of a run that ended before its report (exit 2 or 3): still a summary a script can read. */
+interface FailedSummary {
+  readonly runId?: string;
+  readonly runDir?: string;
+  readonly status: 'bad-input' | 'rig-failure';
+  readonly exitCode: number;
+  readonly error: string;
+}
+
+/** The value of `--flag V` or `--flag=V` in raw arguments (before the parser accepted them). */
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (i < 0) return undefined;
+  const a = argv[i] as string;
+  return a.includes('=') ? a.slice(flag.length + 1) : argv[i + 1];
+}
+
+/** Puts the summary on stdout (`--json`) and into `--output FILE` (write-then-rename: never half a file). */
+function emitSummary(raw: RawFlags, summary: object): void {
+  const text = redactText(`${JSON.stringify(summary, null, 2)}\n`);
+  if (raw.json) process.stdout.write(text);
+  if (raw.output) {
+    try {
+      checkOutputFile(raw.output);
+    } catch {
+      return; // an unusable --output was already reported as the run's bad input
+    }
+    try {
+      writeFileAtomic(path.resolve(raw.output), text);
+    } catch (err) {
+      process.stderr.write(`error: cannot write --output ${raw.output} (${(err as NodeJS.ErrnoException).code ?? String(err)}); pass a writable file path\n`);
+    }
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

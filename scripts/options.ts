@@ -29,6 +29,8 @@ export interface RawFlags {
   readonly keepGenerators?: boolean;
   readonly maxErrorRate?: string;
   readonly targetPort?: string;
+  readonly plateau?: string;
+  readonly output?: string;
   readonly maxCost?: string;
   readonly baseline?: string;
 }
@@ -41,8 +43,13 @@ export interface RunOptions {
   readonly vusers?: number;
   /** Seconds the arrivals are spread over. */
   readonly rampSeconds?: number;
-  /** Seconds each vuser holds its connection (scenario variable `hold`). */
+  /**
+   * Seconds each vuser holds its connection (scenario variable `hold`). With `--vusers` and no `--hold`:
+   * the ramp plus the plateau, so every vuser is still connected when the last one arrives.
+   */
   readonly holdSeconds?: number;
+  /** With `--vusers` and no `--hold`: seconds all N vusers stay connected at once after the ramp. */
+  readonly plateauSeconds?: number;
   /** A built-in scenario name or a path to the user's Artillery script. */
   readonly scenario: string;
   readonly vars: Readonly<Record<string, string | number | boolean>>;
@@ -57,11 +64,19 @@ export interface RunOptions {
   readonly maxErrorRate: number;
   /** Port for the local reference target; 0 = any free port. */
   readonly targetPort: number;
+  /** File the summary JSON is written to (besides the run folder), or undefined. */
+  readonly output?: string;
   /** USD: an AWS run estimated above this is refused before anything starts (a local run costs nothing). */
   readonly maxCost?: number;
   /** An earlier run folder to compare with; `--ensure` may read its figures as `baseline.*`. */
   readonly baseline?: string;
 }
+
+/**
+ * The longest duration the rig accepts: Node's timers (and Artillery's `think`, phase and pause timers)
+ * hold at most 2^31-1 ms (~24.8 days); a longer one silently fires after 1 ms.
+ */
+export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /** Parses a duration: plain seconds (`90`) or an ms-style string (`90s`, `20m`, `1h`). Returns seconds. */
 export function parseDurationSeconds(flag: string, value: string): number {
@@ -70,7 +85,15 @@ export function parseDurationSeconds(flag: string, value: string): number {
   if (!Number.isFinite(seconds) || seconds <= 0) {
     throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
   }
+  checkTimerLimit(flag, value, seconds);
   return seconds;
+}
+
+/** Refuses a duration no timer can hold (see {@link MAX_DURATION_SECONDS}). */
+function checkTimerLimit(flag: string, value: string, seconds: number): void {
+  if (seconds > MAX_DURATION_SECONDS) {
+    throw new UsageError(`${flag} ${value} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; ask for at most ${flag} 24d`);
+  }
 }
 
 function parsePositiveInt(flag: string, value: string, max: number, hint: string): number {
@@ -123,7 +146,12 @@ export function validateFlags(raw: RawFlags): RunOptions {
   }
   const vusers = raw.vusers === undefined ? undefined : parsePositiveInt('--vusers', raw.vusers, MAX_VUSERS, '300');
   const rampSeconds = raw.ramp === undefined ? undefined : parseDurationSeconds('--ramp', raw.ramp);
-  const holdSeconds = raw.hold === undefined ? undefined : parseDurationSeconds('--hold', raw.hold);
+  const explicitHold = raw.hold === undefined ? undefined : parseDurationSeconds('--hold', raw.hold);
+  if (raw.plateau !== undefined && (raw.vusers === undefined || raw.hold !== undefined)) {
+    throw new UsageError(`--plateau only applies with --vusers and without --hold (--hold sets each vuser's own hold); drop ${raw.hold !== undefined ? '--hold or ' : ''}--plateau`);
+  }
+  const plateauSeconds = vusers === undefined || explicitHold !== undefined ? undefined : raw.plateau === undefined ? DEFAULT_PLATEAU_SECONDS : parseDurationSeconds('--plateau', raw.plateau);
+  const holdSeconds = plateauSeconds === undefined ? explicitHold : heldHoldSeconds(vusers as number, rampSeconds, plateauSeconds);
   const generators = raw.generators === undefined ? undefined : parsePositiveInt('--generators', raw.generators, 1000, '3');
   const scenario = (raw.scenario ?? 'connect').trim();
   if (!scenario) throw new UsageError(`--scenario is empty; use one of ${BUILT_IN_SCENARIOS.join(', ')} or a path to an Artillery script`);
@@ -170,9 +198,29 @@ export function validateFlags(raw: RawFlags): RunOptions {
     keepGenerators: Boolean(raw.keepGenerators),
     maxErrorRate,
     targetPort,
+    ...(plateauSeconds !== undefined ? { plateauSeconds } : {}),
+    ...(raw.output !== undefined ? { output: checkOutputPath(raw.output) } : {}),
     ...(maxCost !== undefined ? { maxCost } : {}),
     ...(raw.baseline !== undefined ? { baseline: raw.baseline } : {}),
   };
+}
+
+function checkOutputPath(value: string): string {
+  if (!value.trim()) throw new UsageError('--output needs a file name, e.g. --output summary.json');
+  return value;
+}
+
+/** How long all N vusers stay connected at once after the ramp when `--vusers` comes without `--hold`. */
+export const DEFAULT_PLATEAU_SECONDS = 30;
+
+/**
+ * The hold that keeps N connected at once: every vuser holds for the ramp plus the plateau, so the first
+ * one is still connected when the last arrives and all N are held together for the plateau.
+ */
+export function heldHoldSeconds(vusers: number, rampSeconds: number | undefined, plateauSeconds: number): number {
+  const hold = (rampSeconds ?? defaultRampSeconds(vusers)) + plateauSeconds;
+  checkTimerLimit('--ramp plus --plateau', `(${hold} s)`, hold);
+  return hold;
 }
 
 /** Arrivals per second the default ramp assumes: River's 100/s, gentle enough for a small target. */

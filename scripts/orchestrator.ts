@@ -51,6 +51,11 @@ export interface RunSpec {
   /** Lead time between the last agent reporting ready and the shared start. */
   readonly startLeadMs: number;
   readonly meta: Record<string, unknown>;
+  /**
+   * The target URL with credentials, when the processes' scripts carry it redacted: handed to the agents
+   * at launch (never written to the store).
+   */
+  readonly secretTargetUrl?: string;
 }
 
 /** How the run ended, before any report is built. */
@@ -64,6 +69,24 @@ export interface RunOutcome {
 }
 
 const HEARTBEAT_MS = 2000;
+
+/** How an agent ended, in words: `exit 3`, or `killed by SIGKILL` (never a bare 128+n). */
+function exitText(fleet: Fleet, id: string, code: number | null): string {
+  const end = fleet.exitReason?.(id);
+  const how = end?.signal ? `killed by ${end.signal}` : `exit ${end?.code ?? code}`;
+  return end?.detail ? `${how}, ${end.detail}` : how;
+}
+
+/** The reason an agent wrote into its done.json (e.g. which load process failed and how), if any. */
+async function agentReason(store: RunStore, id: string): Promise<string | undefined> {
+  try {
+    const done = await store.get(`generators/${id}/done.json`);
+    const reason = done ? (JSON.parse(done) as { reason?: unknown }).reason : undefined;
+    return typeof reason === 'string' && reason !== 'completed' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Runs the load test; always stops the fleet, whatever happens. */
 export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promise<RunOutcome> {
@@ -85,6 +108,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
         scriptDir: spec.scriptDir,
         processes: g.processes,
         heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+        ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
       }),
     );
   }
@@ -103,7 +127,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   let timedOut = false;
   try {
     progress({ kind: 'info', message: `launching ${ids.length} generator${ids.length === 1 ? '' : 's'}` });
-    await fleet.launch(ids);
+    await fleet.launch(ids, spec.secretTargetUrl ? { targetUrl: spec.secretTargetUrl } : {});
 
     // Ready barrier: every agent has its load processes loaded and blocked before the start.
     const readyDeadline = clock.now() + spec.readyTimeoutMs;
@@ -113,8 +137,9 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       if (ready.every(Boolean)) break;
       for (const [id, code] of fleet.status()) {
         if (code === undefined) continue;
-        const why = await store.get(`generators/${id}/error.json`).then((t) => (t ? String((JSON.parse(t) as { message?: unknown }).message ?? '') : ''), () => '');
-        throw new RigError(`generator ${id} stopped before it was ready (exit ${code})${why ? `: ${why}` : ''}; see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
+        const error = await store.get(`generators/${id}/error.json`).then((t) => (t ? String((JSON.parse(t) as { message?: unknown }).message ?? '') : ''), () => '');
+        const why = error || (await agentReason(store, id)) || '';
+        throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
       }
       if (clock.now() > readyDeadline) {
         const missing = ids.filter((_, i) => !ready[i]);
@@ -145,9 +170,11 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
         const status = fleet.status();
         for (const [id, code] of status) {
           if (code !== undefined && code !== 0 && !lost.has(id)) {
-            lost.set(id, `agent exited with code ${code}`);
+            const agentSaid = await agentReason(store, id);
+            const why = [`agent ${exitText(fleet, id, code)}`, agentSaid].filter(Boolean).join(': ');
+            lost.set(id, why);
             live.markDone(id);
-            progress({ kind: 'info', message: `generator ${id} lost (agent exit ${code}); the run continues on the others` });
+            progress({ kind: 'info', message: `generator ${id} lost (${why}); the run continues on the others` });
           } else if (code === 0) live.markDone(id);
         }
         for (const line of await live.poll()) progress({ kind: 'period', line });

@@ -31,7 +31,7 @@ interface RunRecord {
   platform?: 'local' | 'aws';
   target?: string;
   scenario?: string;
-  options?: { ensure?: string[]; maxErrorRate?: number };
+  options?: { ensure?: string[]; maxErrorRate?: number; vusers?: number };
 }
 
 /** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
@@ -85,6 +85,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     target: run.target ?? '',
     scenario: run.scenario ?? '',
     plan: run.plan,
+    ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
   });
   log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`));
   return ExitCode.ok;

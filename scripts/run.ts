@@ -3,11 +3,12 @@
  * Always stops what it started (target, fleet), on success, failure or Ctrl-C.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localStore } from '../load-generators/lib/run-store';
+import { createRunFolder, removeFolders } from './adapters/run-folder';
 import { startTargetSampler } from './adapters/target-metrics';
-import { PlanError, planLoad, splitPhases } from './core/plan';
+import { PlanError, estimateArrivals, planLoad, splitPhases } from './core/plan';
+import { redactOptions, redactUrl } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { RunOptions } from './options';
@@ -18,7 +19,8 @@ import { decideResult } from './report/result';
 import { plannedLoad, readRunFolder } from './report/run-folder';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
-import { applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
+import { ArtilleryScript, applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
+import type { Phase } from './core/plan';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -29,6 +31,8 @@ export interface RunContext {
   readonly onInterrupt: (handler: () => void) => () => void;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
+  /** Told the run id and folder once the folder exists (so a failure can still name them). */
+  readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
 }
 
 function newRunId(now: Date): string {
@@ -37,32 +41,23 @@ function newRunId(now: Date): string {
 }
 
 /**
- * Creates the run folder and proves it writable (a probe file), before anything starts; refuses one that
- * already holds files. Returns whether the folder was created here (so a run that never starts removes it).
+ * One spec per generator that has vusers to run, each with one load process per core that has a share:
+ * a process or generator with nothing to do is not started (it would only wait, and end as "lost").
  */
-function createRunDir(dir: string): boolean {
-  const existed = fs.existsSync(dir);
-  if (existed && fs.readdirSync(dir).length > 0) {
-    throw new UsageError(`--out ${dir} already holds files; pass a new or empty folder`);
+export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number; phases: Phase[] }> }, script: ArtilleryScript, platform: Pick<Platform, 'limits' | 'sourceAddress'>): GeneratorSpec[] {
+  const specs: GeneratorSpec[] = [];
+  for (const [gi, g] of plan.generators.entries()) {
+    // Each load process (one per core) runs its own exact share of the generator's slice.
+    const processes = splitPhases(g.phases, platform.limits.processes)
+      .map((procPhases, k) => ({ procPhases, k }))
+      .filter(({ procPhases }) => estimateArrivals(procPhases) > 0)
+      .map(({ procPhases, k }) => ({
+        script: { ...script, config: { ...script.config, phases: procPhases } },
+        sourceAddress: platform.sourceAddress(gi, k),
+      }));
+    if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    const probe = path.join(dir, '.write-probe');
-    fs.writeFileSync(probe, 'probe');
-    fs.unlinkSync(probe);
-  } catch (err) {
-    throw new UsageError(`cannot write the run folder ${dir} (${(err as NodeJS.ErrnoException).code ?? err}); pass a writable --out with free space`);
-  }
-  return !existed;
-}
-
-/** Removes a run folder this run created but never used: no partial folder pretends to be a run. */
-function removeIfUnused(dir: string): void {
-  try {
-    if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
-  } catch {
-    /* already gone */
-  }
+  return specs;
 }
 
 /** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
@@ -94,6 +89,11 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     if (err instanceof PlanError) throw new UsageError(err.message);
     throw err;
   }
+  if (platform.maxConcurrent !== undefined && plan.peakConcurrent > platform.maxConcurrent.vusers) {
+    throw new UsageError(
+      `${plan.peakConcurrent.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
+    );
+  }
   // Before anything starts: what the plan cannot promise (arrivals faster than the generators create them).
   for (const w of plan.warnings) ctx.log(`warning: ${w}`);
   const baselineDifferences = baseline ? loadDifferences(baseline.compared.load, plannedLoad(scenario.name, plan.generators, options)) : [];
@@ -103,7 +103,8 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
-  const createdRunDir = createRunDir(runDir);
+  const createdDirs = createRunFolder(runDir);
+  ctx.onRunStarted?.({ runId, runDir });
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
@@ -129,16 +130,12 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     if (platform.finish) cleanups.unshift(() => platform.finish?.() ?? Promise.resolve());
     ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
 
-    const script = applyOptions(scenario.script, options, target.url);
-    const processes = platform.limits.processes;
-    const generators: GeneratorSpec[] = plan.generators.map((g, gi) => ({
-      id: `g${String(g.index + 1).padStart(2, '0')}`,
-      // Each load process (one per core) runs its own exact share of the generator's slice.
-      processes: splitPhases(g.phases, processes).map((procPhases, k) => ({
-        script: { ...script, config: { ...script.config, phases: procPhases } },
-        sourceAddress: platform.sourceAddress(gi, k),
-      })),
-    }));
+    // Local agents get a credentialed target URL through their environment; the slices store it redacted.
+    const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
+    const script = applyOptions(scenario.script, options, secretTarget ? redactUrl(target.url) : target.url);
+    const generators = generatorSpecs(plan, script, platform);
+    const idle = plan.generators.length - generators.length;
+    if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
     const store = platform.openStore(runId, runDir);
     // Target-side figures (the reference target's /metrics; silently none for targets without it).
     const targetSampler = startTargetSampler({ url: target.url, store });
@@ -156,7 +153,8 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
         heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? 30_000,
         readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
         startLeadMs: platform.name === 'aws' ? 5000 : 1500,
-        meta: { platform: platform.name, target: target.url, scenario: scenario.name, options },
+        meta: { platform: platform.name, target: redactUrl(target.url), scenario: scenario.name, options: redactOptions(options) },
+        ...(secretTarget ? { secretTargetUrl: target.url } : {}),
       },
       { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted },
     );
@@ -166,9 +164,10 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     const { summary } = await writeReport(localStore(runDir), {
       runId,
       platform: platform.name,
-      target: target.url,
+      target: redactUrl(target.url),
       scenario: scenario.name,
       plan,
+      ...(options.vusers !== undefined ? { requestedVusers: options.vusers } : {}),
       generatorIds: generators.map((g) => g.id),
       startAt: outcome.startAt,
       endedAt: outcome.endedAt,
@@ -190,6 +189,6 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
   } finally {
     removeHandler();
     await runCleanups();
-    if (createdRunDir) removeIfUnused(runDir);
+    removeFolders(createdDirs);
   }
 }

@@ -12,11 +12,13 @@
  *   generators/<id>/slice.json             this generator's Artillery scripts (one per load process)
  *   generators/<id>/ready.json             the agent is loaded and waiting
  *   generators/<id>/p<k>/periods/*.json    per-period metrics, Artillery's SSMS serialization
+ *                                          (`<period>-flush-t<n>.json`: what a worker held when stopped early)
  *   generators/<id>/p<k>/final.json        Artillery's final report for that process
  *   generators/<id>/p<k>/started-*.json    when each load thread really started
  *   generators/<id>/p<k>/artillery.log     the load process's output
  *   generators/<id>/health/*.json          resource samples (CPU, memory, files, ports)
- *   generators/<id>/done.json              { at, exitCodes, reason }
+ *   generators/<id>/done.json              { at, exitCodes, reason } (reason: 'completed', why it stopped, or
+ *                                          which load process ended how, e.g. 'load process p0 killed by SIGKILL')
  */
 const fs = require('node:fs');
 const path = require('node:path');

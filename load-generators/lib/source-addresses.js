@@ -145,9 +145,10 @@ function hexIPv4(addr) {
  * fallback of countPortsByAddress where `ss` is missing.
  * @param {string[]} addresses
  * @param {string} [procFile]
+ * @param {string} [onlyState] count only sockets in this /proc state (hex, e.g. '01' = ESTABLISHED)
  * @returns {Map<string, number> | undefined}
  */
-function countPortsFromProc(addresses, procFile = '/proc/net/tcp') {
+function countPortsFromProc(addresses, procFile = '/proc/net/tcp', onlyState = '') {
   const wanted = new Map();
   for (const a of addresses) if (/^\d+\.\d+\.\d+\.\d+$/.test(a)) wanted.set(`${hexIPv4(a)}:`, a);
   if (wanted.size === 0) return undefined;
@@ -171,7 +172,7 @@ function countPortsFromProc(addresses, procFile = '/proc/net/tcp') {
     const addr = wanted.get(local);
     if (addr === undefined) continue;
     const state = line.slice(colon + 2 + 28, colon + 2 + 30); // after "LLLLLLLL:PPPP RRRRRRRR:PPPP "
-    if (state !== '0A') counts.set(addr, (counts.get(addr) || 0) + 1);
+    if (onlyState ? state === onlyState : state !== '0A') counts.set(addr, (counts.get(addr) || 0) + 1);
   }
   return counts;
 }
@@ -194,6 +195,17 @@ function runSs(args) {
  * @returns {Promise<Map<string, number> | undefined>}
  */
 async function countPortsByAddress(addresses, io = {}) {
+  return (await countSocketsByAddress(addresses, io))?.ports;
+}
+
+/**
+ * Like {@link countPortsByAddress}, and also the established connections per address: the sockets that
+ * really hold a vuser (ports in use include TIME_WAIT and closing ones).
+ * @param {string[]} addresses
+ * @param {{ ss?: (args: string[]) => Promise<string>, procFile?: string }} [io]
+ * @returns {Promise<{ ports: Map<string, number>, established: Map<string, number> } | undefined>}
+ */
+async function countSocketsByAddress(addresses, io = {}) {
   const wanted = [...new Set(addresses.filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)))];
   if (wanted.length === 0) return undefined;
   const filter = ['(', ...wanted.flatMap((a, i) => (i === 0 ? ['src', a] : ['or', 'src', a])), ')'];
@@ -201,22 +213,29 @@ async function countPortsByAddress(addresses, io = {}) {
   try {
     text = await (io.ss ?? runSs)(['-Htan', 'state', 'all', 'exclude', 'listening', ...filter]);
   } catch {
-    return countPortsFromProc(addresses, io.procFile);
+    const ports = countPortsFromProc(addresses, io.procFile);
+    const established = countPortsFromProc(addresses, io.procFile, '01');
+    return ports && established ? { ports, established } : undefined;
   }
   /** @type {Map<string, number>} */
   const counts = new Map(addresses.map((a) => [a, 0]));
+  /** @type {Map<string, number>} */
+  const established = new Map(addresses.map((a) => [a, 0]));
   // "ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950": the fourth column is the local address:port.
   for (const line of text.split('\n')) {
-    const local = line.trim().split(/\s+/)[3];
+    const cols = line.trim().split(/\s+/);
+    const local = cols[3];
     if (!local) continue;
     const addr = local.slice(0, local.lastIndexOf(':'));
     const n = counts.get(addr);
-    if (n !== undefined) counts.set(addr, n + 1);
+    if (n === undefined) continue;
+    counts.set(addr, n + 1);
+    if (cols[0] === 'ESTAB') established.set(addr, (established.get(addr) || 0) + 1);
   }
-  return counts;
+  return { ports: counts, established };
 }
 
 module.exports = {
   parseSourceAddresses,
-  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4,
+  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4, countSocketsByAddress,
 };

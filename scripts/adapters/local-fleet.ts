@@ -4,15 +4,24 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { stopChild } from './local-target';
+
+/** What {@link Fleet.launch} may hand the agents besides their slices (never written to the store). */
+export interface LaunchSecrets {
+  /** The target URL with its credentials, when the slices carry it redacted. */
+  readonly targetUrl?: string;
+}
 
 /** Launches and stops the generators' agents. */
 export interface Fleet {
   /** Starts one agent per generator id; the slices are already in the store. */
-  launch(generatorIds: readonly string[]): Promise<void>;
+  launch(generatorIds: readonly string[], secrets?: LaunchSecrets): Promise<void>;
   /** Exit codes of the agents that ended (undefined while running). */
   status(): ReadonlyMap<string, number | null | undefined>;
+  /** How an agent ended: its exit code or the signal's name, and what the fleet saw; undefined while it runs. */
+  exitReason?(generatorId: string): { readonly code?: number; readonly signal?: string; readonly detail?: string } | undefined;
   /** Stops every agent still running (they stop their load processes). Idempotent. */
   stop(): Promise<void>;
 }
@@ -26,23 +35,34 @@ export interface LocalFleetOptions {
   readonly runId: string;
 }
 
+/**
+ * How long a stopping agent gets: its load processes flush their period in progress (up to 12 s, see
+ * agent.js) and it ships them to the store before exiting.
+ */
+const AGENT_STOP_GRACE_MS = 20_000;
+
 /** A fleet of local agent processes. */
 export function localFleet(opts: LocalFleetOptions): Fleet {
-  const agents = new Map<string, { child: ChildProcess; exit?: number | null }>();
+  const agents = new Map<string, { child: ChildProcess; exit?: number | null; end?: { code?: number; signal?: string } }>();
+  // The agents' temporary folders live under one folder of the run, removed when the fleet stops:
+  // even an agent killed with SIGKILL leaves nothing behind.
+  let workRoot: string | undefined;
   return {
-    async launch(ids) {
+    async launch(ids, secrets = {}) {
+      workRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), `rig-${opts.runId}-`));
       for (const id of ids) {
         const logDir = path.join(opts.runDir, 'generators', id);
         fs.mkdirSync(logDir, { recursive: true });
         const log = fs.openSync(path.join(logDir, 'agent.log'), 'a');
-        const child = spawn(process.execPath, [opts.agentScript, '--store', opts.runDir, '--generator', id], {
+        const child = spawn(process.execPath, [opts.agentScript, '--store', opts.runDir, '--generator', id, '--workdir', workRoot], {
           stdio: ['ignore', log, log],
-          env: { ...process.env, RIG_RUN_ID: opts.runId },
+          env: { ...process.env, RIG_RUN_ID: opts.runId, ...(secrets.targetUrl ? { RIG_TARGET_URL: secrets.targetUrl } : {}) },
         });
         fs.closeSync(log);
-        const entry: { child: ChildProcess; exit?: number | null } = { child };
+        const entry: { child: ChildProcess; exit?: number | null; end?: { code?: number; signal?: string } } = { child };
         child.on('exit', (code, signal) => {
-          entry.exit = code ?? (signal ? 128 : null);
+          entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null);
+          entry.end = signal ? { signal } : { code: code ?? undefined };
         });
         agents.set(id, entry);
       }
@@ -50,8 +70,12 @@ export function localFleet(opts: LocalFleetOptions): Fleet {
     status() {
       return new Map([...agents].map(([id, a]) => [id, a.exit]));
     },
+    exitReason(id) {
+      return agents.get(id)?.end;
+    },
     async stop() {
-      await Promise.all([...agents.values()].map((a) => stopChild(a.child, 8000)));
+      await Promise.all([...agents.values()].map((a) => stopChild(a.child, AGENT_STOP_GRACE_MS)));
+      if (workRoot) fs.rmSync(workRoot, { recursive: true, force: true });
     },
   };
 }

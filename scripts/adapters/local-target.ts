@@ -2,6 +2,7 @@
  * The local reference target (edge adapter): starts target-stack/app as child processes for a run,
  * waits for its one "listening" line, and always stops it.
  */
+import { redactUrl } from '../core/redact';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -86,7 +87,7 @@ export function checkReachable(url: string, timeoutMs = 5000): Promise<void> {
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(new UsageError(`--target ${url} is unreachable (${err.code ?? err.message}); start the target or fix the URL`));
+      reject(new UsageError(`--target ${redactUrl(url)} is unreachable (${err.code ?? err.message}); start the target or fix the URL`));
     });
   });
 }

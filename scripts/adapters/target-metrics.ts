@@ -66,16 +66,17 @@ export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
   let stopped = false;
   let inFlight: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  const sample = async () => {
+    try {
+      const body = await getJson(`${props.url.replace(/\/+$/, '')}/metrics`, Math.min(4000, intervalMs));
+      const at = now();
+      await props.store.put(`target/metrics/${at}.json`, JSON.stringify({ at, metrics: body }));
+    } catch {
+      // a missed sample is a gap in the chart, not a failed run
+    }
+  };
   const poll = () => {
-    inFlight = (async () => {
-      try {
-        const body = await getJson(`${props.url.replace(/\/+$/, '')}/metrics`, Math.min(4000, intervalMs));
-        const at = now();
-        await props.store.put(`target/metrics/${at}.json`, JSON.stringify({ at, metrics: body }));
-      } catch {
-        // a missed sample is a gap in the chart, not a failed run
-      }
-    })();
+    inFlight = sample();
     void inFlight.then(() => {
       if (!stopped) timer = setTimeout(poll, intervalMs);
     });
@@ -83,8 +84,12 @@ export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
   poll();
   return {
     async stop() {
+      if (stopped) return inFlight;
       stopped = true;
       if (timer) clearTimeout(timer);
+      await inFlight;
+      // One last sample once the load has stopped: the target's final counts (e.g. after a Ctrl-C).
+      inFlight = sample();
       await inFlight;
     },
   };

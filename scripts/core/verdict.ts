@@ -23,6 +23,8 @@ export interface HealthSample {
   readonly openFiles?: number;
   readonly openFilesLimit?: number;
   readonly portsInUse?: number;
+  /** Established TCP connections of this process (all its source addresses). */
+  readonly socketsEstablished?: number;
   readonly eventLoopLagMs?: number;
 }
 

@@ -46,6 +46,11 @@ export function localPlatform(opts: {
     // Local generators share this machine's cores: more of them add no arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond, perGenerator: false },
     portRange: machine.ephemeralPorts,
+    // Every local generator shares this machine's memory: the whole machine holds one generator's memory bound.
+    maxConcurrent: {
+      vusers: Math.floor(limits.memoryBytes / limits.bytesPerVuser),
+      why: `${(machine.freeMemoryBytes / 2 ** 30).toFixed(1)} GiB free, ~${Math.round(limits.bytesPerVuser / 1024)} KiB per vuser`,
+    },
     async prepareTarget(plan: Plan, runId: string): Promise<TargetHandle> {
       if (options.target) {
         await checkReachable(options.target);

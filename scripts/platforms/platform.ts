@@ -18,6 +18,8 @@ export interface Platform {
   readonly arrivalCapacity?: ArrivalCapacity;
   /** Most generators the platform can start (aws: the stack's maxGenerators). */
   readonly maxGenerators?: number;
+  /** Most vusers the whole platform holds at once, and why (local: this machine's memory); undefined: no bound. */
+  readonly maxConcurrent?: { readonly vusers: number; readonly why: string };
   /** Size of the ephemeral port range of one source address on a generator (for the verdict). */
   readonly portRange: number;
   /** Starts the target for the run, or checks the one given with --target. Nothing else starts before it. */

@@ -57,6 +57,8 @@ export interface RunSummary {
     readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
     /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
     readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
+    /** The most vusers held at once (target connections, generator sockets) next to `--vusers N`. */
+    readonly held?: { readonly requested?: number; readonly targetConnections?: number; readonly generatorSockets?: number };
   };
   readonly failedRatio: number;
   /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */

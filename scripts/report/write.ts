@@ -76,6 +76,8 @@ export interface WriteReportInput extends RunOutcomeRecord {
   readonly scenario: string;
   readonly plan: Plan;
   readonly cloudwatch?: CloudWatchSection;
+  /** `--vusers N`, when given: the peak held is shown next to it. */
+  readonly requestedVusers?: number;
 }
 
 /** Builds the report from the store's raw data, writes outcome.json, report.json and report.html. */
@@ -106,7 +108,8 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
-  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser } };
+  const held = peakHeldOf(input.requestedVusers, targetSamples, health);
+  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser, held } };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,
@@ -120,3 +123,29 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   await store.put('report.html', renderHtml(reportJson));
   return { summary: finalSummary, report: reportJson };
 }
+
+/**
+ * The most vusers held at once, seen from both sides: the target's open connections and the generators'
+ * established sockets (summed over every load process per health interval).
+ */
+export function peakHeldOf(requested: number | undefined, target: readonly TargetSample[], health: readonly HealthSample[]): NonNullable<RunSummary['rig']['held']> {
+  const connections = target.map((s) => s.connections).filter((c): c is number => typeof c === 'number');
+  const byWindow = new Map<number, Map<string, number>>();
+  for (const h of health) {
+    if (typeof h.socketsEstablished !== 'number') continue;
+    const window = Math.round(h.at / HEALTH_WINDOW_MS);
+    const perProcess = byWindow.get(window) ?? new Map<string, number>();
+    const key = `${h.generator}/${h.process}`;
+    perProcess.set(key, Math.max(perProcess.get(key) ?? 0, h.socketsEstablished));
+    byWindow.set(window, perProcess);
+  }
+  const sockets = [...byWindow.values()].map((m) => [...m.values()].reduce((a, b) => a + b, 0));
+  return {
+    ...(requested !== undefined ? { requested } : {}),
+    ...(connections.length ? { targetConnections: Math.max(...connections) } : {}),
+    ...(sockets.length ? { generatorSockets: Math.max(...sockets) } : {}),
+  };
+}
+
+/** Health samples of different load processes within this window count as one instant. */
+const HEALTH_WINDOW_MS = 5000;

@@ -17,6 +17,8 @@ fs.writeFileSync(noScenarios, 'config:\n  target: "http://127.0.0.1:1"\n  phases
 const occupied = path.join(scratch, 'occupied');
 fs.mkdirSync(occupied);
 fs.writeFileSync(path.join(occupied, 'something.txt'), 'not a run');
+const aFile = path.join(scratch, 'a-file');
+fs.writeFileSync(aFile, 'not a folder');
 
 /** A loopback port nobody listens on (bound, then released). */
 async function freePort(): Promise<number> {
@@ -33,6 +35,8 @@ interface Case {
   readonly args: () => Promise<string[]> | string[];
   /** What the one error line must name. */
   readonly mentions: RegExp;
+  /** Extra environment (e.g. what `npm run` sets). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const cases: Case[] = [
@@ -57,6 +61,26 @@ const cases: Case[] = [
   { name: '--teardown on a local run', args: () => ['--platform', 'local', '--teardown'], mentions: /--teardown only applies to --platform aws/ },
   { name: '--out folder already holding files', args: () => ['--vusers', '5', '--ramp', '1s', '--hold', '1s', '--out', occupied], mentions: /--out .* already holds files/ },
   { name: 'unknown flag', args: () => ['--vusrs', '10'], mentions: /unknown option '--vusrs'/ },
+  // Run-folder paths that can never be a run folder (one of these used to spin a core forever).
+  { name: '--out an existing file', args: () => ['--vusers', '5', '--out', aFile], mentions: /--out .*a-file is an existing file, not a folder/ },
+  { name: '--out under a file', args: () => ['--vusers', '5', '--out', path.join(aFile, 'run')], mentions: /--out .*a-file\/run: .*is a file, not a folder/ },
+  { name: '--out under /proc', args: () => ['--vusers', '5', '--out', `/proc/rig-run-${process.pid}/x`], mentions: /--out \/proc\/rig-run-\d+\/x is on the proc pseudo-filesystem/ },
+  { name: '--out under /sys', args: () => ['--vusers', '5', '--out', `/sys/rig-run-${process.pid}`], mentions: /is on the sysfs pseudo-filesystem/ },
+  { name: '--output in a missing folder', args: () => ['--vusers', '5', '--output', path.join(scratch, 'nope', 'summary.json')], mentions: /--output .*nope.* is not an existing folder/ },
+  // Durations no timer can hold (Node's timers cap at ~24.8 days; a longer one fired after 1 ms).
+  { name: '--hold 30d', args: () => ['--vusers', '5', '--hold', '30d'], mentions: /--hold 30d is longer than the 2147483 s .* a timer can hold/ },
+  { name: '--ramp 25d', args: () => ['--vusers', '5', '--ramp', '25d'], mentions: /--ramp 25d is longer than/ },
+  { name: '--plateau 30d', args: () => ['--vusers', '5', '--plateau', '30d'], mentions: /--plateau 30d is longer than/ },
+  { name: '--plateau with --hold', args: () => ['--vusers', '5', '--hold', '5s', '--plateau', '5s'], mentions: /--plateau only applies with --vusers and without --hold/ },
+  // An absurd local plan: refused with this machine's limit, pointing to AWS.
+  { name: '--vusers 10000000 locally', args: () => ['--platform', 'local', '--vusers', '10000000'], mentions: /10,000,000 vusers at once is more than this machine holds \(~[\d,]+: .*GiB free.*\); ask for fewer or run on --platform aws/ },
+  // `npm run loadtest --vusers 300` (no "--"): npm keeps the flag and hands over only "300".
+  {
+    name: 'flags npm took for itself',
+    args: () => ['300'],
+    env: { npm_lifecycle_event: 'loadtest', npm_config_vusers: 'true' },
+    mentions: /npm took --vusers for itself because no "--" came before the flags; put "--" first: npm run loadtest -- --vusers/,
+  },
 ];
 
 describe('bad input is refused before anything starts', () => {
@@ -73,8 +97,11 @@ describe('bad input is refused before anything starts', () => {
     const out = path.join(scratch, `run-${c.name.replace(/\W+/g, '-')}`);
     const args = await c.args();
     const withOut = args.includes('--out') ? args : [...args, '--out', out];
-    const r = await runCli(withOut, { timeoutMs: 30_000 });
+    const began = Date.now();
+    const r = await runCli(withOut, { timeoutMs: 30_000, ...(c.env ? { env: c.env } : {}) });
     expect(r.code).toBe(2);
+    // Within seconds (ts-node start-up included, on a loaded machine); a spinning case is killed at 30 s.
+    expect(Date.now() - began).toBeLessThan(25_000);
     const errorLines = r.stderr.split('\n').filter((l) => /^error/.test(l));
     expect(errorLines).toHaveLength(1);
     expect(errorLines[0]).toMatch(c.mentions);

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pidsOfRun, pidsOfRunWith, startCli, tempDir, waitUntil } from '../helpers/cli';
+import { Target, metrics, startTarget } from '../target/helpers';
 
 /** PIDs of one generator's agent (by its --generator argument) of a run. */
 function agentPids(runId: string, gid: string): number[] {
@@ -21,23 +22,44 @@ const FIRST_PERIOD = /created \d+ \(\+\d+\)/;
 const RUN_ID = /run (\d{8}-\d{6}-[0-9a-f]{4}):/;
 
 describe('faults during a local run', () => {
-  it('Ctrl-C (SIGINT to the process group): everything stops within 5 s, the partial report says interrupted, exit 130', async () => {
-    const out = path.join(tempDir('rig-sigint-'), 'run');
-    const cli = startCli(['--vusers', '400', '--generators', '2', '--ramp', '40s', '--hold', '30s', '--out', out, '--json']);
-    const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    await cli.waitFor(FIRST_PERIOD, 90_000);
-    expect(pidsOfRun(runId).length).toBeGreaterThan(0);
-    process.kill(-cli.pid, 'SIGINT');
-    const stoppedIn = await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
-    expect(stoppedIn).toBeLessThanOrEqual(5000);
-    const result = await cli.exited;
-    expect(result.code).toBe(130);
-    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
-    expect(report.status).toBe('interrupted');
-    expect(report.aggregate.counters['vusers.created']).toBeGreaterThan(0);
-    expect(report.aggregate.counters['vusers.created']).toBeLessThan(400);
-    expect(fs.existsSync(path.join(out, 'report.html'))).toBe(true);
-  }, 120_000);
+  const stopAfter: Target[] = [];
+  afterAll(async () => {
+    for (const t of stopAfter) await t.stop();
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s to the process group mid-ramp: the partial report counts every vuser the target saw, everything stops, exit 130',
+    async (signal) => {
+      const out = path.join(tempDir('rig-stop-'), 'run');
+      // The target runs outside the CLI's process group (as a user's own target does), so it outlives the
+      // signal and its own count is the ground truth.
+      const target = await startTarget({ WORKERS: '2' });
+      stopAfter.push(target);
+      const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '30s', '--target', target.base, '--out', out, '--json']);
+      const runId = (await cli.waitFor(RUN_ID))[1] as string;
+      // Stop between two periods: some vusers are in a finished period, the rest in the one in progress.
+      await cli.waitFor(FIRST_PERIOD, 90_000);
+      await cli.waitFor(/shared start at/, 1000);
+      expect(pidsOfRun(runId).length).toBeGreaterThan(0);
+      process.kill(-cli.pid, signal);
+      await waitUntil(() => pidsOfRun(runId).length === 0, 25_000, 'every process of the run to stop');
+      const result = await cli.exited;
+      expect(result.code).toBe(130);
+      const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+      expect(report.status).toBe('interrupted');
+      const c = report.aggregate.counters;
+      const targetSaw = (await metrics(target)).connectionsTotal as number;
+      expect(targetSaw).toBeGreaterThan(0);
+      expect(targetSaw).toBeLessThan(300);
+      expect(Math.abs(c['ws.connected'] - targetSaw)).toBeLessThanOrEqual(5);
+      expect(c['vusers.created']).toBeGreaterThanOrEqual(c['ws.connected']);
+      expect(c['vusers.created'] - c['ws.connected']).toBeLessThanOrEqual(10);
+      expect(fs.existsSync(path.join(out, 'report.html'))).toBe(true);
+      // No temporary folder of the run is left behind.
+      expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
+    },
+    120_000,
+  );
 
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
     const out = path.join(tempDir('rig-lost-'), 'run');
@@ -59,8 +81,11 @@ describe('faults during a local run', () => {
     expect(g1.counters['vusers.created']).toBe(120);
     expect(g2.counters['vusers.created']).toBeGreaterThan(0);
     expect(g2.counters['vusers.created']).toBeLessThan(120);
-    expect(g2.lost).toMatch(/exit/);
+    expect(g2.lost).toMatch(/agent killed by SIGKILL/);
+    expect(s.rig.lostGenerators[0].reason).toMatch(/^agent killed by SIGKILL/);
     expect(pidsOfRun(runId)).toEqual([]);
+    // Even the killed agent's temporary folder is gone.
+    expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
   }, 120_000);
 
   it('the orchestrator killed (SIGKILL): agents notice the stale heartbeat and stop themselves; the target stops too', async () => {
@@ -120,13 +145,18 @@ describe('a run folder whose disk fills mid-run', () => {
 
   it('stops cleanly with what it has: exit 3, one line naming ENOSPC, no process left, the saved data kept', async () => {
     const out = path.join(mountPoint, 'run');
-    const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json']);
+    // The summary file lives on a disk with room: exit 3 still leaves a summary with its status.
+    const summaryFile = path.join(tempDir('rig-tiny-disk-summary-'), 'summary.json');
+    const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json', '--output', summaryFile]);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
     const result = await cli.exited;
     expect(result.code).toBe(3);
     const failure = result.stderr.split('\n').filter((l) => l.startsWith('rig failure'));
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatch(/cannot write .*\(ENOSPC\).*npm run report/);
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    expect(summary).toMatchObject({ runId, status: 'rig-failure', exitCode: 3, error: expect.stringMatching(/ENOSPC/) });
+    expect(result.json).toEqual(summary);
     await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
     expect(fs.existsSync(path.join(out, 'run.json'))).toBe(true);
     expect(fs.existsSync(path.join(out, 'generators', 'g01', 'slice.json'))).toBe(true);

@@ -91,3 +91,75 @@ describe('a target that answers a share of /set-cookie with 503', () => {
     expect(c['vusers.failed'] ?? 0).toBe(0);
   }, 120_000);
 });
+
+describe('small runs: a load process or generator with nothing to do is not started', () => {
+  it('--vusers 1: exit 0, the one vuser runs, no generator lost', async () => {
+    const out = path.join(tempDir('rig-e2e-one-'), 'run');
+    const result = await runCli(['--vusers', '1', '--ramp', '1s', '--hold', '1s', '--out', out, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json.aggregate.counters['vusers.completed']).toBe(1);
+    expect(result.json.rig.lostGenerators).toEqual([]);
+    // Only the load process with a share ran.
+    expect(fs.readdirSync(path.join(out, 'generators', 'g01')).filter((n) => /^p\d+$/.test(n))).toEqual(['p0']);
+  }, 120_000);
+
+  it('--generators 4 --vusers 2: exit 0, two generators run, the idle two are named and not started', async () => {
+    const out = path.join(tempDir('rig-e2e-idle-'), 'run');
+    const result = await runCli(['--generators', '4', '--vusers', '2', '--ramp', '1s', '--hold', '1s', '--out', out, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json.aggregate.counters['vusers.completed']).toBe(2);
+    expect(result.json.rig.lostGenerators).toEqual([]);
+    expect(result.stderr).toMatch(/2 generator\(s\) have no vusers to run \(2 in all\) and are not started/);
+    expect(fs.readdirSync(path.join(out, 'generators')).sort()).toEqual(['g01', 'g02']);
+  }, 120_000);
+});
+
+describe('--vusers N without --hold: N held at once', () => {
+  it('--vusers 400 --ramp 10s --plateau 10s: the target and the generators hold ~400 at the peak, shown next to N', async () => {
+    const out = path.join(tempDir('rig-e2e-held-'), 'run');
+    const result = await runCli(['--vusers', '400', '--ramp', '10s', '--plateau', '10s', '--out', out, '--json']);
+    expect(result.code).toBe(0);
+    const held = result.json.rig.held;
+    expect(held.requested).toBe(400);
+    expect(held.targetConnections).toBeGreaterThanOrEqual(395);
+    expect(held.targetConnections).toBeLessThanOrEqual(400);
+    expect(held.generatorSockets).toBeGreaterThanOrEqual(395);
+    // Each vuser held for the ramp plus the plateau (20 s), the hold the scenario ran with.
+    const run = JSON.parse(fs.readFileSync(path.join(out, 'run.json'), 'utf8'));
+    expect(run.options.holdSeconds).toBe(20);
+    expect(run.options.plateauSeconds).toBe(10);
+  }, 150_000);
+});
+
+describe('credentials in the target URL', () => {
+  it('connect with them, show and store them nowhere (terminal, --json, --output, run folder)', async () => {
+    const { startTarget } = await import('../target/helpers');
+    const target = await startTarget({ WORKERS: '1' });
+    try {
+      const secret = `pw${process.pid}x`;
+      const url = target.base.replace('http://', `http://rig-user:${secret}@`);
+      const dir = tempDir('rig-e2e-creds-');
+      const out = path.join(dir, 'run');
+      const output = path.join(dir, 'summary.json');
+      const result = await runCli(['--target', url, '--vusers', '4', '--ramp', '1s', '--hold', '1s', '--out', out, '--output', output, '--json']);
+      expect(result.code).toBe(0);
+      expect(result.json.aggregate.counters['ws.connected']).toBe(4);
+      expect(result.json.target).toBe(target.base.replace('http://', 'http://***:***@'));
+      expect(JSON.parse(fs.readFileSync(output, 'utf8'))).toEqual(result.json);
+      const leaks: string[] = [];
+      if (result.stdout.includes(secret)) leaks.push('stdout');
+      if (result.stderr.includes(secret)) leaks.push('stderr');
+      const walk = (d: string): void => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (fs.readFileSync(p, 'latin1').includes(secret)) leaks.push(path.relative(dir, p));
+        }
+      };
+      walk(dir);
+      expect(leaks).toEqual([]);
+    } finally {
+      await target.stop();
+    }
+  }, 120_000);
+});

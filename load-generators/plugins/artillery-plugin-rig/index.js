@@ -98,6 +98,79 @@ function exitWithAgent() {
   timer.unref();
 }
 
+/**
+ * Worker thread: on an early stop, writes the period in progress instead of losing it. Artillery's
+ * shutdown (SIGINT, SIGTERM) tells each worker to stop its runner, which stops the runner's metrics
+ * without emitting what they hold, and the main process exits without waiting for the worker. So the
+ * metrics' `stop` is wrapped: unless the runner already flushed them at its normal end, every period not
+ * yet posted is aggregated and written straight to the spool (only this listener sees them: the main
+ * thread never gets them, so none is counted twice), then `flushed-<thread>.json` names the last period
+ * posted the normal way, which the main thread waits to have written.
+ * @param {string} spoolDir
+ */
+function flushOnStop(spoolDir) {
+  const SSMS = /** @type {any} */ (global).artillery?.__SSMS;
+  if (!SSMS) return;
+  const proto = SSMS.prototype;
+  const aggregate = proto.aggregate;
+  /** @this {any} @param {boolean | undefined} forceAll */
+  proto.aggregate = function aggregateAndMark(forceAll) {
+    // The runner's own final flush (all phases done, every vuser finished): nothing is left to keep.
+    if (forceAll) this.__rigFlushed = true;
+    return aggregate.call(this, forceAll);
+  };
+  const stop = proto.stop;
+  /** @this {any} */
+  proto.stop = function flushThenStop() {
+    if (!this.isPullOnly && !this.__rigFlushed) {
+      this.__rigFlushed = true;
+      /** @type {number[]} */
+      const written = [];
+      const lastPosted = this._lastPeriod === null || this._lastPeriod === undefined ? null : Number(this._lastPeriod);
+      const saved = this.listeners('metricData');
+      this.removeAllListeners('metricData');
+      const onPeriod = (/** @type {string} */ period, /** @type {any} */ data) => {
+        writeAtomic(path.join(spoolDir, 'periods', `${period}-flush-t${threadId}.json`), SSMS.serializeMetrics(data));
+        written.push(Number(period));
+      };
+      this.on('metricData', onPeriod);
+      try {
+        aggregate.call(this, true);
+      } finally {
+        this.removeListener('metricData', onPeriod);
+        for (const l of saved) this.on('metricData', l);
+        writeAtomic(path.join(spoolDir, `flushed-${threadId}.json`), { at: Date.now(), lastPosted, periods: written });
+      }
+    }
+    return stop.call(this);
+  };
+}
+
+/**
+ * Main thread, on an early stop: waits, bounded, until every worker thread has written its period in
+ * progress and until every period they had already posted has been written here (Artillery's launcher
+ * emits a posted period on its next 2-s tick).
+ * @param {string} spoolDir @param {Set<number>} writtenPeriods
+ */
+async function awaitWorkerFlush(spoolDir, writtenPeriods) {
+  // Threads that started running vusers (one stopped before the start has no metrics to flush).
+  const threads = fs.readdirSync(spoolDir).map((n) => /^started-(\d+)\.json$/.exec(n)?.[1]).filter(Boolean);
+  const until = async (/** @type {() => boolean} */ ok, /** @type {number} */ ms) => {
+    const deadline = Date.now() + ms;
+    while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+  const flushedFile = (/** @type {string | undefined} */ t) => path.join(spoolDir, `flushed-${t}.json`);
+  await until(() => threads.every((t) => fs.existsSync(flushedFile(t))), 5000);
+  let lastPosted = -Infinity;
+  for (const t of threads) {
+    try {
+      const { lastPosted: p } = JSON.parse(fs.readFileSync(flushedFile(t), 'utf8'));
+      if (typeof p === 'number') lastPosted = Math.max(lastPosted, p);
+    } catch { /* that thread never flushed: nothing more to wait for */ }
+  }
+  await until(() => lastPosted === -Infinity || Math.max(-Infinity, ...writtenPeriods) >= lastPosted, 4000);
+}
+
 class Plugin {
   /**
    * @param {any} script the test script (a throw-away copy in the main thread)
@@ -107,10 +180,13 @@ class Plugin {
     const cfg = (script && script.config && script.config.plugins && script.config.plugins.rig) || {};
     /** @type {string} */
     this.spoolDir = cfg.spoolDir || process.env.RIG_SPOOL_DIR || '';
+    /** @type {(() => Promise<void>) | undefined} set in the main thread */
+    this.earlyStop = undefined;
     if (!this.spoolDir) return; // not under the rig (e.g. plain `artillery run`): do nothing
     fs.mkdirSync(path.join(this.spoolDir, 'periods'), { recursive: true });
 
     if (!isMainThread) {
+      flushOnStop(this.spoolDir);
       writeAtomic(path.join(this.spoolDir, `ready-${threadId}.json`), { at: Date.now(), pid: process.pid, threadId });
       const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
       writeAtomic(path.join(this.spoolDir, `started-${threadId}.json`), { ...started, pid: process.pid, threadId });
@@ -120,19 +196,31 @@ class Plugin {
 
     exitWithAgent();
     let seq = 0;
-    const ssms = /** @type {any} */ (global).artillery.__SSMS;
+    let finished = false;
+    /** @type {Set<number>} */
+    const writtenPeriods = new Set();
+    const artillery = /** @type {any} */ (global).artillery;
+    const ssms = artillery.__SSMS;
     events.on('stats', (stats) => {
       const name = `${String(stats.period)}-${String(seq++).padStart(6, '0')}.json`;
       writeAtomic(path.join(this.spoolDir, 'periods', name), ssms.serializeMetrics(stats));
+      writtenPeriods.add(Number(stats.period));
     });
     events.on('done', (report) => {
+      finished = true;
       writeAtomic(path.join(this.spoolDir, 'final.json'), ssms.serializeMetrics(report));
     });
+    // Artillery's shutdown unloads plugins (awaiting cleanup) after telling the workers to stop and
+    // before it exits: the moment to wait for the periods the workers flush.
+    this.earlyStop = async () => {
+      if (!finished) await awaitWorkerFlush(this.spoolDir, writtenPeriods);
+    };
   }
 
   /** @param {() => void} done */
   cleanup(done) {
-    done();
+    if (!this.earlyStop) return done();
+    this.earlyStop().then(done, done);
   }
 }
 

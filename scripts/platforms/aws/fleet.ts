@@ -57,6 +57,8 @@ interface Dispatched {
   readonly instanceId: string;
   readonly commandId: string;
   code?: number;
+  /** Why the fleet marked it lost (command status, instance state), for the report. */
+  why?: string;
 }
 
 /** Exit code the agent's done.json stands for (0 ok, 1 a load process failed, 3 stopped). */
@@ -95,6 +97,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
   const markLost = (id: string, d: Dispatched, code: number, why: string) => {
     if (d.code !== undefined) return;
     d.code = code;
+    d.why = why;
     log(`generator ${id} (${d.instanceId}): ${why}`);
   };
 
@@ -238,6 +241,10 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     },
     status() {
       return new Map([...dispatched].map(([id, d]) => [id, d.code]));
+    },
+    exitReason(id) {
+      const d = dispatched.get(id);
+      return d?.code === undefined ? undefined : { code: d.code, ...(d.why ? { detail: d.why } : {}) };
     },
     async stop() {
       stopped = true;

@@ -1,0 +1,28 @@
+/**
+ * `npm run loadtest --vusers 300` (no `--`): npm keeps `--vusers` as its own config (`npm_config_vusers`
+ * in the script's environment) and hands the script only the bare value. Detecting that here turns a
+ * confusing "too many arguments" into one line with the right form. Pure: the environment comes in.
+ */
+import type { Command } from 'commander';
+
+/** The rig's long flags (`--vusers`) that npm took for itself, as the user typed them. */
+export function npmEatenFlags(env: NodeJS.ProcessEnv, program: Command, argv: readonly string[]): string[] {
+  if (env.npm_lifecycle_event === undefined) return []; // not under `npm run`
+  const eaten: string[] = [];
+  for (const opt of program.options) {
+    const flag = opt.long;
+    if (!flag || argv.includes(flag) || argv.some((a) => a.startsWith(`${flag}=`))) continue;
+    const value = env[`npm_config_${flag.slice(2).replace(/-/g, '_')}`];
+    if (value === undefined) continue;
+    // `target` is also node-gyp's npmrc key: only a bare flag (`true`) or a URL is ours.
+    if (flag === '--target' && value !== 'true' && !/^https?:\/\//.test(value)) continue;
+    eaten.push(flag);
+  }
+  return eaten;
+}
+
+/** The one-line refusal naming the eaten flags and the form npm passes through. */
+export function npmEatenMessage(eaten: readonly string[], script = 'loadtest'): string {
+  const example = eaten.map((f) => `${f} …`).join(' ');
+  return `npm took ${eaten.join(', ')} for itself because no "--" came before the flags; put "--" first: npm run ${script} -- ${example}`;
+}

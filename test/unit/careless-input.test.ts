@@ -1,0 +1,107 @@
+/**
+ * The pure checks behind "bad input is refused before anything starts" and "N held at once": each would
+ * let the careless case through without its fix.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildProgram } from '../../scripts/cli';
+import { createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
+import { planLoad } from '../../scripts/core/plan';
+import { redactText, redactUrl } from '../../scripts/core/redact';
+import { UsageError } from '../../scripts/errors';
+import { npmEatenFlags } from '../../scripts/npm-flags';
+import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, validateFlags } from '../../scripts/options';
+import { generatorSpecs } from '../../scripts/run';
+
+describe('durations no timer can hold', () => {
+  it('accepts up to 2^31-1 ms and refuses past it, naming the flag', () => {
+    expect(validateFlags({ hold: '24d' }).holdSeconds).toBe(24 * 86_400);
+    expect(MAX_DURATION_SECONDS).toBe(2_147_483);
+    expect(() => validateFlags({ hold: '25d' })).toThrow(/--hold 25d is longer than the 2147483 s/);
+    expect(() => validateFlags({ ramp: String(MAX_DURATION_SECONDS + 1) })).toThrow(UsageError);
+    // The derived hold (ramp + plateau) is checked too.
+    expect(() => validateFlags({ vusers: '10', ramp: '24d', plateau: '1d' })).toThrow(/--ramp plus --plateau/);
+  });
+});
+
+describe('--vusers N without --hold holds all N at once', () => {
+  it('holds each vuser for the ramp plus the default plateau', () => {
+    const o = validateFlags({ vusers: '400', ramp: '10s' });
+    expect(o.plateauSeconds).toBe(DEFAULT_PLATEAU_SECONDS);
+    expect(o.holdSeconds).toBe(10 + DEFAULT_PLATEAU_SECONDS);
+  });
+  it('uses the default ramp (100 arrivals/s, at least 10 s) when --ramp is absent', () => {
+    expect(validateFlags({ vusers: '96000', plateau: '60s' }).holdSeconds).toBe(960 + 60);
+  });
+  it('plans the peak at N', () => {
+    const o = validateFlags({ vusers: '400', ramp: '10s', plateau: '5s' });
+    const plan = planLoad({ phases: [{ duration: 10, arrivalCount: 400 }], limits: { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPerVuser: 1, socketsPerVuser: 1, sourceAddresses: 1, processes: 1 }, sessionSeconds: (o.holdSeconds as number) + 5 });
+    expect(plan.peakConcurrent).toBe(400);
+  });
+  it('--hold keeps its meaning; --plateau without --vusers or with --hold is refused', () => {
+    expect(validateFlags({ vusers: '400', hold: '5s' })).toMatchObject({ holdSeconds: 5 });
+    expect(validateFlags({ vusers: '400', hold: '5s' }).plateauSeconds).toBeUndefined();
+    expect(validateFlags({}).holdSeconds).toBeUndefined();
+    expect(() => validateFlags({ plateau: '5s' })).toThrow(/--plateau only applies with --vusers/);
+    expect(() => validateFlags({ vusers: '4', hold: '1s', plateau: '5s' })).toThrow(/drop --hold or --plateau/);
+  });
+});
+
+describe('credentials in URLs', () => {
+  it('redacts user and password, keeps everything else', () => {
+    expect(redactUrl('http://user:pw@host:3000/a?b=1')).toBe('http://***:***@host:3000/a?b=1');
+    expect(redactUrl('https://token@host')).toBe('https://***@host');
+    expect(redactUrl('http://host:3000')).toBe('http://host:3000');
+    expect(redactUrl('not a url')).toBe('not a url');
+  });
+  it('redacts inside free text', () => {
+    expect(redactText('--target http://u:secret@127.0.0.1:9 is unreachable')).toBe('--target http://***:***@127.0.0.1:9 is unreachable');
+    expect(redactText('"target": "wss://a:b@h/x"')).toBe('"target": "wss://***:***@h/x"');
+  });
+});
+
+describe('flags npm took for itself', () => {
+  const program = buildProgram();
+  it('names them under npm run, not otherwise, not when passed through', () => {
+    expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_vusers: 'true', npm_config_ramp: '10s' }, program, ['300'])).toEqual(['--vusers', '--ramp']);
+    expect(npmEatenFlags({ npm_config_vusers: 'true' }, program, ['300'])).toEqual([]);
+    expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_vusers: '300' }, program, ['--vusers', '300'])).toEqual([]);
+  });
+  it("ignores node-gyp's npmrc `target` (a version), not a bare --target flag", () => {
+    expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: '22.1.0' }, program, [])).toEqual([]);
+    expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: 'true' }, program, [])).toEqual(['--target']);
+  });
+});
+
+describe('run folders that can never be one', () => {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-unit-folder-'));
+  afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  it('knows the pseudo-filesystems', () => {
+    expect(pseudoFilesystemOf('/proc')).toBe('proc');
+    expect(pseudoFilesystemOf('/sys')).toBe('sysfs');
+    expect(pseudoFilesystemOf(scratch)).toBeUndefined();
+  });
+  it('refuses /proc at once (a recursive mkdir there never returns) and leaves nothing', () => {
+    expect(() => createRunFolder('/proc/rig-unit/run')).toThrow(/proc pseudo-filesystem/);
+  });
+  it('creates missing parents one by one and reports exactly what it created', () => {
+    const dir = path.join(scratch, 'a', 'b', 'run');
+    expect(createRunFolder(dir)).toEqual([path.join(scratch, 'a'), path.join(scratch, 'a', 'b'), dir]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('small runs', () => {
+  const script = { config: {}, scenarios: [{}] };
+  const platform = { limits: { processes: 2 } as never, sourceAddress: (g: number, k: number) => `127.0.1.${10 + g * 2 + k}` };
+  it('--vusers 1 on a 2-core generator: one load process', () => {
+    const specs = generatorSpecs({ generators: [{ index: 0, phases: [{ duration: 1, arrivalCount: 1 }] }] }, script, platform);
+    expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1]]);
+  });
+  it('--generators 4 --vusers 2: the two generators with a share, one process each', () => {
+    const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], generators: 4, limits: { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPerVuser: 1, socketsPerVuser: 1, sourceAddresses: 2, processes: 2 }, sessionSeconds: 5 });
+    const specs = generatorSpecs(plan, script, platform);
+    expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1], ['g02', 1]]);
+  });
+});
