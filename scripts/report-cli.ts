@@ -19,7 +19,7 @@ import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
 import { writeComparison } from './report/compare-html';
 import { thresholdReason } from './report/result';
-import { readRunFolder } from './report/run-folder';
+import { readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';

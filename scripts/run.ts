@@ -16,7 +16,7 @@ import type { Platform } from './platforms/platform';
 import { loadDifferences } from './report/compare';
 import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
-import { plannedLoad, readRunFolder } from './report/run-folder';
+import { plannedLoad, readRunFolder } from './report/read-run';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { ArtilleryScript, applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';

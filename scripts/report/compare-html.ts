@@ -4,10 +4,10 @@
  * run's thresholds) and both runs' timelines overlaid on one elapsed-time axis. Same page shell,
  * escaping and Content Security Policy as report.html.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeFileAtomic } from '../adapters/atomic-file';
 import { Comparison, compareRuns, formatComparison, formatDelta, formatNumber } from './compare';
-import type { RunFolder } from './run-folder';
+import type { RunFolder } from './read-run';
 import { buildCharts, chartsSection, renderPage } from './html';
 import { escapeHtml as e } from './html/escape';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from './html/overlay';
@@ -70,6 +70,6 @@ ${chartsSection(set)}`;
 export function writeComparison(base: RunFolder, run: RunFolder): { comparison: Comparison; table: string; file: string } {
   const comparison = compareRuns(base.compared, run.compared);
   const file = path.join(run.dir, compareFileName(base.report.runId));
-  fs.writeFileSync(file, renderComparisonHtml(comparison, base.report, run.report));
+  writeFileAtomic(file, renderComparisonHtml(comparison, base.report, run.report));
   return { comparison, table: formatComparison(comparison), file };
 }

@@ -9,7 +9,7 @@ import { compareRuns } from '../../scripts/report/compare';
 import { renderComparisonHtml } from '../../scripts/report/compare-html';
 import { buildCharts } from '../../scripts/report/html';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from '../../scripts/report/html/overlay';
-import { loadOf } from '../../scripts/report/run-folder';
+import { loadOf } from '../../scripts/report/read-run';
 import type { ReportJson } from '../../scripts/report/write';
 import { ARTIFACTS, chartData, openRendered } from './browser';
 import { T0, XSS, hostileReport } from './fixture';
