@@ -27,7 +27,7 @@ export const DEMO_FAULTS = { FAULT_WITHHOLD_FRACTION: '0.2', FAULT_COOKIE_503_FR
 /** Runs the demo through the real CLI into `out`; resolves with its exit code (1 expected: it fails on purpose). */
 function demoRun(out: string, log: (line: string) => void): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', path.join(ROOT, 'scripts', 'cli.ts'), ...DEMO_ARGS, '--out', out], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'launch.js'), path.join(ROOT, 'scripts', 'cli.ts'), ...DEMO_ARGS, '--out', out], {
       cwd: ROOT,
       env: { ...process.env, ...DEMO_FAULTS },
       stdio: ['ignore', 'ignore', 'pipe'],
