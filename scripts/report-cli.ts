@@ -23,7 +23,7 @@ import { readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
-import { ensureFromScript } from './scenario';
+import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
 interface RunRecord {
   runId: string;
@@ -55,7 +55,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
       if (done.exitCodes.some((c) => c !== 0) && done.reason !== 'completed') lost.push({ id, reason: done.reason });
     }
   }
-  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown } } }> }>(store, `generators/${ids[0]}/slice.json`) : undefined;
+  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, `generators/${ids[0]}/slice.json`) : undefined;
   const script = slice?.processes?.[0]?.script;
   return {
     generatorIds: ids,
@@ -65,7 +65,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
     timedOut: false,
     lostGenerators: lost,
     portRange: portRangeSize(machinePortRange()),
-    ensure: [...(run.options?.ensure ?? []), ...(script ? ensureFromScript(script) : [])],
+    ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
     maxErrorRate: run.options?.maxErrorRate ?? 0,
   };
 }

@@ -9,13 +9,15 @@
  * `baseline.p99` the same histogram of the baseline. When there is none, or several and none of the
  * headline names, the expression cannot be evaluated and says which names to use instead.
  *
+ * Only `--ensure` flags read the baseline; a script's own ensure checks keep Artillery's semantics.
+ *
  * A baseline that ran another scenario or load is not compared: an expression that reads it fails
  * with the differences as its reason, so CI never passes a build on a meaningless comparison.
  */
 import type { ArtilleryReportSection } from '../core/merge';
 import { RIG_INTERNAL_HISTOGRAMS } from './distribution';
 import type { ThresholdResult } from './summary';
-import { metricVariables } from './thresholds';
+import { EnsureCheck, evaluateEnsure, evaluateThresholds, flagEnsureChecks, metricVariables } from './thresholds';
 
 type Aggregate = Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>;
 
@@ -101,4 +103,17 @@ function valuesRead(expression: string, vars: ReadonlyMap<string, number>): stri
     .sort((a, b) => expression.indexOf(a) - expression.indexOf(b) || b.length - a.length)
     .map((n) => `${n} = ${vars.get(n)}`)
     .join(', ');
+}
+
+/**
+ * Every ensure check of a run: `--ensure` flags with the baseline (and bare statistics) as above, a
+ * script's own checks exactly as Artillery's ensure plugin evaluates them.
+ */
+export function evaluateRunChecks(checks: ReadonlyArray<EnsureCheck | string>, aggregate: Aggregate, baseline: BaselineInput | undefined): ThresholdResult[] {
+  return checks.map((c): ThresholdResult => {
+    const check = typeof c === 'string' ? flagEnsureChecks([c])[0] : c;
+    if (!check || check.source === 'script') return evaluateEnsure(check ? [check] : [], aggregate)[0] ?? { expression: String(c), ok: false, error: 'not evaluated' };
+    const [r] = evaluateWithBaseline([check.expression], aggregate, baseline, evaluateThresholds);
+    return { ...(r ?? { ok: false, error: 'not evaluated' }), expression: check.expression, ...(check.strict ? {} : { optional: true }) };
+  });
 }

@@ -76,6 +76,8 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
 
   for (const t of s.thresholds) {
     if (t.ok) held.push(thresholdReason(t, s.aggregate));
+    // A `strict: false` ensure condition: shown, but it does not fail the run (as in Artillery).
+    else if (t.optional) held.push(`${thresholdReason(t, s.aggregate)} (optional: strict: false)`);
     else {
       raise(ExitCode.thresholdsBreached);
       failures.push(thresholdReason(t, s.aggregate));

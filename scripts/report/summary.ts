@@ -36,6 +36,8 @@ export interface ThresholdResult {
   readonly error?: string;
   /** The values the expression read, when its text does not name them all (`baseline.*`, a bare `p99`). */
   readonly values?: string;
+  /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
+  readonly optional?: boolean;
 }
 
 /** The summary JSON. */

@@ -9,12 +9,12 @@ import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
-import { BaselineInput, evaluateWithBaseline } from './baseline';
+import { BaselineInput, evaluateRunChecks } from './baseline';
 import { collectRun } from './collect';
 import { Distribution, distributionsOf } from './distribution';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
-import { evaluateThresholds } from './thresholds';
+import type { EnsureCheck } from './thresholds';
 
 /** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
 export interface CloudWatchSeries {
@@ -60,8 +60,8 @@ export interface RunOutcomeRecord {
   readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
   /** Ephemeral port range size of one source address on the generators. */
   readonly portRange: number;
-  /** Every `--ensure` and `config.ensure` expression of the run. */
-  readonly ensure: readonly string[];
+  /** Every `--ensure` flag and script ensure check of the run (plain strings: `--ensure` flags of older runs). */
+  readonly ensure: ReadonlyArray<EnsureCheck | string>;
   /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
   readonly maxErrorRate?: number;
   /** `--baseline`: the baseline's figures as `--ensure` reads them (`baseline.*`), kept so a rebuild is exact. */
@@ -100,7 +100,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const { summary, report } = buildSummary({
     ...input,
     data,
-    thresholds: (aggregate) => evaluateWithBaseline(input.ensure, aggregate, input.baseline, evaluateThresholds),
+    thresholds: (aggregate) => evaluateRunChecks(input.ensure, aggregate, input.baseline),
     maxErrorRate: input.maxErrorRate ?? 0,
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
