@@ -2,10 +2,10 @@
  * The comparison core (rows, deltas, load differences, the text table) and `--ensure` expressions
  * against a baseline (`baseline.*`, bare statistics, a baseline that ran other load).
  */
-import { BaselineInput, evaluateWithBaseline, expandBareStatistics, headlineLatency } from '../../scripts/report/baseline';
+import { BaselineInput, evaluateRunChecks, evaluateWithBaseline, expandBareStatistics, headlineLatency } from '../../scripts/report/baseline';
 import { ComparedRun, RunLoad, compareRuns, formatComparison, loadDifferences, phasesOf } from '../../scripts/report/compare';
 import { thresholdReason } from '../../scripts/report/result';
-import { evaluateThresholds } from '../../scripts/report/thresholds';
+import { evaluateThresholds, flagEnsureChecks } from '../../scripts/report/thresholds';
 import type { HistogramSummary } from '../../scripts/core/merge';
 
 const hist = (p50: number, p95: number, p99: number): HistogramSummary => ({ min: 1, max: p99 + 1, count: 10, mean: p50, p50, median: p50, p75: p95, p90: p95, p95, p99, p999: p99 });
@@ -135,5 +135,13 @@ describe('--ensure against a baseline', () => {
   test('a name the baseline lacks, or baseline.* without a baseline, fails with the reason (never read as 0)', () => {
     expect(evaluate(['ws.dropped <= baseline.ws.dropped'], 50, baseline(100))).toEqual([{ expression: 'ws.dropped <= baseline.ws.dropped', ok: false, error: 'baseline base has no ws.dropped' }]);
     expect(evaluate(['p99 <= baseline.p99'], 50)).toEqual([{ expression: 'p99 <= baseline.p99', ok: false, error: 'it reads baseline.* but the run has no --baseline' }]);
+  });
+
+  test("a run's checks: --ensure flags read the baseline, a script's own checks keep Artillery's semantics (no baseline, no bare statistic)", () => {
+    const script = { expression: 'p99 <= baseline.p99 * 1.1', evaluate: 'p99 <= baseline.p99 * 1.1', strict: true, source: 'script' as const };
+    const results = evaluateRunChecks([...flagEnsureChecks(['p99 <= baseline.p99 * 1.1']), script], aggregate(105), baseline(100));
+    expect(results[0]).toEqual({ expression: 'p99 <= baseline.p99 * 1.1', ok: true });
+    expect(results[1]?.ok).toBe(false);
+    expect(results[1]?.values).toBeUndefined();
   });
 });
