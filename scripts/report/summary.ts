@@ -68,6 +68,8 @@ export interface RunSummary {
   readonly thresholds: ThresholdResult[];
   /** Passed or failed, the exit code, and every reason in words (the first thing report.html shows). */
   readonly result: RunResult;
+  /** `--baseline`: the run compared with, and how its scenario or load differs (empty: comparable). */
+  readonly baseline?: { readonly runId: string; readonly differences: readonly string[] };
 }
 
 /** What the summary is built from. */

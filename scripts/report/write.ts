@@ -109,7 +109,11 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
-  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser, held } };
+  const finalSummary: RunSummary = {
+    ...summary,
+    rig: { ...summary.rig, memoryPerVuser, held },
+    ...(input.baseline ? { baseline: { runId: input.baseline.runId, differences: input.baseline.differences } } : {}),
+  };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,

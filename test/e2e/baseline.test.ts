@@ -35,6 +35,8 @@ describe('a run against its baseline', () => {
     ]);
     expect(run.json.result.exitCode).toBe(1);
     const baseId = report(baseDir).runId;
+    // The summary JSON names the baseline and says it was comparable.
+    expect(run.json.baseline).toEqual({ runId: baseId, differences: [] });
     expect(run.stderr).toContain(`Comparison: this run ${report(runDir).runId} against baseline ${baseId}`);
     expect(run.stderr).toContain('same scenario and load: pubsub, 20 vusers (ramp 2 s, 20 arrivals)');
     // The load planned before the start and the load read back from the folder agree: no warning.
