@@ -41,6 +41,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the summary JSON on stdout')
     .option('--output <file>', 'also write the summary JSON to this file (written on every exit code)')
     .option('--ensure <expr>', 'pass/fail threshold (Artillery ensure syntax), repeatable', collect, [])
+    .option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")')
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
     .option('--teardown', 'destroy the stacks after the run (aws)')
     .option('--keep-generators', 'leave the generator fleet running after the run (aws)')

@@ -4,6 +4,7 @@
  */
 import ms from 'ms';
 import { UsageError } from './errors';
+import { usesBaseline } from './report/baseline';
 
 /** Built-in scenarios shipped in load-generators/scenarios/<name>.yml. */
 export const BUILT_IN_SCENARIOS = ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery'] as const;
@@ -31,6 +32,7 @@ export interface RawFlags {
   readonly plateau?: string;
   readonly output?: string;
   readonly maxCost?: string;
+  readonly baseline?: string;
   readonly environment?: string;
 }
 
@@ -72,6 +74,8 @@ export interface RunOptions {
   readonly output?: string;
   /** USD: an AWS run estimated above this is refused before anything starts (a local run costs nothing). */
   readonly maxCost?: number;
+  /** An earlier run folder to compare with; `--ensure` may read its figures as `baseline.*`. */
+  readonly baseline?: string;
 }
 
 /**
@@ -184,7 +188,9 @@ export function validateFlags(raw: RawFlags): RunOptions {
   const referenceTarget = raw.target?.trim() === 'reference';
   for (const e of raw.ensure ?? []) {
     if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
+    if (raw.baseline === undefined && usesBaseline(e)) throw new UsageError(`--ensure ${JSON.stringify(e)} reads baseline.* but no --baseline was given; add --baseline runs/<run-id>`);
   }
+  if (raw.baseline !== undefined && !raw.baseline.trim()) throw new UsageError('--baseline needs a run folder, e.g. --baseline runs/<run-id>');
   return {
     platform,
     vusers,
@@ -206,6 +212,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     ...(plateauSeconds !== undefined ? { plateauSeconds } : {}),
     ...(raw.output !== undefined ? { output: checkOutputPath(raw.output) } : {}),
     ...(maxCost !== undefined ? { maxCost } : {}),
+    ...(raw.baseline !== undefined ? { baseline: raw.baseline } : {}),
   };
 }
 

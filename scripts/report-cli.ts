@@ -1,16 +1,27 @@
 /**
  * `npm run report -- runs/<id>`: rebuilds report.json and report.html from the raw data kept in a
  * run folder, through the same code path as the end of a run (scripts/report/write.ts).
+ * `npm run report -- --compare runs/<baseline> runs/<id> [--ensure EXPR]… [--json]`: compares two finished
+ * runs (scripts/report/compare.ts): the table on stdout (with `--json`: the comparison as JSON, the
+ * table on stderr), compare-<baseline-id>.html in the run's folder.
  *
- * Exit codes: 0 rebuilt; 2 the folder is not a run folder (nothing written); 3 the data could not be read.
+ * Exit codes: 0 rebuilt / compared (and every `--ensure` held); 1 an `--ensure` was breached;
+ * 2 a folder is not a (finished) run folder or the arguments are wrong (nothing written); 3 the data
+ * could not be read.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import { RunStore, localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
+import { evaluateWithBaseline } from './report/baseline';
+import { writeComparison } from './report/compare-html';
+import { thresholdReason } from './report/result';
+import { readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
+import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
 import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
@@ -80,18 +91,56 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   return ExitCode.ok;
 }
 
+/** `--compare BASE RUN`: the table on stdout, compare-<base-id>.html in RUN's folder; exit 1 when an `--ensure` is breached. */
+export function compareFolders(baseDir: string, runDir: string, opts: { ensure: readonly string[]; json: boolean }, out: (text: string) => void, log: (line: string) => void): number {
+  const base = readRunFolder(baseDir, 'baseline');
+  const run = readRunFolder(runDir, 'run');
+  const { comparison, table, file } = writeComparison(base, run);
+  const thresholds = evaluateWithBaseline(opts.ensure, run.report.aggregate, { runId: base.report.runId, aggregate: base.report.aggregate, differences: comparison.differences }, evaluateThresholds);
+  if (opts.json) {
+    out(JSON.stringify({ ...comparison, page: file, thresholds }, null, 2));
+    log(table);
+  } else out(table);
+  log(`comparison: ${file}`);
+  for (const t of thresholds) log(thresholdReason(t, run.report.aggregate));
+  return thresholds.every((t) => t.ok) ? ExitCode.ok : ExitCode.thresholdsBreached;
+}
+
+const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- --compare runs/<baseline-id> runs/<run-id> [--ensure EXPR]… [--json]';
+
+/** Runs the command line; returns the exit code. */
+export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void): Promise<number> {
+  let parsed: ReturnType<typeof parseCli>;
+  try {
+    parsed = parseCli(argv);
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}; ${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const ensure = values.ensure ?? [];
+  if (values.compare) {
+    if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);
+    return compareFolders(positionals[0] as string, positionals[1] as string, { ensure, json: Boolean(values.json) }, out, log);
+  }
+  if (ensure.length || values.json) throw new UsageError(`${ensure.length ? '--ensure' : '--json'} goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(USAGE);
+  return rebuildReport(positionals[0] as string, log);
+}
+
+const parseCli = (argv: readonly string[]) =>
+  parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } });
+
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const dir = process.argv[2];
-  const run = dir ? rebuildReport(dir, log) : Promise.reject(new UsageError('usage: npm run report -- runs/<run-id>'));
-  run.then(
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  main(process.argv.slice(2), out, log).then(
     (code) => (process.exitCode = code),
     (err: unknown) => {
       if (err instanceof UsageError) {
         log(`error: ${err.message}`);
         process.exitCode = ExitCode.badInput;
       } else {
-        log(`cannot rebuild the report: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        log(`cannot ${process.argv.includes('--compare') ? 'compare the runs' : 'rebuild the report'}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         process.exitCode = ExitCode.rigFailure;
       }
     },

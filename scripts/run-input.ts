@@ -1,10 +1,11 @@
 /**
  * Everything a run needs from its input, checked before anything starts (exit 2 on any problem):
  * the scenario (with `-e/--environment` applied), its files (processor, functions, payloads), every
- * ensure check parsed, and the target chosen and named.
+ * ensure check parsed, the target chosen and named, and the `--baseline` run folder read.
  */
 import * as path from 'node:path';
 import type { RunOptions } from './options';
+import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 import { LoadedScenario, applyOptions, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
@@ -22,6 +23,8 @@ export interface RunInput {
   readonly targetLine?: string;
   /** Notes to print before the run (e.g. a config.ensure Artillery would not evaluate). */
   readonly notes: readonly string[];
+  /** `--baseline`: the earlier run this one is compared with. */
+  readonly baseline?: RunFolder;
 }
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
@@ -34,6 +37,8 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   assertEnsureParses(ensure);
   const note = ensureIgnoredNote(scenario.script.config, env);
   const choice = chooseTarget(flags, scenario, env);
+  // A missing or unfinished baseline is bad input too, found before anything starts.
+  const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   return {
     options: choice.options,
     scenario,
@@ -41,5 +46,6 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: note ? [note] : [],
+    ...(baseline ? { baseline } : {}),
   };
 }

@@ -12,8 +12,11 @@ import { redactOptions, redactUrl } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { Platform } from './platforms/platform';
+import { loadDifferences } from './report/compare';
+import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
 import { preflightHere, preflightSpec } from './preflight';
+import { plannedLoad, readRunFolder } from './report/read-run';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
@@ -75,7 +78,7 @@ export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
 
 /** Runs one load test on a platform, from input checked by prepareRunInput; resolves with the summary and the exit code. */
 export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
-  const { options, scenario } = input;
+  const { options, scenario, baseline } = input;
   // Plan on the script with a placeholder target: planning needs only phases and the session length.
   const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
   const phases = planned.config.phases ?? [];
@@ -102,6 +105,10 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   }
   // Before anything starts: what the plan cannot promise (arrivals faster than the generators create them).
   for (const w of plan.warnings) ctx.log(`warning: ${w}`);
+  const baselineDifferences = baseline ? loadDifferences(baseline.compared.load, plannedLoad(scenario.name, plan.generators, options)) : [];
+  if (baseline && baselineDifferences.length) {
+    ctx.log(`warning: baseline ${baseline.report.runId} ran a different scenario or load (${baselineDifferences.join('; ')}): the comparison will say so, and --ensure expressions that read baseline.* fail`);
+  }
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
@@ -185,8 +192,13 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
       portRange: platform.portRange,
       ensure: input.ensure,
       maxErrorRate: options.maxErrorRate,
+      ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: baselineDifferences } } : {}),
       ...(cloudwatch ? { cloudwatch } : {}),
     });
+    if (baseline) {
+      const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
+      ctx.log(`\n${table}\ncomparison: ${file}`);
+    }
     ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
     return { summary, exitCode: summary.result.exitCode };
   } finally {

@@ -30,7 +30,8 @@ const GROUPS: ReadonlyArray<[ChartSpec['group'], string]> = [
 
 const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
-function chartsSection(set: ChartSet): string {
+/** The timelines: one card per chart, grouped, with what every chart marks and what is not shown. */
+export function chartsSection(set: ChartSet): string {
   const parts = [
     `<h2>Timelines</h2><p class="note">One elapsed-time axis on every chart (T+0:00 is the shared start); hovering one moves the cursor on all. ` +
       `Shaded: the phases${set.rigLimited.length ? '; red: rig-limited periods (a generator was saturated)' : ''}.` +
@@ -66,11 +67,23 @@ function cloudwatchImages(r: ReportJson): string {
     .join('')}</div>`;
 }
 
-/** Renders report.json as one self-contained HTML page. */
-export function renderHtml(report: ReportJson): string {
+/** What a self-contained page holds: its title, its body markup and the data its charts draw. */
+export interface PageParts {
+  readonly title: string;
+  /** Markup of `<main>`: every run-provided value already escaped. */
+  readonly body: string;
+  /** The charts and their marks, read by the page's own script. */
+  readonly set: Pick<ChartSet, 'charts' | 'range' | 'start' | 'phases' | 'rigLimited' | 'scaleOuts'>;
+}
+
+/**
+ * One self-contained HTML page (uPlot and its CSS inlined, nothing fetched; the Content Security
+ * Policy allows only the two inline scripts by hash): report.html and the comparison page.
+ */
+export function renderPage(parts: PageParts): string {
   const uplotJs = assertInlineScriptSafe(fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'), 'uPlot');
   const uplotCss = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
-  const set = buildCharts(report);
+  const set = parts.set;
   const data = jsonForScript({ charts: set.charts, range: set.range, start: set.start, phases: set.phases, rigLimited: set.rigLimited, scaleOuts: set.scaleOuts });
   const csp = `default-src 'none'; script-src ${sha256(uplotJs)} ${sha256(CLIENT_JS)}; style-src 'unsafe-inline'; img-src data: 'self' file:; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
@@ -79,13 +92,29 @@ export function renderHtml(report: ReportJson): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${e(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(`${report.result.passed ? 'PASSED' : 'FAILED'} — load test ${report.runId} (rig: ${report.rig.verdict})`)}</title>
+<title>${e(parts.title)}</title>
 <style>${uplotCss}</style>
 <style>${REPORT_CSS}</style>
 </head>
 <body>
 <main>
-${headerSection(report)}
+${parts.body}
+</main>
+<script type="application/json" id="rig-data">${data}</script>
+<script>${uplotJs}</script>
+<script>${CLIENT_JS}</script>
+</body>
+</html>
+`;
+}
+
+/** Renders report.json as one self-contained HTML page. */
+export function renderHtml(report: ReportJson): string {
+  const set = buildCharts(report);
+  return renderPage({
+    title: `${report.result.passed ? 'PASSED' : 'FAILED'} — load test ${report.runId} (rig: ${report.rig.verdict})`,
+    set,
+    body: `${headerSection(report)}
 ${resultBanner(report)}
 ${findingsCard(report)}
 ${thresholdsSection(report)}
@@ -97,12 +126,6 @@ ${summarySection(report)}
 ${verdictSection(report)}
 ${rigSection(report)}
 ${cloudwatchAlarms(report)}
-${cloudwatchImages(report)}
-</main>
-<script type="application/json" id="rig-data">${data}</script>
-<script>${uplotJs}</script>
-<script>${CLIENT_JS}</script>
-</body>
-</html>
-`;
+${cloudwatchImages(report)}`,
+  });
 }

@@ -36,7 +36,7 @@ function valuesIn(t: ThresholdResult, aggregate: ResultInput['aggregate']): stri
 export function thresholdReason(t: ThresholdResult, aggregate: ResultInput['aggregate']): string {
   if (t.ok) return `threshold \`${t.expression}\` held`;
   if (t.error) return `threshold \`${t.expression}\` could not be evaluated: ${t.error}`;
-  const values = valuesIn(t, aggregate);
+  const values = t.values ?? valuesIn(t, aggregate);
   return `threshold \`${t.expression}\` breached${values ? `: ${values}` : ''}`;
 }
 

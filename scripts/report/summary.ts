@@ -34,6 +34,8 @@ export interface ThresholdResult {
   readonly expression: string;
   readonly ok: boolean;
   readonly error?: string;
+  /** The values the expression read, when its text does not name them all (`baseline.*`, a bare `p99`). */
+  readonly values?: string;
   /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
   readonly optional?: boolean;
 }
@@ -66,6 +68,8 @@ export interface RunSummary {
   readonly thresholds: ThresholdResult[];
   /** Passed or failed, the exit code, and every reason in words (the first thing report.html shows). */
   readonly result: RunResult;
+  /** `--baseline`: the run compared with, and how its scenario or load differs (empty: comparable). */
+  readonly baseline?: { readonly runId: string; readonly differences: readonly string[] };
 }
 
 /** What the summary is built from. */

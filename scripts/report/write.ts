@@ -9,11 +9,12 @@ import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
+import { BaselineInput, evaluateRunChecks } from './baseline';
 import { collectRun } from './collect';
 import { Distribution, distributionsOf } from './distribution';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
-import { EnsureCheck, evaluateEnsure } from './thresholds';
+import type { EnsureCheck } from './thresholds';
 
 /** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
 export interface CloudWatchSeries {
@@ -65,6 +66,8 @@ export interface RunOutcomeRecord {
   readonly ensure: ReadonlyArray<EnsureCheck | string>;
   /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
   readonly maxErrorRate?: number;
+  /** `--baseline`: the baseline's figures as `--ensure` reads them (`baseline.*`), kept so a rebuild is exact. */
+  readonly baseline?: BaselineInput;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -91,6 +94,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     portRange: input.portRange,
     ensure: input.ensure,
     maxErrorRate: input.maxErrorRate ?? 0,
+    ...(input.baseline ? { baseline: input.baseline } : {}),
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
@@ -98,7 +102,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const { summary, report } = buildSummary({
     ...input,
     data,
-    thresholds: (aggregate) => evaluateEnsure(input.ensure, aggregate),
+    thresholds: (aggregate) => evaluateRunChecks(input.ensure, aggregate, input.baseline),
     maxErrorRate: input.maxErrorRate ?? 0,
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
@@ -107,7 +111,11 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
-  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser, held } };
+  const finalSummary: RunSummary = {
+    ...summary,
+    rig: { ...summary.rig, memoryPerVuser, held },
+    ...(input.baseline ? { baseline: { runId: input.baseline.runId, differences: input.baseline.differences } } : {}),
+  };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,

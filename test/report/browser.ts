@@ -3,8 +3,14 @@
  * Opens a report.html in Debian's headless Chromium (driven by playwright-core, no browser download)
  * and collects what the tests assert on: console errors, dialogs, the charts' uPlot data.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_CHROMIUM, openInChromium } from '../../scripts/report/chromium';
+import { ROOT } from '../helpers/cli';
+
+/** Where the browser tests keep their pages and screenshots. */
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 /** Where Debian's `chromium` package installs the browser; CHROMIUM_PATH overrides it. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
@@ -42,6 +48,28 @@ export async function openReport(file: string, viewport = { width: 1366, height:
     },
   });
   return { page: opened.page, consoleErrors, dialogs, requests, close: () => opened.close() };
+}
+
+/**
+ * Writes a rendered page under test-artifacts/ and opens it, asserting that it ran nothing but its
+ * own scripts: no dialog, no console error, no request, no element that could load anything.
+ */
+export async function openRendered(html: string, name: string): Promise<OpenedReport> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, name);
+  fs.writeFileSync(file, html);
+  const opened = await openReport(file);
+  try {
+    expect(opened.dialogs).toEqual([]);
+    expect(opened.consoleErrors).toEqual([]);
+    expect(opened.requests).toEqual([]);
+    expect(await opened.page.evaluate(() => document.querySelectorAll('img, iframe, object, embed').length)).toBe(0);
+    expect(await opened.page.evaluate(() => document.scripts.length)).toBe(3);
+    return opened;
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
 }
 
 /** Every chart's series as uPlot holds them: label and the non-null [x, y] points. */

@@ -36,6 +36,8 @@ export interface ChartSeries {
   readonly scale?: 'y' | 'y2';
   /** A documented limit drawn as a dashed line, not data. */
   readonly threshold?: boolean;
+  /** Drawn dashed in the colour of the series at this index (a baseline overlaid on the same figure of the run). */
+  readonly pairedWith?: number;
 }
 
 /** One chart. */

@@ -7,6 +7,7 @@
  * start), phases shaded behind the data and named, rig-limited periods and scale-outs marked, the same
  * plot width (every chart keeps a right-hand axis of one size, empty when it has no second unit), and
  * y axes from 0. A period value is a step over its period or a bar; a sample is a line through instants.
+ * A series paired with another (a baseline overlaid on a run) is dashed in that series' colour.
  */
 export const CLIENT_JS = String.raw`(function () {
   'use strict';
@@ -65,9 +66,12 @@ export const CLIENT_JS = String.raw`(function () {
     if (!el) return;
     var k = 0;
     var n = c.x.length;
-    var series = [{ value: function (u, v) { return v == null ? '–' : tplus(v - data.start); } }].concat(c.series.map(function (s) {
-      var color = s.threshold ? '#999' : palette[k++ % palette.length];
-      var opt = { label: s.label, stroke: color, width: s.threshold ? 1 : 1.5, dash: s.threshold ? [5, 5] : undefined,
+    var colors = [];
+    var series = [{ value: function (u, v) { return v == null ? '–' : tplus(v - data.start); } }].concat(c.series.map(function (s, si) {
+      var paired = s.pairedWith != null && colors[s.pairedWith];
+      var color = s.threshold ? '#999' : paired || palette[k++ % palette.length];
+      colors[si] = color;
+      var opt = { label: s.label, stroke: color, width: s.threshold ? 1 : 1.5, dash: s.threshold ? [5, 5] : paired ? [7, 4] : undefined,
                   scale: s.scale || 'y', spanGaps: true, points: { show: n <= 40 && s.kind !== 'bars', size: 4 } };
       // A period value is held to the next point, and never bridged over a period without one.
       if (s.kind === 'period') { opt.paths = stepped; opt.spanGaps = false; }
