@@ -25,6 +25,7 @@ const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
 const { countSocketsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
 const { tuneScript } = require('./lib/script-tuning');
+const { sharePayloads } = require('./lib/payload-share');
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins');
 /** Preloaded into every load process and its worker threads: arrival pacing without nanotimer's busy-wait. */
@@ -158,7 +159,8 @@ async function main() {
     const { script, changed } = tuneScript(resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir));
     // The slice stores the target with its credentials redacted; the real URL comes only in the environment.
     if (slice.targetFromEnv && process.env.RIG_TARGET_URL) script.config.target = process.env.RIG_TARGET_URL;
-    if (k === 0 && changed.length) process.stderr.write(`agent: ${changed.join('; ')}\n`);
+    changed.push(...sharePayloads(script, spool));
+    if (changed.length) process.stderr.write(`agent: p${k}: ${changed.join('; ')}\n`);
     script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
     const scriptFile = path.join(spool, 'script.json');
     writeAtomic(scriptFile, JSON.stringify(script));
@@ -172,6 +174,8 @@ async function main() {
         WORKERS: '1',
         ...secrets,
         ARTILLERY_DISABLE_TELEMETRY: 'true',
+        // Ensure is evaluated once, on the merged data, by the orchestrator: never on one process's slice.
+        ARTILLERY_DISABLE_ENSURE: 'true',
         ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
         NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim(),
         RIG_SOURCE_ADDRESS: sources[k] || '',

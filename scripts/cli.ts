@@ -14,6 +14,7 @@ import { redactText } from './core/redact';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local';
 import { runLoadTest } from './run';
+import { prepareRunInput } from './run-input';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -33,7 +34,8 @@ export function buildProgram(): Command {
     .option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script', 'connect')
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
-    .option('--target <url>', 'an existing target (default: a local reference target started for the run)')
+    .option('--target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
+    .option('-e, --environment <name>', "use the script's config.environments entry, as artillery run -e does")
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
     .option('--out <dir>', 'run folder (default runs/<run-id>)')
     .option('--json', 'print the summary JSON on stdout')
@@ -87,8 +89,12 @@ async function main(argv: string[]): Promise<number> {
   let awsRun = false;
   let runInfo: { runId?: string; runDir?: string } = {};
   try {
-    const options = validateFlags(raw);
-    if (options.output !== undefined) checkOutputFile(options.output);
+    const flags = validateFlags(raw);
+    if (flags.output !== undefined) checkOutputFile(flags.output);
+    // The script, its files, its ensure checks and its target are checked before any platform is chosen.
+    const input = prepareRunInput(flags, ROOT, process.env);
+    const { options } = input;
+    for (const line of [...input.notes, ...(input.targetLine ? [input.targetLine] : [])]) log(line);
     awsRun = options.platform !== 'local';
     const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
     let platform;
@@ -125,7 +131,7 @@ async function main(argv: string[]): Promise<number> {
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
-    const { summary, exitCode } = await runLoadTest(options, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {

@@ -1,10 +1,12 @@
 /**
  * Live view of a running test: reads new period files from the run store as agents write them,
  * merges each period across generators (exactly: the same merge as the final report) and produces
- * one progress line per period once every generator still running has moved past it.
+ * one progress line per period once every generator still running has moved past it. Each line is
+ * labelled by the period's end (UTC and T+ from the shared start: never before the run began).
  */
 import type { RunStore } from '../load-generators/lib/run-store';
 import { PeriodMetrics, deserializePeriod, mergePeriods, summarize } from './core/merge';
+import { elapsed } from './report/findings';
 
 /** Artillery's reporting period. */
 const PERIOD_MS = 10_000;
@@ -15,18 +17,35 @@ interface Totals {
   completed: number;
   failed: number;
   errors: number;
+  received: number;
+  expected: number;
 }
 
-/** Formats one period's line: created / active / completed / failed, errors, connect p95. */
-export function formatPeriodLine(period: PeriodMetrics, totals: Totals): string {
+/**
+ * The scenario's key figure for one period: delivery p95 and the receipt so far for pub/sub-style runs,
+ * else the connect p95.
+ */
+function keyFigure(period: PeriodMetrics, totals: Totals): string {
+  const delivery = period.histograms['pubsub.delivery_latency'] ?? period.histograms['broadcast.latency'] ?? period.histograms['recovery.delivery_latency'];
+  const connect = period.histograms['ws.connect_time'];
+  const parts = [`connect p95 ${connect ? `${summarize(connect).p95} ms` : '-'}`];
+  if (delivery) parts.push(`delivery p95 ${summarize(delivery).p95} ms`);
+  if (totals.expected > 0) parts.push(`receipt ${((100 * totals.received) / totals.expected).toFixed(1)}% (${totals.received}/${totals.expected})`);
+  return parts.join('  ');
+}
+
+/**
+ * Formats one period's line: when the period ended (never before the run's start), created / active /
+ * completed / failed, errors, and the scenario's key figure.
+ */
+export function formatPeriodLine(period: PeriodMetrics, totals: Totals, startAt?: number): string {
   const c = period.counters;
   const errors = Object.entries(c).filter(([k]) => k.startsWith('errors.')).reduce((a, [, v]) => a + v, 0);
-  const connect = period.histograms['ws.connect_time'];
-  const p95 = connect ? `${summarize(connect).p95} ms` : '-';
-  const time = new Date(period.period).toISOString().slice(11, 19);
+  const end = period.period + PERIOD_MS;
+  const time = `${new Date(end).toISOString().slice(11, 19)}${startAt === undefined ? '' : ` ${elapsed(end, startAt)}`}`;
   return (
     `${time}  created ${totals.created} (+${c['vusers.created'] ?? 0})  active ${totals.created - totals.completed - totals.failed}` +
-    `  completed ${totals.completed}  failed ${totals.failed}  errors ${errors}  connect p95 ${p95}`
+    `  completed ${totals.completed}  failed ${totals.failed}  errors ${errors}  ${keyFigure(period, totals)}`
   );
 }
 
@@ -36,7 +55,8 @@ export class LiveMerger {
   private readonly pending = new Map<number, PeriodMetrics[]>();
   private readonly latestByProcess = new Map<string, number>();
   private readonly done = new Set<string>();
-  private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0 };
+  private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0, received: 0, expected: 0 };
+  private startAt: number | undefined;
 
   /**
    * @param now the clock: a period is also shown once it is `settleMs` old, because Artillery emits no
@@ -56,6 +76,11 @@ export class LiveMerger {
 
   /** Reads new files; returns the lines of periods that every running generator has passed. */
   async poll(): Promise<string[]> {
+    if (this.startAt === undefined) {
+      const start = await this.store.get('control/start.json');
+      const at = start ? (JSON.parse(start) as { startAt?: unknown }).startAt : undefined;
+      if (typeof at === 'number') this.startAt = at;
+    }
     for (const id of this.generatorIds) {
       const keys = (await this.store.list(`generators/${id}/`)).filter((k) => /\/periods\/[^/]+\.json$/.test(k));
       for (const key of keys) {
@@ -98,7 +123,9 @@ export class LiveMerger {
       this.totals.created += c['vusers.created'] ?? 0;
       this.totals.completed += c['vusers.completed'] ?? 0;
       this.totals.failed += c['vusers.failed'] ?? 0;
-      lines.push(formatPeriodLine(merged, this.totals));
+      this.totals.received += c['pubsub.messages_received'] ?? 0;
+      this.totals.expected += c['pubsub.messages_expected'] ?? 0;
+      lines.push(formatPeriodLine(merged, this.totals, this.startAt));
     }
     return lines;
   }

@@ -31,6 +31,7 @@ export interface RawFlags {
   readonly plateau?: string;
   readonly output?: string;
   readonly maxCost?: string;
+  readonly environment?: string;
 }
 
 /** Validated run options. */
@@ -52,7 +53,12 @@ export interface RunOptions {
   readonly scenario: string;
   readonly vars: Readonly<Record<string, string | number | boolean>>;
   readonly generators?: number;
+  /** An explicit target (`--target`), or a user script's own `config.target` once chosen (scripts/target-choice.ts). */
   readonly target?: string;
+  /** `--target reference`: run a user script against the rig's reference target. */
+  readonly referenceTarget: boolean;
+  /** `-e/--environment`: the `config.environments` entry merged into the script's config, as in Artillery. */
+  readonly environment?: string;
   readonly out?: string;
   readonly json: boolean;
   readonly ensure: readonly string[];
@@ -125,8 +131,8 @@ function parseTarget(value: string): string {
   } catch {
     throw new UsageError(`--target ${JSON.stringify(value)} is not a URL; e.g. --target http://127.0.0.1:3000`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--target ${value} must be http:// or https:// (Socket.IO upgrades to WebSocket itself)`);
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) {
+    throw new UsageError(`--target ${value} must be http://, https://, ws:// or wss:// (or --target reference for the rig's reference target)`);
   }
   return value.replace(/\/+$/, '');
 }
@@ -163,7 +169,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
   if (raw.targetPort !== undefined) {
     targetPort = parsePositiveInt('--target-port', raw.targetPort, 65535, '3000');
   }
-  if (raw.target !== undefined && raw.targetPort !== undefined) {
+  if (raw.target !== undefined && raw.target.trim() !== 'reference' && raw.targetPort !== undefined) {
     throw new UsageError('--target-port only applies to the local reference target; drop it when you pass --target');
   }
   let maxCost: number | undefined;
@@ -173,6 +179,9 @@ export function validateFlags(raw: RawFlags): RunOptions {
       throw new UsageError(`--max-cost ${JSON.stringify(raw.maxCost)} must be a positive amount of US dollars, e.g. --max-cost 5`);
     }
   }
+  const environment = raw.environment?.trim();
+  if (raw.environment !== undefined && !environment) throw new UsageError('-e/--environment needs the name of an entry of config.environments, e.g. -e staging');
+  const referenceTarget = raw.target?.trim() === 'reference';
   for (const e of raw.ensure ?? []) {
     if (!e.trim()) throw new UsageError('--ensure needs an expression, e.g. --ensure "vusers.failed == 0"');
   }
@@ -184,7 +193,9 @@ export function validateFlags(raw: RawFlags): RunOptions {
     scenario,
     vars: parseVars(raw.var ?? []),
     generators,
-    target: raw.target === undefined ? undefined : parseTarget(raw.target),
+    target: raw.target === undefined || referenceTarget ? undefined : parseTarget(raw.target),
+    referenceTarget,
+    ...(environment ? { environment } : {}),
     out: raw.out,
     json: Boolean(raw.json),
     ensure: raw.ensure ?? [],

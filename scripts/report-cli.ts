@@ -12,7 +12,7 @@ import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
 import { formatSummaryTable } from './report/summary';
 import { RunOutcomeRecord, writeReport } from './report/write';
-import { ensureFromScript } from './scenario';
+import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
 interface RunRecord {
   runId: string;
@@ -20,7 +20,7 @@ interface RunRecord {
   platform?: 'local' | 'aws';
   target?: string;
   scenario?: string;
-  options?: { ensure?: string[]; vusers?: number };
+  options?: { ensure?: string[]; maxErrorRate?: number; vusers?: number };
 }
 
 /** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
@@ -44,7 +44,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
       if (done.exitCodes.some((c) => c !== 0) && done.reason !== 'completed') lost.push({ id, reason: done.reason });
     }
   }
-  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown } } }> }>(store, `generators/${ids[0]}/slice.json`) : undefined;
+  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, `generators/${ids[0]}/slice.json`) : undefined;
   const script = slice?.processes?.[0]?.script;
   return {
     generatorIds: ids,
@@ -54,7 +54,8 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
     timedOut: false,
     lostGenerators: lost,
     portRange: portRangeSize(machinePortRange()),
-    ensure: [...(run.options?.ensure ?? []), ...(script ? ensureFromScript(script) : [])],
+    ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
+    maxErrorRate: run.options?.maxErrorRate ?? 0,
   };
 }
 
@@ -67,6 +68,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   const outcome = (await readJson<RunOutcomeRecord>(store, 'outcome.json')) ?? (await deriveOutcome(store, run));
   const { summary } = await writeReport(store, {
     ...outcome,
+    maxErrorRate: outcome.maxErrorRate ?? run.options?.maxErrorRate ?? 0,
     runId: run.runId,
     platform: run.platform ?? 'local',
     target: run.target ?? '',
@@ -74,7 +76,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     plan: run.plan,
     ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
   });
-  log(`${formatSummaryTable(summary)}\n\nreport: ${path.join(abs, 'report.html')} (data: report.json)`);
+  log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`));
   return ExitCode.ok;
 }
 

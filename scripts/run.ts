@@ -11,11 +11,13 @@ import { PlanError, estimateArrivals, planLoad, splitPhases } from './core/plan'
 import { redactOptions, redactUrl } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
-import type { RunOptions } from './options';
 import type { Platform } from './platforms/platform';
+import { decideResult } from './report/result';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
-import { ArtilleryScript, applyOptions, ensureFromScript, expectedSessionSeconds, loadScenario } from './scenario';
+import { RunInput } from './run-input';
+import { ArtilleryScript, applyOptions, expectedSessionSeconds, processScript } from './scenario';
+import { maxVusersNotes, payloadNotes, payloadShares } from './fan-out';
 import type { Phase } from './core/plan';
 
 /** What a run needs from its caller (the CLI or a test). */
@@ -42,13 +44,16 @@ function newRunId(now: Date): string {
  */
 export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number; phases: Phase[] }> }, script: ArtilleryScript, platform: Pick<Platform, 'limits' | 'sourceAddress'>): GeneratorSpec[] {
   const specs: GeneratorSpec[] = [];
+  // Each load process (one per core) runs its own exact share of the generator's slice, and its share
+  // of every sequenced payload (scripts/fan-out.ts).
+  const perProcess = plan.generators.map((g) => splitPhases(g.phases, platform.limits.processes));
+  const shares = payloadShares(perProcess);
   for (const [gi, g] of plan.generators.entries()) {
-    // Each load process (one per core) runs its own exact share of the generator's slice.
-    const processes = splitPhases(g.phases, platform.limits.processes)
+    const processes = (perProcess[gi] ?? [])
       .map((procPhases, k) => ({ procPhases, k }))
       .filter(({ procPhases }) => estimateArrivals(procPhases) > 0)
       .map(({ procPhases, k }) => ({
-        script: { ...script, config: { ...script.config, phases: procPhases } },
+        script: processScript(script, procPhases, shares[gi]?.[k]),
         sourceAddress: platform.sourceAddress(gi, k),
       }));
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
@@ -56,18 +61,20 @@ export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number
   return specs;
 }
 
-/** The documented exit code of a finished run. */
-export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
-  if (s.status === 'interrupted') return ExitCode.interrupted;
-  if (s.status === 'partial' || s.status === 'timed-out') return ExitCode.rigFailure;
-  if (s.failedRatio > maxErrorRate) return ExitCode.thresholdsBreached;
-  if (s.thresholds.some((t) => !t.ok)) return ExitCode.thresholdsBreached;
-  return ExitCode.ok;
+/** What the fan-out changes, printed before the start: the maxVusers split and how sequenced payloads are read. */
+function fanOutNotes(plan: { generators: ReadonlyArray<{ phases: Phase[] }> }, script: ArtilleryScript, processes: number): string[] {
+  const perProcess = plan.generators.map((g) => splitPhases(g.phases, processes));
+  return [...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, payloadShares(perProcess))];
 }
 
-/** Runs one load test on a platform; resolves with the summary and the exit code. */
-export async function runLoadTest(options: RunOptions, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
-  const scenario = loadScenario(options.scenario, path.join(ctx.root, 'load-generators', 'scenarios'));
+/** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
+export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
+  return decideResult(s, maxErrorRate).exitCode;
+}
+
+/** Runs one load test on a platform, from input checked by prepareRunInput; resolves with the summary and the exit code. */
+export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
+  const { options, scenario } = input;
   // Plan on the script with a placeholder target: planning needs only phases and the session length.
   const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
   const phases = planned.config.phases ?? [];
@@ -130,6 +137,7 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
     const generators = generatorSpecs(plan, script, platform);
     const idle = plan.generators.length - generators.length;
     if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
+    for (const line of fanOutNotes(plan, script, platform.limits.processes)) ctx.log(line);
     const store = platform.openStore(runId, runDir);
     // Target-side figures (the reference target's /metrics; silently none for targets without it).
     const targetSampler = startTargetSampler({ url: target.url, store });
@@ -146,7 +154,9 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
         expectedSeconds: Math.ceil(phaseSeconds + sessionSeconds),
         heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? 30_000,
         readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
-        startLeadMs: platform.name === 'aws' ? 5000 : 1500,
+        // Locally the start instant reaches every load thread within one agent poll (50 ms) and one plugin poll
+        // (10 ms) of being written; 400 ms covers a busy machine without making every run wait longer than plain.
+        startLeadMs: platform.name === 'aws' ? 5000 : 400,
         meta: { platform: platform.name, target: redactUrl(target.url), scenario: scenario.name, options: redactOptions(options) },
         ...(secretTarget ? { secretTargetUrl: target.url } : {}),
       },
@@ -169,11 +179,12 @@ export async function runLoadTest(options: RunOptions, platform: Platform, ctx: 
       timedOut: outcome.timedOut,
       lostGenerators: outcome.lostGenerators,
       portRange: platform.portRange,
-      ensure: [...options.ensure, ...ensureFromScript(scenario.script)],
+      ensure: input.ensure,
+      maxErrorRate: options.maxErrorRate,
       ...(cloudwatch ? { cloudwatch } : {}),
     });
-    ctx.log(`\n${formatSummaryTable(summary)}\n\nreport: ${path.join(runDir, 'report.html')}`);
-    return { summary, exitCode: exitCodeOf(summary, options.maxErrorRate) };
+    ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
+    return { summary, exitCode: summary.result.exitCode };
   } finally {
     removeHandler();
     await runCleanups();

@@ -5,6 +5,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
+// lodash's merge is what Artillery uses to apply an environment (arrays merged index by index).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import type { Phase } from './core/plan';
@@ -30,11 +33,17 @@ export interface LoadedScenario {
   readonly file: string;
   readonly dir: string;
   readonly builtIn: boolean;
+  /** The script, with the `-e/--environment` entry already merged into its config. */
   readonly script: ArtilleryScript;
+  /** True when the chosen environment sets the target. */
+  readonly envTarget?: boolean;
 }
 
-/** Reads a built-in scenario by name or the user's script by path; a bad one is a {@link UsageError}. */
-export function loadScenario(nameOrPath: string, scenariosDir: string): LoadedScenario {
+/**
+ * Reads a built-in scenario by name or the user's script by path, and merges the `-e/--environment`
+ * entry of `config.environments` into its config as Artillery does; a bad one is a {@link UsageError}.
+ */
+export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string): LoadedScenario {
   const builtIn = (BUILT_IN_SCENARIOS as readonly string[]).includes(nameOrPath);
   const looksLikePath = /[\\/]|\.(ya?ml|json)$/i.test(nameOrPath);
   let file: string;
@@ -59,7 +68,40 @@ export function loadScenario(nameOrPath: string, scenariosDir: string): LoadedSc
     throw new UsageError(`scenario file ${file} is not valid YAML/JSON (${reason}); fix the syntax and run again`);
   }
   const script = checkScript(parsed, file);
-  return { name: builtIn ? nameOrPath : path.basename(file), file, dir: path.dirname(file), builtIn, script };
+  const name = builtIn ? nameOrPath : path.basename(file);
+  const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
+  return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}) };
+}
+
+/**
+ * Merges `config.environments[name]` into `config` (lodash merge, as Artillery's checkConfig). Unlike
+ * Artillery, which warns and runs on, an environment the script does not define is refused: a typo must
+ * not send the load to the default target. Returns whether the environment sets the target.
+ */
+function applyEnvironment(script: ArtilleryScript, environment: string, name: string): boolean {
+  const envs = script.config.environments as Record<string, unknown> | undefined;
+  const entry = envs && typeof envs === 'object' ? envs[environment] : undefined;
+  if (!entry || typeof entry !== 'object') {
+    const known = envs && typeof envs === 'object' ? Object.keys(envs) : [];
+    throw new UsageError(
+      `-e ${environment}: ${name} has no config.environments.${environment}; ${known.length ? `use one of ${known.join(', ')}` : 'the script defines no environments, drop -e'}`,
+    );
+  }
+  merge(script.config, entry);
+  // The load processes run without -e (the entry is merged here), so Artillery would leave $environment
+  // unset: resolve it in config (e.g. a payload path `{{ $environment }}-users.csv`) and give it to the
+  // vusers as a variable, as `artillery run -e` does.
+  const resolved = withEnvironmentName(script.config, environment) as ArtilleryScript['config'];
+  script.config = { ...resolved, variables: { ...(resolved.variables ?? {}), $environment: environment } };
+  return (entry as { target?: unknown }).target !== undefined;
+}
+
+/** Replaces `{{ $environment }}` in every string of a config value. Pure. */
+function withEnvironmentName(value: unknown, environment: string): unknown {
+  if (typeof value === 'string') return value.replace(/\{\{\s*\$environment\s*\}\}/g, environment);
+  if (Array.isArray(value)) return value.map((v) => withEnvironmentName(v, environment));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withEnvironmentName(v, environment)]));
+  return value;
 }
 
 function checkScript(parsed: unknown, file: string): ArtilleryScript {
@@ -89,6 +131,7 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };
   if (options.holdSeconds !== undefined) variables.hold = options.holdSeconds;
+  checkVarTypes(variables, options.vars, thinkVariables(copy));
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
   copy.config.target = target;
@@ -102,9 +145,59 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   if (!copy.config.phases || copy.config.phases.length === 0) {
     throw new UsageError('the scenario has no config.phases; pass --vusers N (and --ramp) or add phases to the script');
   }
-  // The rig ships metrics itself; Artillery's own reporters would only duplicate output per generator.
+  // Ensure runs once, on the merged data (scripts/report/ensure.ts); a load process running it on its
+  // slice would judge a fraction of the load and exit 1 (read as a lost generator). Both places go.
   delete copy.config.ensure;
+  if (copy.config.plugins && 'ensure' in copy.config.plugins) {
+    const { ensure: _ensure, ...plugins } = copy.config.plugins;
+    copy.config.plugins = plugins;
+  }
+  // Already merged into config by loadScenario.
+  delete copy.config.environments;
   return copy;
+}
+
+/** Node's timers hold at most 2^31 - 1 ms (~24.8 days); a longer think would fire after ~1 ms. */
+const MAX_THINK_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** Variables the script's flows use as a think time (`think: "{{ hold }}"`): seconds, so numbers a timer can hold. */
+export function thinkVariables(script: ArtilleryScript): Set<string> {
+  const found = new Set<string>();
+  const walk = (flow: unknown): void => {
+    if (!Array.isArray(flow)) return;
+    for (const step of flow as Array<Record<string, unknown>>) {
+      if (!step || typeof step !== 'object') continue;
+      const m = typeof step.think === 'string' ? /^\{\{\s*([A-Za-z_$][\w$]*)\s*\}\}$/.exec(step.think) : null;
+      if (m) found.add(m[1] as string);
+      walk(step.loop);
+      walk(step.parallel);
+    }
+  };
+  for (const sc of script.scenarios as Array<{ flow?: unknown }>) walk(sc?.flow);
+  return found;
+}
+
+/**
+ * `--var` values for variables the scenario uses as numbers (its default is a number, or a think step
+ * reads it) must be numbers, checked like `--hold`: `--var hold=abc` would run with a NaN hold, and a
+ * think time past Node's timer limit would end at once.
+ */
+function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars'], thinks: ReadonlySet<string>): void {
+  for (const [key, value] of Object.entries(vars)) {
+    const d = defaults[key];
+    const example = typeof d === 'number' ? d : 10;
+    const usedAs = thinks.has(key) ? `a think time in seconds${typeof d === 'number' ? ` (default ${d})` : ''}` : `a number (default ${d})`;
+    if ((typeof d === 'number' || thinks.has(key)) && typeof value !== 'number') {
+      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as ${usedAs}; pass a number, e.g. --var ${key}=${example}`);
+    }
+    if (typeof value !== 'number') continue;
+    if (((typeof d === 'number' && d >= 0) || thinks.has(key)) && value < 0) {
+      throw new UsageError(`--var ${key}=${value}: ${key} must not be negative; pass e.g. --var ${key}=${example}`);
+    }
+    if (thinks.has(key) && value > MAX_THINK_SECONDS) {
+      throw new UsageError(`--var ${key}=${value}: a think time of more than ${MAX_THINK_SECONDS} s (~24.8 days, Node's timer limit) cannot be held; pass a shorter one`);
+    }
+  }
 }
 
 function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
@@ -117,14 +210,25 @@ function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
   });
 }
 
+/**
+ * One load process's script: its phases, and its share of every `order: sequence` payload
+ * (`rigShare`, cut by the agent: load-generators/lib/payload-share.js): the rows its planned arrivals read
+ * in one plain run; undefined for a process with none. Pure.
+ */
+export function processScript(script: ArtilleryScript, phases: Phase[], share: { start: number; count: number } | undefined): ArtilleryScript {
+  const config: ArtilleryScript['config'] = { ...script.config, phases };
+  const payload = config.payload;
+  if (share && payload && typeof payload === 'object') {
+    const list = (Array.isArray(payload) ? payload : [payload]) as Array<Record<string, unknown>>;
+    const shared = list.map((p) => (p && p.order === 'sequence' ? { ...p, rigShare: share } : p));
+    config.payload = Array.isArray(payload) ? shared : shared[0];
+  }
+  return { ...script, config };
+}
+
 /** How long one vuser's session lasts, for concurrency planning: `hold` plus connect time, else unknown. */
 export function expectedSessionSeconds(script: ArtilleryScript): number | undefined {
   const hold = Number(script.config.variables?.hold);
   return Number.isFinite(hold) && hold > 0 ? hold + 5 : undefined;
 }
 
-/** The `config.ensure.conditions` expressions of a script (Artillery's ensure syntax). */
-export function ensureFromScript(script: { config: { ensure?: unknown } }): string[] {
-  const e = script.config.ensure as { conditions?: Array<{ expression?: string }> } | undefined;
-  return (e?.conditions ?? []).map((c) => c.expression).filter((x): x is string => typeof x === 'string');
-}

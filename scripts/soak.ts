@@ -15,7 +15,7 @@ const ROOT = path.resolve(__dirname, '..');
 /** One CLI run; resolves with its exit code and the last line it printed on stderr. */
 function runOnce(args: readonly string[]): Promise<{ code: number | null; last: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', '.bin', 'ts-node'), '--transpile-only', path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'launch.js'), path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

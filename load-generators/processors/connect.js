@@ -6,7 +6,7 @@
  * and could not fetch the cookie first.
  *
  *   fetchCookie  GET /set-cookie, retried up to 3 times (exponential backoff with full jitter) on a
- *                network error or a 5xx           → cookie.ok | cookie.retry | cookie.failed
+ *                network error or a 5xx           → cookie.ok | cookie.retry (+ cookie.retry_reason.<http_503|ECONNRESET…>) | cookie.failed
  *   openSocket   Socket.IO over websocket carrying the cookie
  *                                                  → ws.connected | ws.connect_failed, ws.connect_time (ms)
  *   (think)      hold for {{ hold }} seconds;      a loss during the hold → ws.dropped
@@ -125,6 +125,8 @@ async function fetchCookie(context, events) {
   const url = `${targetOf(context)}/set-cookie`;
   for (let attempt = 0; ; attempt++) {
     let retryable;
+    /** what the retry is for: `http_<status>` or the network error's code */
+    let cause = 'network';
     try {
       const { status, cookie } = await getCookieOnce(url, sourceOf(context));
       if (status === 200 && cookie) {
@@ -133,6 +135,7 @@ async function fetchCookie(context, events) {
         return;
       }
       retryable = status >= 500;
+      cause = `http_${status}`;
       if (!retryable) {
         events.emit('counter', 'cookie.failed', 1);
         throw Object.assign(new Error(`set-cookie answered ${status}`), { code: `COOKIE_HTTP_${status}` });
@@ -140,12 +143,15 @@ async function fetchCookie(context, events) {
     } catch (err) {
       if (/** @type {any} */ (err).code && String(/** @type {any} */ (err).code).startsWith('COOKIE_HTTP_')) throw err;
       retryable = true;
+      cause = String(/** @type {any} */ (err).code || 'network');
     }
     if (attempt >= MAX_RETRIES) {
       events.emit('counter', 'cookie.failed', 1);
       throw Object.assign(new Error('set-cookie failed after retries'), { code: 'COOKIE_FAILED' });
     }
     events.emit('counter', 'cookie.retry', 1);
+    // The status (or network error) behind each retry: the report names what the target answered.
+    events.emit('counter', `cookie.retry_reason.${cause}`, 1);
     await sleep(backoffMs(attempt));
   }
 }

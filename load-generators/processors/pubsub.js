@@ -10,7 +10,7 @@
  * by both ends' clock offsets), clock.offset_ms.
  */
 const { syncClock, targetOf, numVar, strVar, isDutyProcess, phaseSeconds } = require('./clock');
-const { Receiver, startPublisher, snapshotLatest, ticksSince } = require('./shared');
+const { Receiver, startPublisher, expectMessages } = require('./shared');
 const { fetchCookie, openSocket, closeSocket } = require('./connect');
 
 /**
@@ -42,18 +42,23 @@ async function pubsubSubscribe(context, events) {
   const socket = context.rigSocket.socket;
   const rooms = Math.max(1, Math.floor(numVar(context, 'rooms', 10)));
   const room = `${strVar(context, 'roomPrefix', 'pubsub-')}${Math.floor(Math.random() * rooms)}`;
-  const rx = new Receiver(events, Number(context.vars.clockOffset) || 0, 'pubsub.delivery_latency');
+  const rx = new Receiver(events, Number(context.vars.clockOffset) || 0, 'pubsub.delivery_latency', 'pubsub.messages_received');
   socket.on('message', (/** @type {any} */ msg) => rx.onMessage(msg));
   const ack = await socket.timeout(10_000).emitWithAck('subscribe', room).catch(() => undefined);
   if (!ack || !ack.ok) {
     events.emit('counter', 'pubsub.subscribe_failed', 1);
     throw Object.assign(new Error(`subscribe ${room} failed`), { code: 'SUBSCRIBE_FAILED' });
   }
-  context.rigPubsub = { rx, since: snapshotLatest() };
+  const expected = expectMessages(events, 'pubsub.messages_expected');
+  // A dropped socket expects nothing more from the moment it is gone.
+  socket.once('disconnect', () => expected.end());
+  context.rigPubsub = { rx, expected };
 }
 
 /**
- * Emits this vuser's receipt figures (call before closeSocket).
+ * Ends this vuser's receipt (call before closeSocket): received and expected messages were booked as
+ * they arrived; what is left is expected messages beyond the process's ticks (this vuser received more
+ * than the process saw published), gaps, duplicates, and the zero-message count, in the period it ends.
  * @param {any} context @param {import('node:events').EventEmitter} events
  */
 async function pubsubReport(context, events) {
@@ -61,9 +66,9 @@ async function pubsubReport(context, events) {
   if (!st) return;
   delete context.rigPubsub;
   const { rx } = st;
-  const expected = Math.max(ticksSince(st.since), rx.received - rx.duplicates);
-  events.emit('counter', 'pubsub.messages_received', rx.received);
-  events.emit('counter', 'pubsub.messages_expected', expected);
+  const booked = st.expected.end();
+  const expected = Math.max(booked, rx.received - rx.duplicates);
+  if (expected > booked) events.emit('counter', 'pubsub.messages_expected', expected - booked);
   if (rx.gaps) events.emit('counter', 'pubsub.gaps', rx.gaps);
   if (rx.duplicates) events.emit('counter', 'pubsub.duplicates', rx.duplicates);
   if (rx.received === 0) events.emit('counter', 'pubsub.vusers_zero_messages', 1);

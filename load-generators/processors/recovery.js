@@ -39,7 +39,7 @@ async function recoveryRun(context, events) {
   const offset = Number(context.vars.clockOffset) || 0;
   const rooms = Math.max(1, Math.floor(numVar(context, 'rooms', 10)));
   const room = `${strVar(context, 'roomPrefix', 'recovery-')}${Math.floor(Math.random() * rooms)}`;
-  const rx = new Receiver(events, offset, 'recovery.delivery_latency');
+  const rx = new Receiver(events, offset, 'recovery.delivery_latency', 'pubsub.messages_received');
   /** set at the drop; server-frame instant of the reconnect (0 until the `connect` listener ran) */
   let dropped = false;
   let reconnectedAt = 0;
@@ -78,7 +78,6 @@ async function recoveryRun(context, events) {
   await sleep(Math.max(0, started + numVar(context, 'hold', 10) * 1000 - Date.now()));
   events.emit('counter', 'recovery.messages_recovered', recovered);
   events.emit('counter', 'recovery.messages_lost', rx.gaps - gapsBefore);
-  events.emit('counter', 'pubsub.messages_received', rx.received);
 }
 
 module.exports = { fetchCookie, openSocket, closeSocket, syncClock, recoveryPublisher, recoveryRun };

@@ -5,7 +5,7 @@
  * subscribe, publish `messages` messages `gap` s apart (socket emit `publish`), stay `linger` s more
  * receiving, disconnect.
  *
- * Emits: pubsub.messages_sent, pubsub.messages_received, pubsub.delivery_latency (ms, clock-corrected),
+ * Emits: pubsub.messages_sent, pubsub.messages_received (as each arrives), pubsub.delivery_latency (ms, clock-corrected),
  * and per-second counters that merge exactly across generators:
  *   rooms.sent_per_s.<epoch s>   messages published in that second (average / peak send rate)
  *   rooms.conn_open.<epoch s>, rooms.conn_close.<epoch s>  connections opened / closed (peak concurrent)
@@ -22,7 +22,7 @@ async function roomsJoin(context, events) {
   const socket = context.rigSocket.socket;
   const rooms = Math.max(1, Math.floor(numVar(context, 'rooms', 100)));
   const room = `${strVar(context, 'roomPrefix', 'room-')}${Math.floor(Math.random() * rooms)}`;
-  const rx = new Receiver(events, Number(context.vars.clockOffset) || 0, 'pubsub.delivery_latency');
+  const rx = new Receiver(events, Number(context.vars.clockOffset) || 0, 'pubsub.delivery_latency', 'pubsub.messages_received');
   socket.on('message', (/** @type {any} */ msg) => rx.onMessage(msg));
   context.rigRooms = { room, rx };
   const ack = await socket.timeout(10_000).emitWithAck('subscribe', room).catch(() => undefined);
@@ -51,7 +51,6 @@ async function roomsReport(context, events) {
   const st = context.rigRooms;
   if (!st) return;
   delete context.rigRooms;
-  events.emit('counter', 'pubsub.messages_received', st.rx.received);
   events.emit('counter', `rooms.conn_close.${epochSecond()}`, 1);
 }
 

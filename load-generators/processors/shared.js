@@ -13,6 +13,11 @@
  *  - the process-wide latest tick per publisher, from which a receiver estimates how many messages it
  *    should have seen while subscribed (the target's fan-out to other sockets of this process tells the
  *    time, so the estimate needs no clock and works against any target).
+ *
+ * Messages are booked when they arrive, in the reporting period they arrive in: each received message
+ * is one `received` counter at once, and each new tick books one `expected` message per receiver
+ * subscribed at that moment. A vuser's end only books what arrival could not (its zero-message count,
+ * and expected messages beyond the ticks, when it received more than the process saw published).
  */
 const { requestJson, sleep } = require('./clock');
 
@@ -35,16 +40,63 @@ function ticksSince(since) {
   return n;
 }
 
+/**
+ * Receivers whose expected messages are booked per tick: how many are subscribed now, and the emitter
+ * (Artillery's shared scenario emitter) and counter to book them on.
+ * @type {{ subscribers: number, events: import('node:events').EventEmitter | undefined, metric: string }}
+ */
+const expectedBook = { subscribers: 0, events: undefined, metric: 'pubsub.messages_expected' };
+
+/**
+ * Books `ticks` new ticks of one publisher: one expected message per subscribed receiver.
+ * @param {number} ticks
+ */
+function bookTicks(ticks) {
+  if (ticks > 0 && expectedBook.subscribers > 0 && expectedBook.events) {
+    expectedBook.events.emit('counter', expectedBook.metric, ticks * expectedBook.subscribers);
+  }
+}
+
+/**
+ * Starts booking expected messages for one receiver; returns its handle. Call `end()` once it stops
+ * listening (report or disconnect, whichever comes first; later calls are no-ops).
+ * @param {import('node:events').EventEmitter} events
+ * @param {string} metric expected-messages counter
+ * @returns {{ since: Map<string, number>, end: () => number, booked: () => number }}
+ */
+function expectMessages(events, metric) {
+  expectedBook.subscribers++;
+  expectedBook.events = events;
+  expectedBook.metric = metric;
+  const since = snapshotLatest();
+  /** @type {number | undefined} */
+  let bookedAtEnd;
+  return {
+    since,
+    /** Stops booking; returns the ticks booked for this receiver. */
+    end() {
+      if (bookedAtEnd === undefined) {
+        bookedAtEnd = ticksSince(since);
+        expectedBook.subscribers = Math.max(0, expectedBook.subscribers - 1);
+      }
+      return bookedAtEnd;
+    },
+    booked: () => (bookedAtEnd === undefined ? ticksSince(since) : bookedAtEnd),
+  };
+}
+
 class Receiver {
   /**
    * @param {import('node:events').EventEmitter} events
    * @param {number} clockOffset this process's offset (ms)
    * @param {string} latencyMetric histogram name
+   * @param {string} receivedMetric counter booked once per message, when it arrives
    */
-  constructor(events, clockOffset, latencyMetric) {
+  constructor(events, clockOffset, latencyMetric, receivedMetric) {
     this.events = events;
     this.clockOffset = clockOffset;
     this.latencyMetric = latencyMetric;
+    this.receivedMetric = receivedMetric;
     this.received = 0;
     this.gaps = 0;
     this.duplicates = 0;
@@ -58,6 +110,7 @@ class Receiver {
    */
   onMessage(msg) {
     this.received++;
+    this.events.emit('counter', this.receivedMetric, 1);
     const p = msg && msg.payload;
     if (!p || typeof p !== 'object') return undefined;
     const pub = String(p.publisher);
@@ -71,7 +124,10 @@ class Receiver {
         this.duplicates++;
       }
       const l = latestSeq.get(pub);
-      if (l === undefined || seq > l) latestSeq.set(pub, seq);
+      if (l === undefined || seq > l) {
+        latestSeq.set(pub, seq);
+        bookTicks(seq - (l ?? 0));
+      }
     }
     const sentAt = Number(p.sentAt);
     if (Number.isFinite(sentAt)) {
@@ -122,4 +178,4 @@ function startPublisher(o) {
   })();
 }
 
-module.exports = { Receiver, startPublisher, snapshotLatest, ticksSince };
+module.exports = { Receiver, startPublisher, snapshotLatest, ticksSince, expectMessages };

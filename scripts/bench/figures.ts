@@ -183,3 +183,73 @@ export function ceilingLine(system: string, rate: number, split: CpuSplit | unde
     : 'CPU was left idle: the generator itself (its load threads) bound it';
   return `${system} at ${rate}/s: machine CPU ${(100 * split.machineBusy).toFixed(0)}% busy (load processes ${split.loadCores.toFixed(2)} cores${target}): ${what}`;
 }
+
+/** CPU milliseconds per vuser created: the load processes' CPU over the arrival window / vusers created in it. */
+export function cpuMsPerVuser(windowCpuSeconds: number | undefined, created: number): number | undefined {
+  return windowCpuSeconds !== undefined && created > 0 ? (windowCpuSeconds * 1000) / created : undefined;
+}
+
+/** What the comparison figures need of one trial. */
+export interface TrialFigures {
+  readonly system: 'plain' | 'rig';
+  readonly rate: number;
+  /** Sustained: no problems. */
+  readonly sustained: boolean;
+  readonly created: number;
+  /** Load processes' CPU-seconds over the arrival window (start-up excluded). */
+  readonly windowCpuSeconds?: number;
+  /** Seconds from the command to its first vuser (the idle warm-up phase excluded). */
+  readonly startupSeconds?: number;
+}
+
+/**
+ * The rate at which CPU per vuser is compared: the highest rate both systems sustained in some trial, so
+ * the figure is the marginal cost of a vuser where neither is overloaded. Undefined when there is none.
+ */
+export function comparisonRate(trials: readonly TrialFigures[]): number | undefined {
+  const sustained = (s: 'plain' | 'rig') => new Set(trials.filter((t) => t.system === s && t.sustained && t.windowCpuSeconds !== undefined).map((t) => t.rate));
+  const rig = sustained('rig');
+  const both = [...sustained('plain')].filter((r) => rig.has(r));
+  return both.length ? Math.max(...both) : undefined;
+}
+
+/** CPU ms per vuser of one system at a rate: the mean over its sustained trials there. */
+export function cpuMsPerVuserAt(trials: readonly TrialFigures[], system: 'plain' | 'rig', rate: number | undefined): number | undefined {
+  const at = trials.filter((t) => t.system === system && t.rate === rate && t.sustained);
+  const cpu = at.reduce((a, t) => a + (t.windowCpuSeconds ?? 0), 0);
+  return cpuMsPerVuser(at.length ? cpu : undefined, at.reduce((a, t) => a + t.created, 0));
+}
+
+/** The median of some numbers (undefined for none). */
+export function median(xs: ReadonlyArray<number | undefined>): number | undefined {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/** rig / plain, undefined when either is missing or plain is 0. */
+export function ratioOf(rig: number | undefined, plain: number | undefined): number | undefined {
+  return rig === undefined || plain === undefined || plain === 0 ? undefined : rig / plain;
+}
+
+/** The bench's comparison, as `--json` writes it under `ratios` (each rig / plain). */
+export interface BenchRatios {
+  /** Highest sustained arrival rate per generator core. */
+  readonly perCoreArrivalRate?: number;
+  /** CPU ms per vuser over the arrival window, at the comparison rate. */
+  readonly cpuMsPerVuser?: number;
+  /** Generator RSS per held vuser. */
+  readonly memoryPerHeldVuser?: number;
+  /** Command → first vuser (median over every trial). */
+  readonly startupSeconds?: number;
+}
+
+/** Goals the bench prints next to the ratios (issue 17); never asserted. */
+export const GOALS = {
+  perCoreArrivalRate: { atLeast: 1.2 },
+  cpuMsPerVuser: { atMost: 0.8 },
+  memoryPerHeldVuser: { atMost: 0.9 },
+  /** rig − plain, seconds. */
+  startupExtraSeconds: { atMost: 1 },
+} as const;

@@ -2,9 +2,11 @@
  * The benchmark's edge: what it reads from /proc (process trees' RSS and CPU, the machine's CPU) and from the
  * reference target's /metrics. The figures made from these readings are pure functions in ./figures.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { CpuTimes } from './figures';
+import { PinError, cpuListText, parseCpuList } from './pinning';
 
 /** Linux clock ticks per second (USER_HZ) for /proc CPU times. */
 export const CLK_TCK = 100;
@@ -34,12 +36,75 @@ function processTable(): Map<number, ProcessRow> {
   return out;
 }
 
-/** The machine's CPU time so far (first line of /proc/stat), in ticks. */
-export function machineCpu(): CpuTimes {
-  const f = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal (guest time is already inside user)
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
-  return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+/** The CPUs this process may run on (its affinity, /proc/self/status); every online CPU where that cannot be read. */
+export function allowedCpus(online: number): number[] {
+  try {
+    const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (m?.[1]) return parseCpuList('cpus', m[1]);
+  } catch {
+    /* not Linux */
+  }
+  return Array.from({ length: online }, (_, i) => i);
+}
+
+/** Checks that taskset (util-linux) can be run. @throws PinError naming the fix */
+export function checkTaskset(): void {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new PinError('--pin needs taskset (util-linux: `apt-get install util-linux`, `dnf install util-linux`); install it or drop --pin');
+  }
+}
+
+/** The command line that starts `argv` on `cpus` (taskset execs it: same pid, children inherit the affinity). */
+export function pinnedCommand(cpus: readonly number[] | undefined, argv: readonly string[]): string[] {
+  return cpus ? ['taskset', '-c', cpuListText(cpus), ...argv] : [...argv];
+}
+
+/**
+ * Pins every thread of `root` and its descendants to `cpus` (`taskset -a -p`); processes they start later
+ * inherit it. Returns how many processes were pinned.
+ */
+export function pinTree(root: number, cpus: readonly number[]): number {
+  let n = 0;
+  for (const pid of processTree(processTable(), root)) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpuListText(cpus), String(pid)], { stdio: 'ignore' });
+      n++;
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return n;
+}
+
+/** `root` and every process below it. */
+function processTree(table: ReadonlyMap<number, ProcessRow>, root: number): Set<number> {
+  const inTree = new Set<number>([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) { inTree.add(pid); grew = true; }
+  }
+  return inTree;
+}
+
+/**
+ * CPU time so far, in ticks: the machine's (first line of /proc/stat), or the sum over `cpus` (their `cpuN`
+ * lines) when given, e.g. the generator CPUs of a pinned bench.
+ */
+export function machineCpu(cpus?: readonly number[]): CpuTimes {
+  const lines = fs.readFileSync('/proc/stat', 'utf8').split('\n');
+  const wanted = cpus ? lines.filter((l) => cpus.some((c) => l.startsWith(`cpu${c} `))) : lines.slice(0, 1);
+  let busy = 0;
+  let idleTicks = 0;
+  for (const line of wanted) {
+    // user nice system idle iowait irq softirq steal (guest time is already inside user)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+    busy += user + nice + system + irq + softirq + steal;
+    idleTicks += idle + iowait;
+  }
+  return { busy, idle: idleTicks };
 }
 
 /**
@@ -71,14 +136,8 @@ export class TreeSampler {
 
   sample(): void {
     const table = processTable();
-    const inTree = new Set<number>([this.root]);
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) { inTree.add(pid); grew = true; }
-    }
     let bytes = 0;
-    for (const pid of inTree) {
+    for (const pid of processTree(table, this.root)) {
       const p = table.get(pid);
       if (!p || !this.isLoad(p.cmd)) continue;
       bytes += p.rss;

@@ -1,14 +1,16 @@
 /**
  * report.html: one self-contained file (uPlot and its CSS inlined, nothing fetched; a Content
- * Security Policy allows only the two inline scripts by hash) that shows what happened and whether
- * to believe it: verdict, thresholds, summary table, plan and generators, and every timeline on one
- * shared time axis. Everything shown from the run is escaped (see html/escape.ts).
+ * Security Policy allows only the two inline scripts by hash). It answers first: PASSED/FAILED with
+ * the exit code and every reason, the rig verdict as the second badge, the findings; then thresholds,
+ * errors, every timeline on one elapsed-time axis, latency distributions, the figures, and the rig
+ * (verdict detail, plan, generators). Everything shown from the run is escaped (see html/escape.ts).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { CLIENT_JS } from './html/client';
 import { ChartSet, ChartSpec, buildCharts } from './html/charts';
 import { assertInlineScriptSafe, escapeHtml as e, jsonForScript } from './html/escape';
+import { distributionSection, errorsSection, findingsCard, resultBanner } from './html/first-screen';
 import { headerSection, rigSection, summarySection, thresholdsSection, verdictSection } from './html/sections';
 import { REPORT_CSS } from './html/style';
 import type { ReportJson } from './write';
@@ -18,7 +20,7 @@ export type { ChartSet, ChartSpec };
 
 const GROUPS: ReadonlyArray<[ChartSpec['group'], string]> = [
   ['load', 'Load'],
-  ['errors', 'Errors'],
+  ['errors', 'Errors and statuses over time'],
   ['latency', 'Latency'],
   ['messages', 'Messages'],
   ['generators', 'Generators (rig health)'],
@@ -30,10 +32,10 @@ const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').
 
 function chartsSection(set: ChartSet): string {
   const parts = [
-    `<h2>Timelines</h2><p class="note">All charts share one time axis; hovering one moves the cursor on all.` +
-      (set.rigLimited.length ? ' Red bands: rig-limited periods (a generator was saturated).' : '') +
+    `<h2>Timelines</h2><p class="note">One elapsed-time axis on every chart (T+0:00 is the shared start); hovering one moves the cursor on all. ` +
+      `Shaded: the phases${set.rigLimited.length ? '; red: rig-limited periods (a generator was saturated)' : ''}.` +
       (set.scaleOuts.length ? ' Dashed orange lines: the target scaled out.' : '') +
-      `</p>`,
+      ` A period's figure is drawn over its period (a step or a bar); samples at their instant.</p>`,
   ];
   for (const [group, title] of GROUPS) {
     const charts = set.charts.filter((c) => c.group === group);
@@ -60,7 +62,7 @@ export function renderHtml(report: ReportJson): string {
   const uplotJs = assertInlineScriptSafe(fs.readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'), 'uPlot');
   const uplotCss = fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
   const set = buildCharts(report);
-  const data = jsonForScript({ charts: set.charts, range: set.range, rigLimited: set.rigLimited, scaleOuts: set.scaleOuts });
+  const data = jsonForScript({ charts: set.charts, range: set.range, start: set.start, phases: set.phases, rigLimited: set.rigLimited, scaleOuts: set.scaleOuts });
   const csp = `default-src 'none'; script-src ${sha256(uplotJs)} ${sha256(CLIENT_JS)}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en">
@@ -68,18 +70,23 @@ export function renderHtml(report: ReportJson): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${e(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(`Load test ${report.runId} — ${report.rig.verdict}`)}</title>
+<title>${e(`${report.result.passed ? 'PASSED' : 'FAILED'} — load test ${report.runId} (rig: ${report.rig.verdict})`)}</title>
 <style>${uplotCss}</style>
 <style>${REPORT_CSS}</style>
 </head>
 <body>
 <main>
 ${headerSection(report)}
-${verdictSection(report)}
+${resultBanner(report)}
+${findingsCard(report)}
 ${thresholdsSection(report)}
-${summarySection(report)}
-${rigSection(report)}
+${errorsSection(report)}
 ${chartsSection(set)}
+${distributionSection(report)}
+${summarySection(report)}
+<h2 id="rig">Rig verdict</h2>
+${verdictSection(report)}
+${rigSection(report)}
 ${cloudwatchAlarms(report)}
 </main>
 <script type="application/json" id="rig-data">${data}</script>

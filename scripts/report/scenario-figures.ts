@@ -13,9 +13,15 @@ export interface FiguresSection {
 export interface FiguresPeriod extends FiguresSection {
   readonly period: number | string;
 }
+/** One figure: a number for machines (`value`, in `unit`) and its text for people. */
 export interface FigureRow {
   readonly label: string;
-  readonly value: string;
+  /** The figure as a number (null when the run has no data for it). */
+  readonly value: number | null;
+  /** What `value` counts: 'ms', '%', '/s', 'count'. */
+  readonly unit: 'ms' | '%' | '/s' | 'count';
+  /** The figure as shown in the terminal and the report. */
+  readonly text: string;
 }
 
 /** Per-second counter families (`<prefix><epoch second>`), summed over generators by the exact merge. */
@@ -74,20 +80,33 @@ export function peakRateFromPeriods(intermediate: readonly FiguresPeriod[], coun
 const num = (v: number | undefined, digits = 0): string =>
   v === undefined || !Number.isFinite(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 const ms = (v: number | undefined): string => (v === undefined ? '–' : `${num(v, 1)} ms`);
-const pct = (a: number | undefined, b: number | undefined): string => (a === undefined || !b ? '–' : `${num((100 * a) / b, 2)} %`);
+const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || !b ? undefined : (100 * a) / b);
+const pct = (a: number | undefined, b: number | undefined): string => {
+  const r = ratio(a, b);
+  return r === undefined ? '–' : `${num(r, 2)} %`;
+};
+const value = (v: number | undefined): number | null => (v === undefined || !Number.isFinite(v) ? null : v);
+
+/** Row constructors: the number and its text from one value. */
+const count = (label: string, v: number | undefined, text = num(v)): FigureRow => ({ label, value: value(v), unit: 'count', text });
+const msRow = (label: string, v: number | undefined): FigureRow => ({ label, value: value(v), unit: 'ms', text: ms(v) });
+const pctRow = (label: string, a: number | undefined, b: number | undefined): FigureRow => ({ label, value: value(ratio(a, b)), unit: '%', text: pct(a, b) });
+const rateRow = (label: string, v: number | undefined, suffix: string): FigureRow => ({ label, value: value(v), unit: '/s', text: v === undefined ? '–' : `${num(v)}${suffix}` });
 
 function latencyRows(label: string, s: Summary | undefined, withMinMax: boolean): FigureRow[] {
-  if (!s) return [{ label: `${label}`, value: 'no samples' }];
+  if (!s) return [{ label: `${label}`, value: null, unit: 'ms', text: 'no samples' }];
   const rows: FigureRow[] = [];
-  if (withMinMax) rows.push({ label: `${label} min`, value: ms(s.min) }, { label: `${label} max`, value: ms(s.max) }, { label: `${label} mean`, value: ms(s.mean) });
-  rows.push({ label: `${label} p50`, value: ms(s.p50 ?? s.median) }, { label: `${label} p95`, value: ms(s.p95) }, { label: `${label} p99`, value: ms(s.p99) });
+  if (withMinMax) rows.push(msRow(`${label} min`, s.min), msRow(`${label} max`, s.max), msRow(`${label} mean`, s.mean));
+  rows.push(msRow(`${label} p50`, s.p50 ?? s.median), msRow(`${label} p95`, s.p95), msRow(`${label} p99`, s.p99));
   return rows;
 }
 
-function clockRows(agg: FiguresSection): FigureRow[] {
+/** Clock offsets of the load processes: rig-internal, shown with the plan (not among the scenario's figures). */
+export function clockRows(agg: FiguresSection): FigureRow[] {
   const o = agg.summaries['clock.offset_ms'];
-  if (!o) return agg.counters['clock.unavailable'] ? [{ label: 'clock offsets', value: 'unavailable (target has no GET /time): latencies uncorrected' }] : [];
-  return [{ label: 'clock offset vs target (per process)', value: `${ms(o.min)} … ${ms(o.max)} over ${num(o.count)} process(es)` }];
+  if (!o) return agg.counters['clock.unavailable'] ? [{ label: 'clock offsets', value: null, unit: 'ms', text: 'unavailable (target has no GET /time): latencies uncorrected' }] : [];
+  const spread = o.min !== undefined && o.max !== undefined ? o.max - o.min : undefined;
+  return [{ label: 'clock offset vs target (per process)', value: value(spread), unit: 'ms', text: `${ms(o.min)} … ${ms(o.max)} over ${num(o.count)} process(es)` }];
 }
 
 /** The scenario-specific rows for the summary and the report; [] for scenarios without any. */
@@ -97,34 +116,34 @@ export function scenarioFigures(scenario: string, aggregate: FiguresSection, int
   switch (scenario) {
     case 'pubsub': {
       const connected = c['ws.connected'];
+      const zero = c['pubsub.vusers_zero_messages'] ?? 0;
       return [
-        { label: 'messages published', value: num(c['pubsub.messages_sent']) },
-        { label: 'messages received', value: num(c['pubsub.messages_received']) },
-        { label: 'messages expected', value: num(c['pubsub.messages_expected']) },
-        { label: 'receipt ratio', value: pct(c['pubsub.messages_received'], c['pubsub.messages_expected']) },
-        { label: 'gaps / duplicates', value: `${num(c['pubsub.gaps'] ?? 0)} / ${num(c['pubsub.duplicates'] ?? 0)}` },
-        { label: 'vusers with zero messages', value: `${num(c['pubsub.vusers_zero_messages'] ?? 0)} of ${num(connected)} connected (${pct(c['pubsub.vusers_zero_messages'] ?? 0, connected)})` },
+        count('messages published', c['pubsub.messages_sent']),
+        count('messages received', c['pubsub.messages_received']),
+        count('messages expected', c['pubsub.messages_expected']),
+        pctRow('receipt ratio', c['pubsub.messages_received'], c['pubsub.messages_expected']),
+        count('gaps', c['pubsub.gaps'] ?? 0),
+        count('duplicates', c['pubsub.duplicates'] ?? 0),
+        count('vusers with zero messages', zero, `${num(zero)} of ${num(connected)} connected (${pct(zero, connected)})`),
         ...latencyRows('delivery latency', s['pubsub.delivery_latency'], false),
-        ...clockRows(aggregate),
       ];
     }
     case 'presence': {
       const sent = c['presence.target_announcements_sent'];
       const peak = s['target.peak_send_rate_per_sec'];
       return [
-        { label: 'announcements received', value: num(c['presence.announcements_received'] ?? 0) },
-        { label: 'announcements sent by the target', value: sent === undefined ? 'unknown (target has no /metrics)' : num(sent) },
-        { label: 'received / sent', value: pct(c['presence.announcements_received'] ?? 0, sent) },
-        { label: 'target peak send rate', value: peak ? `${num(peak.max)}/s` : 'unknown' },
+        count('announcements received', c['presence.announcements_received'] ?? 0),
+        count('announcements sent by the target', sent, sent === undefined ? 'unknown (target has no /metrics)' : num(sent)),
+        pctRow('received / sent', c['presence.announcements_received'] ?? 0, sent),
+        peak ? rateRow('target peak send rate', peak.max, '/s') : { label: 'target peak send rate', value: null, unit: '/s', text: 'unknown' },
       ];
     }
     case 'broadcast':
       return [
-        { label: 'broadcasts published', value: num(c['broadcast.messages_sent']) },
-        { label: 'messages received', value: num(c['broadcast.messages_received']) },
+        count('broadcasts published', c['broadcast.messages_sent']),
+        count('messages received', c['broadcast.messages_received']),
         ...latencyRows('one-way latency (serverAt)', s['broadcast.latency'], true),
         ...latencyRows('echo round trip / 2', s['broadcast.echo_half_rtt'], false),
-        ...clockRows(aggregate),
       ];
     case 'rooms': {
       const sl = s['vusers.session_length'];
@@ -132,36 +151,38 @@ export function scenarioFigures(scenario: string, aggregate: FiguresSection, int
       const avg = averagePerSecond(c, 'rooms.sent_per_s.');
       const peak = peakPerSecond(c, 'rooms.sent_per_s.') ?? peakRateFromPeriods(intermediate, 'pubsub.messages_sent');
       return [
-        { label: 'virtual users created', value: num(c['vusers.created'] ?? 0) },
-        { label: 'virtual users completed', value: num(c['vusers.completed'] ?? 0) },
-        { label: 'virtual users failed', value: num(c['vusers.failed'] ?? 0) },
-        { label: 'session length min', value: ms(sl?.min) },
-        { label: 'session length max', value: ms(sl?.max) },
-        { label: 'session length mean', value: ms(sl?.mean) },
-        { label: 'session length median', value: ms(sl?.median ?? sl?.p50) },
-        { label: 'session length p95', value: ms(sl?.p95) },
-        { label: 'session length p99', value: ms(sl?.p99) },
-        { label: 'messages sent', value: num(c['pubsub.messages_sent'] ?? 0) },
-        { label: 'messages received', value: num(c['pubsub.messages_received'] ?? 0) },
-        { label: 'average send rate', value: avg === undefined ? '–' : `${num(avg)}/sec` },
-        { label: 'peak send rate', value: peak === undefined ? '–' : `${num(peak)}/sec` },
-        { label: 'delivery time min', value: ms(d?.min) },
-        { label: 'delivery time max', value: ms(d?.max) },
-        { label: 'delivery time mean', value: ms(d?.mean) },
-        { label: 'delivery time p95', value: ms(d?.p95) },
-        { label: 'delivery time p99', value: ms(d?.p99) },
-        { label: 'peak concurrent connections', value: num(peakConcurrent(c, 'rooms.conn_open.', 'rooms.conn_close.')) },
-        { label: 'total sessions', value: num(c['ws.connected'] ?? 0) },
+        count('virtual users created', c['vusers.created'] ?? 0),
+        count('virtual users completed', c['vusers.completed'] ?? 0),
+        count('virtual users failed', c['vusers.failed'] ?? 0),
+        msRow('session length min', sl?.min),
+        msRow('session length max', sl?.max),
+        msRow('session length mean', sl?.mean),
+        msRow('session length median', sl?.median ?? sl?.p50),
+        msRow('session length p95', sl?.p95),
+        msRow('session length p99', sl?.p99),
+        count('messages sent', c['pubsub.messages_sent'] ?? 0),
+        count('messages received', c['pubsub.messages_received'] ?? 0),
+        rateRow('average send rate', avg, '/sec'),
+        rateRow('peak send rate', peak, '/sec'),
+        msRow('delivery time min', d?.min),
+        msRow('delivery time max', d?.max),
+        msRow('delivery time mean', d?.mean),
+        msRow('delivery time p95', d?.p95),
+        msRow('delivery time p99', d?.p99),
+        count('peak concurrent connections', peakConcurrent(c, 'rooms.conn_open.', 'rooms.conn_close.')),
+        count('total sessions', c['ws.connected'] ?? 0),
       ];
     }
     case 'recovery': {
       const rec = c['recovery.messages_recovered'] ?? 0;
       const lost = c['recovery.messages_lost'] ?? 0;
       return [
-        { label: 'sessions recovered', value: `${num(c['recovery.sessions_recovered'] ?? 0)} (not recovered ${num(c['recovery.sessions_not_recovered'] ?? 0)}, reconnect failed ${num(c['recovery.reconnect_failed'] ?? 0)})` },
-        { label: 'messages recovered', value: num(rec) },
-        { label: 'messages lost', value: num(lost) },
-        { label: 'recovered / (recovered + lost)', value: pct(rec, rec + lost) },
+        count('sessions recovered', c['recovery.sessions_recovered'] ?? 0),
+        count('sessions not recovered', c['recovery.sessions_not_recovered'] ?? 0),
+        count('reconnects failed', c['recovery.reconnect_failed'] ?? 0),
+        count('messages recovered', rec),
+        count('messages lost', lost),
+        pctRow('recovered / (recovered + lost)', rec, rec + lost),
         ...latencyRows('delivery latency', s['recovery.delivery_latency'], false),
       ];
     }

@@ -5,8 +5,10 @@
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
 import { Verdict, decideVerdict } from '../core/verdict';
+import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
-import { FigureRow, scenarioFigures } from './scenario-figures';
+import { RunResult, decideResult, resultLine } from './result';
+import { FigureRow, clockRows, scenarioFigures } from './scenario-figures';
 
 /** Artillery's reporting period. */
 export const PERIOD_MS = 10_000;
@@ -32,6 +34,8 @@ export interface ThresholdResult {
   readonly expression: string;
   readonly ok: boolean;
   readonly error?: string;
+  /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
+  readonly optional?: boolean;
 }
 
 /** The summary JSON. */
@@ -60,6 +64,8 @@ export interface RunSummary {
   /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */
   readonly figures: FigureRow[];
   readonly thresholds: ThresholdResult[];
+  /** Passed or failed, the exit code, and every reason in words (the first thing report.html shows). */
+  readonly result: RunResult;
 }
 
 /** What the summary is built from. */
@@ -76,6 +82,10 @@ export interface SummaryInput {
   readonly timedOut: boolean;
   readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
   readonly portRange: number;
+  /** `--max-error-rate` as a fraction (0 when not given). */
+  readonly maxErrorRate?: number;
+  /** Evaluates the run's thresholds on the merged aggregate; none when absent. */
+  readonly thresholds?: (aggregate: ArtilleryReportSection) => readonly ThresholdResult[];
 }
 
 const maxOf = (xs: Array<number | undefined>): number | undefined => {
@@ -117,7 +127,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
   const created = c['vusers.created'] ?? 0;
   const failedRatio = created > 0 ? (c['vusers.failed'] ?? 0) / created : 0;
   const status: RunSummary['status'] = input.interrupted ? 'interrupted' : input.timedOut ? 'timed-out' : input.lostGenerators.length ? 'partial' : 'completed';
-  const summary: RunSummary = {
+  const partial: Omit<RunSummary, 'result'> = {
     runId: input.runId,
     platform: input.platform,
     target: input.target,
@@ -142,46 +152,62 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     },
     failedRatio,
     figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
-    thresholds: [],
+    thresholds: [...(input.thresholds?.(report.aggregate) ?? [])],
   };
+  const summary: RunSummary = { ...partial, result: decideResult(partial, input.maxErrorRate ?? 0) };
+
   return { summary, report };
 }
 
-/** The terminal summary: a plain-text table for stderr. */
-export function formatSummaryTable(s: RunSummary): string {
-  const c = s.aggregate.counters;
+/**
+ * The terminal summary for stderr: what ran, the engine's metrics as Artillery prints them, the
+ * scenario's figures, the rig, the thresholds, where the report is, and last the result line (the same
+ * words as the report's banner and the JSON's `result`).
+ */
+export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
   const rows: Array<[string, string]> = [
     ['run', `${s.runId} (${s.platform}, ${s.status})`],
     ['target', s.target],
     ['scenario', s.scenario],
-    ['vusers created / completed / failed', `${c['vusers.created'] ?? 0} / ${c['vusers.completed'] ?? 0} / ${c['vusers.failed'] ?? 0}`],
   ];
-  // Per-second bookkeeping counters (e.g. rooms.sent_per_s.<epoch s>) feed the figures, not the table.
-  for (const name of Object.keys(c).filter((k) => /^(cookie|ws|pubsub|presence|broadcast|recovery)\./.test(k) && !/\.\d{9,}$/.test(k)).sort()) {
-    rows.push([name, String(c[name])]);
-  }
-  for (const f of s.figures ?? []) rows.push([f.label, f.value]);
-  for (const name of Object.keys(c).filter((k) => k.startsWith('errors.')).sort()) rows.push([name, String(c[name])]);
-  for (const [name, h] of Object.entries(s.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b))) {
-    rows.push([`${name} (min/p50/p95/p99/max)`, `${h.min} / ${h.p50} / ${h.p95} / ${h.p99} / ${h.max}`]);
-  }
-  rows.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
-  rows.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
+  const metrics = artillerySummaryLines(s.aggregate);
+  const heading = 'Summary report (every generator merged, as Artillery prints it)';
+  const dashes = '-'.repeat(heading.length);
+  const figureRows: Array<[string, string]> = (s.figures ?? []).map((f) => [f.label, f.text]);
+  const rig: Array<[string, string]> = [];
+  rig.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
+  rig.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
+  for (const f of clockRows(s.aggregate)) rig.push([f.label, f.text]);
   const mem = s.rig.memoryPerVuser;
   if (mem && (mem.generatorBytes !== undefined || mem.targetBytes !== undefined)) {
     const kb = (b?: number) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
-    rows.push(['memory per held vuser (generator / target)', `${kb(mem.generatorBytes)} / ${kb(mem.targetBytes)} (peak ${mem.peakHeld} held)`]);
+    rig.push(['memory per held vuser (generator / target)', `${kb(mem.generatorBytes)} / ${kb(mem.targetBytes)} (peak ${mem.peakHeld} held)`]);
   }
-  rows.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
+  rig.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
   const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);
   for (const p of limited.slice(0, 5)) {
-    rows.push([
+    rig.push([
       `  period ${new Date(p.period).toISOString().slice(11, 19)}`,
       `${p.saturated.map((g) => `${g.generator} (${g.reasons.join(', ')})`).join('; ')}${p.errors ? `; ${p.errors} errors` : ''}`,
     ]);
   }
-  if (limited.length > 5) rows.push(['  …', `${limited.length - 5} more rig-limited periods in report.html`]);
-  for (const t of s.thresholds) rows.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
-  const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+  if (limited.length > 5) rig.push(['  …', `${limited.length - 5} more rig-limited periods in report.html`]);
+  for (const t of s.thresholds) rig.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
+  const table = (rs: Array<[string, string]>) => {
+    const width = Math.max(0, ...rs.map(([k]) => k.length));
+    return rs.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  };
+  return [
+    ...table(rows),
+    '',
+    dashes,
+    heading,
+    dashes,
+    ...(metrics.length ? metrics : ['No measurements recorded']),
+    '',
+    ...table([...figureRows, ...rig]),
+    '',
+    ...(reportPath ? [`report: ${reportPath}`] : []),
+    `result: ${resultLine(s.result)}`,
+  ].join('\n');
 }

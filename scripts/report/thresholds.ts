@@ -7,6 +7,8 @@
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { compileExpression } = require('filtrex') as { compileExpression: (expr: string) => (vars: Record<string, unknown>) => unknown };
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors';
 import type { ArtilleryReportSection } from '../core/merge';
 import type { ThresholdResult } from './summary';
 
@@ -51,5 +53,144 @@ export function evaluateThresholds(expressions: readonly string[], aggregate: Pi
     } catch (err) {
       return { expression, ok: false, error: `cannot evaluate: ${(err as Error).message.split('\n')[0]}` };
     }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+/*
+ * The `ensure` checks of a run, gathered once before it starts and evaluated once on the MERGED
+ * aggregate (a load process never runs ensure on its slice: scripts/scenario.ts strips it).
+ *
+ * Two sources, two documented semantics:
+ *  - `--ensure EXPR` (the rig's flag): {@link evaluateThresholds} — a metric the run never produced counts as 0;
+ *  - the script's own `config.ensure` / `config.plugins.ensure` (when the plugin is enabled, as Artillery
+ *    requires), in every form Artillery 2.0.34's ensure plugin reads (`thresholds`, `conditions` with
+ *    `strict`, the legacy `p99`/`max`/… and `maxErrorRate` keys), evaluated exactly as that plugin does (artillery-plugin-ensure `runChecks`): the same
+ *    expressions, metric names swapped for quoted SHA-256 names in the report's key order, a check passes
+ *    only when filtrex returns 1, and a missing metric stays undefined (so `x < 1` fails, as in Artillery).
+ *    A failed `strict: false` condition is reported but does not fail the run (Artillery exits 0).
+ */
+
+/** One check as the run will evaluate it. */
+export interface EnsureCheck {
+  /** As shown in the summary (Artillery's own wording for the legacy forms, e.g. `p99 < 200`). */
+  readonly expression: string;
+  /** What is evaluated (e.g. `http.response_time.p99 < 200`). */
+  readonly evaluate: string;
+  /** false: a breach is reported but does not fail the run (`strict: false`). */
+  readonly strict: boolean;
+  /** `flag`: `--ensure`, the rig's semantics; `script`: the script's ensure, Artillery's semantics. */
+  readonly source: 'flag' | 'script';
+}
+
+const LEGACY_CONDITIONS = ['min', 'max', 'median', 'p95', 'p99'];
+
+/**
+ * Whether Artillery would evaluate the script's ensure checks: `artillery run` (2.0.34) loads the ensure
+ * plugin only when `config.plugins.ensure` is present; `config.ensure` alone is read by nothing and the
+ * run exits 0. `ARTILLERY_DISABLE_ENSURE` (any value) turns it off, as in Artillery.
+ */
+export function ensureEnabled(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): boolean {
+  return config.plugins?.ensure != null && env.ARTILLERY_DISABLE_ENSURE === undefined;
+}
+
+/** The line the run prints when a script has `config.ensure` that Artillery would not evaluate. */
+export function ensureIgnoredNote(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
+  if (!config.ensure || config.plugins?.ensure != null) return undefined;
+  if (env.ARTILLERY_DISABLE_ENSURE !== undefined) return undefined;
+  return 'note: config.ensure is not evaluated: as with plain `artillery run`, the checks run only when the ensure plugin is enabled; add `plugins: { ensure: {} }` to config to enforce them';
+}
+
+/**
+ * The script's ensure checks in Artillery's order: thresholds, conditions, legacy keys, maxErrorRate;
+ * none unless Artillery would evaluate them ({@link ensureEnabled}). As in Artillery, `config.ensure`
+ * wins over `config.plugins.ensure` (one or the other, never both).
+ */
+export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): EnsureCheck[] {
+  if (!ensureEnabled(config, env)) return [];
+  const checks = (config.ensure || config.plugins?.ensure) as Record<string, unknown> | undefined;
+  if (!checks || typeof checks !== 'object') return [];
+  const out: EnsureCheck[] = [];
+  const add = (expression: string, evaluate: string, strict: boolean) => out.push({ expression, evaluate, strict, source: 'script' });
+  if (Array.isArray(checks.thresholds)) {
+    for (const o of checks.thresholds) {
+      if (!o || typeof o !== 'object') continue;
+      const metric = Object.keys(o)[0];
+      if (metric === undefined) continue;
+      const expr = `${metric} < ${(o as Record<string, unknown>)[metric]}`;
+      add(expr, expr, true);
+    }
+  }
+  if (Array.isArray(checks.conditions)) {
+    for (const o of checks.conditions as Array<{ expression?: unknown; strict?: unknown }>) {
+      if (!o || typeof o !== 'object') continue;
+      const expression = String(o.expression);
+      add(expression, expression, typeof o.strict === 'boolean' ? o.strict : true);
+    }
+  }
+  for (const k of Object.keys(checks).filter((key) => LEGACY_CONDITIONS.includes(key))) {
+    const max = parseInt(String(checks[k]), 10);
+    add(`${k} < ${max}`, `http.response_time.${k} < ${max}`, true);
+  }
+  if (checks.maxErrorRate !== undefined) {
+    const max = Number(checks.maxErrorRate);
+    add(`maxErrorRate < ${max}`, `((vusers.created - vusers.completed)/vusers.created * 100) <= ${max}`, true);
+  }
+  return out;
+}
+
+/** `--ensure` flags as checks (always strict). */
+export function flagEnsureChecks(expressions: readonly string[]): EnsureCheck[] {
+  return expressions.map((expression) => ({ expression, evaluate: expression, strict: true, source: 'flag' as const }));
+}
+
+/**
+ * Parses every check before the run: a syntax error is bad input (exit 2, nothing started), not a
+ * breach found after the whole load ran. Metric names are swapped for plain identifiers first, as at evaluation.
+ */
+export function assertEnsureParses(checks: readonly EnsureCheck[]): void {
+  for (const c of checks) {
+    const where = c.source === 'flag' ? `--ensure ${JSON.stringify(c.expression)}` : `config.ensure ${JSON.stringify(c.expression)}`;
+    if (!c.evaluate.trim() || c.evaluate === 'undefined') throw new UsageError(`${where} has no expression; write e.g. "vusers.failed == 0"`);
+    const plain = c.evaluate.replace(/[A-Za-z_$][\w$]*(?:\.[\w$/:-]+)+/g, 'x');
+    try {
+      compileExpression(plain);
+    } catch (err) {
+      const reason = (err as Error).message.split('\n').slice(-1)[0]?.trim() ?? '';
+      throw new UsageError(`${where} is not a valid ensure expression (${reason}); use Artillery's syntax, e.g. "http.response_time.p99 < 300 and vusers.failed == 0"`);
+    }
+  }
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Evaluates one script check exactly as artillery-plugin-ensure does. */
+function evaluateLikeArtillery(check: EnsureCheck, aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>): ThresholdResult {
+  const values = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(aggregate.counters)) values.set(k, v);
+  for (const [k, v] of Object.entries(aggregate.rates)) values.set(k, v);
+  for (const [name, s] of Object.entries(aggregate.summaries)) for (const [stat, v] of Object.entries(s)) values.set(`${name}.${stat}`, v);
+  let hashed = check.evaluate;
+  for (const name of values.keys()) {
+    while (hashed.includes(name)) hashed = hashed.replace(name, `'${sha256(name)}'`);
+  }
+  const vars: Record<string, unknown> = {};
+  for (const [name, v] of values) vars[sha256(name)] = v;
+  const base = { expression: check.expression, ...(check.strict ? {} : { optional: true }) };
+  try {
+    const result = compileExpression(hashed)(vars);
+    return { ...base, ok: result === 1 };
+  } catch (err) {
+    return { ...base, ok: false, error: `cannot evaluate: ${(err as Error).message.split('\n')[0]}` };
+  }
+}
+
+/** Evaluates every check once, on the merged aggregate, each with its source's semantics. */
+export function evaluateEnsure(checks: ReadonlyArray<EnsureCheck | string>, aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>): ThresholdResult[] {
+  return checks.map((c) => {
+    const check = typeof c === 'string' ? flagEnsureChecks([c])[0]! : c;
+    if (check.source === 'script') return evaluateLikeArtillery(check, aggregate);
+    const [r] = evaluateThresholds([check.evaluate], aggregate);
+    return { ...r!, expression: check.expression, ...(check.strict ? {} : { optional: true }) };
   });
 }

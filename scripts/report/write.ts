@@ -5,14 +5,15 @@
  */
 import type { RunStore } from '../../load-generators/lib/run-store';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
-import type { ArtilleryReport } from '../core/merge';
+import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { collectRun } from './collect';
+import { Distribution, distributionsOf } from './distribution';
 import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
-import { evaluateThresholds } from './thresholds';
+import { EnsureCheck, evaluateEnsure } from './thresholds';
 
 /** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
 export interface CloudWatchSeries {
@@ -44,6 +45,8 @@ export interface ReportJson extends RunSummary {
   /** Phases of each generator as planned. */
   readonly phases: ReadonlyArray<{ readonly generator: string; readonly phases: unknown[] }>;
   readonly cloudwatch?: CloudWatchSection;
+  /** Latency distributions of the whole run, from the merged sketches (histogram buckets and ranges). */
+  readonly distributions?: Record<string, Distribution>;
 }
 
 /** The run's end state: everything the report needs that is not in run.json or the raw data. */
@@ -56,8 +59,10 @@ export interface RunOutcomeRecord {
   readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
   /** Ephemeral port range size of one source address on the generators. */
   readonly portRange: number;
-  /** Every `--ensure` and `config.ensure` expression of the run. */
-  readonly ensure: readonly string[];
+  /** Every `--ensure` flag and script ensure check of the run (plain strings: `--ensure` flags of older runs). */
+  readonly ensure: ReadonlyArray<EnsureCheck | string>;
+  /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
+  readonly maxErrorRate?: number;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -83,18 +88,24 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     lostGenerators: input.lostGenerators,
     portRange: input.portRange,
     ensure: input.ensure,
+    maxErrorRate: input.maxErrorRate ?? 0,
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
-  const { summary, report } = buildSummary({ ...input, data });
-  const thresholds = evaluateThresholds(input.ensure, report.aggregate);
+  // The result is decided once, with the thresholds: the exit code, the banner and the JSON agree.
+  const { summary, report } = buildSummary({
+    ...input,
+    data,
+    thresholds: (aggregate) => evaluateEnsure(input.ensure, aggregate),
+    maxErrorRate: input.maxErrorRate ?? 0,
+  });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store);
   // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
-  const finalSummary: RunSummary = { ...summary, thresholds, rig: { ...summary.rig, memoryPerVuser, held } };
+  const finalSummary: RunSummary = { ...summary, rig: { ...summary.rig, memoryPerVuser, held } };
   const reportJson: ReportJson = {
     ...finalSummary,
     intermediate: report.intermediate,
@@ -102,6 +113,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     timeline: { periodMs: PERIOD_MS, health, target: targetSamples },
     phases: input.plan.generators.map((g, i) => ({ generator: input.generatorIds[i] ?? `#${g.index}`, phases: g.phases as unknown[] })),
     ...(input.cloudwatch ? { cloudwatch: input.cloudwatch } : {}),
+    distributions: distributionsOf(aggregate(data.flatMap((g) => g.periods)).histograms),
   };
   await store.put('report.json', JSON.stringify(reportJson, null, 2));
   await store.put('report.html', renderHtml(reportJson));

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-const TS_NODE = path.join(ROOT, 'node_modules', '.bin', 'ts-node');
+/** The launcher `npm run loadtest` / `npm run report` use (scripts/launch.js), so tests start what users start. */
+const LAUNCH = path.join(ROOT, 'scripts', 'launch.js');
 
 /** What a CLI run left behind. */
 export interface CliResult {
@@ -21,7 +22,7 @@ export interface CliResult {
 /** Runs `scripts/cli.ts` (or another script of scripts/) with the given flags; resolves on exit (killed after `timeoutMs`). */
 export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; script?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TS_NODE, ['--transpile-only', path.join(ROOT, 'scripts', opts.script ?? 'cli.ts'), ...args], {
+    const child = spawn(process.execPath, [LAUNCH, path.join(ROOT, 'scripts', opts.script ?? 'cli.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,7 +81,7 @@ export interface LiveCli {
 
 /** Starts the CLI in a new process group without waiting for it, for fault tests. */
 export function startCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv } = {}): LiveCli {
-  const child = spawn(TS_NODE, ['--transpile-only', path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
+  const child = spawn(process.execPath, [LAUNCH, path.join(ROOT, 'scripts', 'cli.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

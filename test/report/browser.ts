@@ -3,15 +3,11 @@
  * Opens a report.html in Debian's headless Chromium (driven by playwright-core, no browser download)
  * and collects what the tests assert on: console errors, dialogs, the charts' uPlot data.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { chromium, Browser, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DEFAULT_CHROMIUM, openInChromium } from '../../scripts/report/chromium';
 
 /** Where Debian's `chromium` package installs the browser; CHROMIUM_PATH overrides it. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
 
 /** What one page load produced. */
 export interface OpenedReport {
@@ -25,35 +21,27 @@ export interface OpenedReport {
 
 /** Launches a fresh Chromium (own user-data-dir) and opens the file; waits for the load event. */
 export async function openReport(file: string, viewport = { width: 1366, height: 900 }): Promise<OpenedReport> {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: ARGS, headless: true, viewport });
-  const page = context.pages()[0] ?? (await context.newPage());
   const consoleErrors: string[] = [];
   const dialogs: string[] = [];
   const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('dialog', (d) => {
-    dialogs.push(`${d.type()}: ${d.message()}`);
-    void d.dismiss();
-  });
-  const url = `file://${path.resolve(file)}`;
-  page.on('request', (r) => {
-    if (r.url() !== url) requests.push(r.url());
-  });
-  await page.goto(url, { waitUntil: 'load' });
-  return {
-    page,
-    consoleErrors,
-    dialogs,
-    requests,
-    async close() {
-      await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
+  const opened = await openInChromium(file, {
+    viewport,
+    executablePath: CHROMIUM,
+    before: (page, url) => {
+      page.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
+      page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
+      page.on('dialog', (d) => {
+        dialogs.push(`${d.type()}: ${d.message()}`);
+        void d.dismiss();
+      });
+      page.on('request', (r) => {
+        if (r.url() !== url) requests.push(r.url());
+      });
     },
-  };
+  });
+  return { page: opened.page, consoleErrors, dialogs, requests, close: () => opened.close() };
 }
 
 /** Every chart's series as uPlot holds them: label and the non-null [x, y] points. */

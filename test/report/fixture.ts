@@ -44,12 +44,13 @@ export function hostileReport(): ReportJson {
       verdictDetail: verdict,
       lostGenerators: [],
     },
-    figures: [{ label: 'messages published', value: '1,200' }],
+    figures: [{ label: 'messages published', value: 1200, unit: 'count', text: '1,200' }],
     failedRatio: 10 / 300,
     thresholds: [
       { expression: `vusers.failed == 0 and "${XSS}"`, ok: false, error: `bad ${XSS}` },
       { expression: 'pubsub.delivery_latency.p99 < 300', ok: true },
     ],
+    result: { passed: false, exitCode: 1, reasons: [`10 of 300 vusers failed (3.33%) > --max-error-rate 0%`, `threshold \`${XSS}\` breached`] },
     intermediate,
     byGenerator: {},
     timeline: {

@@ -17,7 +17,7 @@ const RUN = ['--vusers', '60', '--generators', '2', '--ramp', '4s', '--hold', '2
 
 function runReportCli(dir: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', path.join(ROOT, 'scripts', 'report-cli.ts'), dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'launch.js'), path.join(ROOT, 'scripts', 'report-cli.ts'), dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
@@ -42,6 +42,9 @@ describe('a real local run and its report', () => {
       { expression: 'ws.connect_time.p99 < 5000', ok: true },
     ]);
     expect(result.json.rig.verdict).toBe(report.rig.verdict);
+    expect(result.json.result).toEqual({ passed: true, exitCode: 0, reasons: ['0 of 60 vusers failed (0%) ≤ --max-error-rate 0%', 'threshold `vusers.failed == 0` held', 'threshold `ws.connect_time.p99 < 5000` held'] });
+    // The terminal summary ends with the result line, the same words as the JSON.
+    expect(result.stderr.trimEnd().split('\n').slice(-2)).toEqual([`report: ${path.join(out, 'report.html')}`, `result: PASSED (exit 0): ${result.json.result.reasons.join('; ')}`]);
     expect(result.stderr).toContain('ensure vusers.failed == 0');
   });
 
@@ -55,6 +58,7 @@ describe('a real local run and its report', () => {
       expect(await page.locator('#verdict-summary').textContent()).toBe(report.rig.verdictDetail.summary);
       expect(await page.locator('#verdict').isVisible()).toBe(true);
       expect(await page.locator('#verdict .label').innerText()).toBe(`RIG VERDICT: ${report.rig.verdict.toUpperCase()}`);
+      expect(await page.locator('#result-word').innerText()).toBe('PASSED');
 
       const charts = await chartData(page);
       const byId = new Map(charts.map((c) => [c.id, c]));
@@ -65,24 +69,40 @@ describe('a real local run and its report', () => {
       const periods = [...report.intermediate].sort((a, b) => a.period - b.period);
       const at = (ms: number) => ms / 1000;
       const series = (id: string, label: string) => byId.get(id)?.series.find((s) => s.label === label)?.points;
+      // A period's value is drawn over the period: from its start (never before the run's) to the next
+      // point, the last one closed at its end; a period without a value is closed by the one before it.
+      const start = report.startedAt ?? (periods[0]?.period as number);
+      const lastEnd = at((periods[periods.length - 1]?.period as number) + 10_000);
+      const overPeriod = (f: (p: (typeof periods)[number]) => number | undefined) => {
+        const values = periods.map((p) => f(p) ?? null);
+        return [
+          ...periods.map((p, i) => [at(Math.max(p.period, start)), values[i] ?? (i > 0 ? values[i - 1] : null)]),
+          [lastEnd, values[values.length - 1] ?? null],
+        ].filter(([, v]) => v !== null && v !== undefined);
+      };
       // Arrivals per period = vusers.created of each merged period.
-      expect(series('load', 'arrivals / 10 s')).toEqual(periods.map((p) => [at(p.period), p.counters['vusers.created'] ?? 0]));
+      expect(series('load', 'arrivals / 10 s')).toEqual(overPeriod((p) => p.counters['vusers.created'] ?? 0));
       expect(periods.reduce((a, p) => a + (p.counters['vusers.created'] ?? 0), 0)).toBe(60);
       // Connect-time p99 of each period.
-      expect(series('latency-ws.connect_time', 'p99')).toEqual(
-        periods.filter((p) => p.summaries['ws.connect_time']).map((p) => [at(p.period), p.summaries['ws.connect_time']?.p99]),
-      );
-      // Per-generator CPU and memory: every health sample of every load process.
-      const procs = [...new Set(report.timeline.health.map((h) => `${h.generator}/${h.process}`))];
+      expect(series('latency-ws.connect_time', 'p99')).toEqual(overPeriod((p) => p.summaries['ws.connect_time']?.p99));
+      // Per-generator CPU and memory: every health sample of every load process taken during the run.
+      const inRun = (ms: number) => at(ms) >= at(start) && at(ms) <= Math.max(at(report.endedAt), lastEnd) + 10;
+      const health = report.timeline.health.filter((h) => inRun(h.at));
+      const procs = [...new Set(health.map((h) => `${h.generator}/${h.process}`))];
       expect(procs.length).toBeGreaterThanOrEqual(2);
       for (const p of procs) {
-        const mine = report.timeline.health.filter((h) => `${h.generator}/${h.process}` === p);
+        const mine = health.filter((h) => `${h.generator}/${h.process}` === p);
         expect(series('gen-cpu', p)).toEqual(mine.filter((h) => h.cpuPercent !== undefined).map((h) => [at(h.at), h.cpuPercent]));
         expect(series('gen-files', p)).toEqual(mine.filter((h) => h.openFiles !== undefined).map((h) => [at(h.at), h.openFiles]));
       }
-      expect([...byId.keys()]).toEqual(expect.arrayContaining(['load', 'errors', 'latency-ws.connect_time', 'gen-cpu', 'gen-lag', 'gen-memory', 'gen-files', 'gen-ports']));
+      expect([...byId.keys()]).toEqual(expect.arrayContaining(['load', 'latency-ws.connect_time', 'gen-cpu', 'gen-lag', 'gen-memory', 'gen-files', 'gen-ports']));
+      // No empty chart: a run without errors has no errors chart, and the page says so.
+      if (!Object.keys(report.aggregate.counters).some((k) => k.startsWith('errors.'))) {
+        expect(byId.has('errors')).toBe(false);
+        expect(await page.locator('body').innerText()).toContain('errors: the run had none');
+      }
       if (report.timeline.target.length) {
-        expect(series('target-instances', 'connections')).toEqual(report.timeline.target.filter((t) => t.connections !== undefined).map((t) => [at(t.at), t.connections]));
+        expect(series('target-instances', 'connections')).toEqual(report.timeline.target.filter((t) => t.connections !== undefined && inRun(t.at)).map((t) => [at(t.at), t.connections]));
       }
       await page.screenshot({ path: path.join(ARTIFACTS, 'report-local-run.png'), fullPage: true });
     } finally {
@@ -122,4 +142,5 @@ test('a breached threshold exits 1 and is recorded as breached', async () => {
     { expression: 'vusers.failed == 0', ok: true },
   ]);
   expect(r.stderr).toMatch(/ensure vusers\.created < 10\s+BREACHED/);
+  expect(r.json.result).toEqual({ passed: false, exitCode: 1, reasons: ['threshold `vusers.created < 10` breached: vusers.created = 60'] });
 }, 120_000);

@@ -12,6 +12,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const ALLOWED: Record<string, string> = {
   'scripts/adapters/run-folder.ts': 'the write probe: written and removed by the CLI itself before anything starts',
   'scripts/bench.ts': 'the bench writes its script before it spawns the reader, and its results after every trial ended',
+  'scripts/bench/trial.ts': 'a trial writes its script before it spawns the Artillery process that reads it',
+  'scripts/bench/first-vuser.js': 'the first-vuser instant is read by the bench only after the trial has ended',
 };
 
 function sources(dir: string): string[] {

@@ -1,4 +1,9 @@
 import {
+  comparisonRate,
+  cpuMsPerVuser,
+  cpuMsPerVuserAt,
+  median,
+  ratioOf,
   ceilingLine,
   cpuSecondsPerThousand,
   cpuSplit,
@@ -9,6 +14,8 @@ import {
   targetBytesPerVuser,
   trialProblems,
 } from '../../scripts/bench/figures';
+import { PinError, parseCpuList, pinPlan } from '../../scripts/bench/pinning';
+import { allowedCpus, pinnedCommand } from '../../scripts/bench/sampling';
 
 describe('bench figures', () => {
   test('generator bytes per vuser: per generator, process RSS summed per tick, peak minus first, over peak held', () => {
@@ -79,5 +86,58 @@ describe('bench figures', () => {
     );
     expect(ceilingLine('plain', 1200, { machineBusy: 0.6, loadCores: 1.02 })).toMatch(/60% busy \(load processes 1\.02 cores\): CPU was left idle: the generator itself/);
     expect(ceilingLine('plain', 1200, undefined)).toBe('plain at 1200/s: no CPU reading');
+  });
+
+  test('CPU ms per vuser: window CPU over vusers created, compared at the highest rate both sustained', () => {
+    expect(cpuMsPerVuser(1.5, 1000)).toBeCloseTo(1.5);
+    expect(cpuMsPerVuser(1, 0)).toBeUndefined();
+    expect(cpuMsPerVuser(undefined, 10)).toBeUndefined();
+    const t = (system: 'plain' | 'rig', rate: number, sustained: boolean, windowCpuSeconds?: number, created = rate * 20) =>
+      ({ system, rate, sustained, created, ...(windowCpuSeconds !== undefined ? { windowCpuSeconds } : {}) });
+    const trials = [
+      t('plain', 100, true, 2), t('rig', 100, true, 1),
+      t('plain', 1200, true, 20), t('plain', 1400, false, 27),
+      t('rig', 1200, true, 12), t('rig', 1400, true, 13),
+      t('rig', 800, true), // no CPU window reading: not comparable
+    ];
+    // 1,400 is the rig's alone (plain did not sustain it): 1,200 is where both did.
+    expect(comparisonRate(trials)).toBe(1200);
+    expect(cpuMsPerVuserAt(trials, 'plain', 1200)).toBeCloseTo((20 * 1000) / 24000);
+    expect(cpuMsPerVuserAt(trials, 'rig', 1200)).toBeCloseTo((12 * 1000) / 24000);
+    // Two sustained trials at one rate: their CPU and vusers pooled.
+    expect(cpuMsPerVuserAt([...trials, t('rig', 1200, true, 14)], 'rig', 1200)).toBeCloseTo((26 * 1000) / 48000);
+    expect(comparisonRate([t('plain', 100, true, 1), t('rig', 200, true, 1)])).toBeUndefined();
+    expect(cpuMsPerVuserAt(trials, 'rig', undefined)).toBeUndefined();
+  });
+
+  test('median and rig/plain ratios', () => {
+    expect(median([3, undefined, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([undefined])).toBeUndefined();
+    expect(ratioOf(3, 2)).toBe(1.5);
+    expect(ratioOf(3, 0)).toBeUndefined();
+    expect(ratioOf(undefined, 2)).toBeUndefined();
+  });
+
+  test('--pin CPU lists: parsed like taskset, checked against the CPUs allowed, kept apart', () => {
+    expect(parseCpuList('x', '0')).toEqual([0]);
+    expect(parseCpuList('x', '3,0-1, 5')).toEqual([0, 1, 3, 5]);
+    expect(() => parseCpuList('target-cpus', '2-1')).toThrow(/--target-cpus must be a CPU list/);
+    expect(() => parseCpuList('target-cpus', 'one')).toThrow(PinError);
+    // Defaults for 2 cores: target on CPU 1, generators on CPU 0.
+    expect(pinPlan({ targetCpus: '1', generatorCpus: '0', available: [0, 1], ownTarget: true })).toEqual({ targetCpus: [1], generatorCpus: [0] });
+    // A target elsewhere (--target) is not pinned; only the generators are.
+    expect(pinPlan({ targetCpus: '1', generatorCpus: '0-1', available: [0, 1], ownTarget: false })).toEqual({ generatorCpus: [0, 1] });
+    expect(() => pinPlan({ targetCpus: '1', generatorCpus: '1', available: [0, 1], ownTarget: true })).toThrow(/share CPU 1/);
+    expect(() => pinPlan({ targetCpus: '2', generatorCpus: '0', available: [0, 1], ownTarget: true })).toThrow(/--target-cpus names CPU 2.*available: 0,1/);
+  });
+
+  test('a pinned trial starts under taskset -c (same pid, children inherit); unpinned, as given', () => {
+    expect(pinnedCommand([0, 2], ['node', 'run.js', '--x'])).toEqual(['taskset', '-c', '0,2', 'node', 'run.js', '--x']);
+    expect(pinnedCommand(undefined, ['node', 'run.js'])).toEqual(['node', 'run.js']);
+    // This process's own affinity, as the --pin checks read it: a non-empty subset of the online CPUs.
+    const cpus = allowedCpus(require('node:os').cpus().length);
+    expect(cpus.length).toBeGreaterThan(0);
+    expect(cpus.every((c) => c >= 0 && c < require('node:os').cpus().length)).toBe(true);
   });
 });

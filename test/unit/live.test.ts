@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { localStore } from '../../load-generators/lib/run-store';
+import { DDSketch } from '@artilleryio/sketches-js';
 import { PeriodMetrics, serializePeriod } from '../../scripts/core/merge';
 import { LiveMerger } from '../../scripts/live';
 
@@ -37,5 +38,19 @@ describe('LiveMerger', () => {
     const lines = await live.poll();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/created 3 \(\+3\)/);
+  });
+
+  it('labels a period by its end, never before the shared start, and shows the pub/sub key figures', async () => {
+    const startAt = T0 + 7_000; // the first period (aligned to 10 s) began before the run did
+    await store.put('control/start.json', JSON.stringify({ startAt }));
+    const live = new LiveMerger(store, ['g01'], () => T0 + 60_000);
+    const delivery = new DDSketch();
+    for (let i = 1; i <= 100; i++) delivery.accept(i);
+    const p: PeriodMetrics = { period: T0, counters: { 'vusers.created': 4, 'pubsub.messages_received': 90, 'pubsub.messages_expected': 100 }, histograms: { 'pubsub.delivery_latency': delivery }, rates: {} };
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(p));
+    const [line] = await live.flush();
+    expect(line).toMatch(new RegExp(`^${new Date(T0 + 10_000).toISOString().slice(11, 19)} T\\+0:03 `));
+    expect(line).toMatch(/delivery p95 9\d(\.\d)? ms/);
+    expect(line).toContain('receipt 90.0% (90/100)');
   });
 });

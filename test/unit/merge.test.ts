@@ -9,6 +9,7 @@ import {
   mergePeriods,
   serializePeriod,
   summarize,
+  clampPercentile,
   toReportSection,
 } from '../../scripts/core/merge';
 
@@ -82,6 +83,14 @@ interface Fixture {
   packed: { counters: Record<string, number>; rates: Record<string, number>; summaries: Record<string, ReturnType<typeof summarize>> };
 }
 
+type Summary = ReturnType<typeof summarize>;
+/** Artillery's summary with the rig's one difference: percentiles (and mean) clamped to [min, max]. */
+function clamped(s: Summary): Summary {
+  const c = (v: number) => Math.min(s.max, Math.max(s.min, v));
+  return { ...s, mean: c(s.mean), p50: c(s.p50), median: c(s.median), p75: c(s.p75), p90: c(s.p90), p95: c(s.p95), p99: c(s.p99), p999: c(s.p999) };
+}
+const clampAll = (m: Record<string, Summary>) => Object.fromEntries(Object.entries(m).map(([n, s]) => [n, clamped(s)]));
+
 describe("Artillery's real serializer", () => {
   // Node 22 from node_modules/.bin runs Artillery's ESM build; the test itself may run on any Node.
   const env = { ...process.env, PATH: `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}` };
@@ -89,23 +98,25 @@ describe("Artillery's real serializer", () => {
     execFileSync('node', [path.join(__dirname, 'fixtures/make-ssms-fixture.mjs')], { cwd: ROOT, env, encoding: 'utf8' }),
   ) as Fixture;
 
-  test('deserializePeriod reads exactly the counters and quantiles Artillery wrote', () => {
+  test('deserializePeriod reads exactly the counters and quantiles Artillery wrote (clamped to [min, max])', () => {
     fixture.serialized.forEach((json, i) => {
       const p = deserializePeriod(json);
       expect(p.counters).toEqual(fixture.counters[i]);
       const ours = Object.fromEntries(Object.entries(p.histograms).map(([n, h]) => [n, summarize(h)]));
-      expect(ours).toEqual(fixture.summaries[i]);
+      expect(ours).toEqual(clampAll(fixture.summaries[i] ?? {}));
     });
   });
 
   test("merge and aggregate agree with Artillery's mergeBuckets and pack", () => {
     const periods = fixture.serialized.map(deserializePeriod);
     const merged = mergePeriods(periods);
-    expect(merged.map((m) => ({ period: m.period, counters: m.counters, summaries: toReportSection(m).summaries }))).toEqual(fixture.merged);
+    expect(merged.map((m) => ({ period: m.period, counters: m.counters, summaries: toReportSection(m).summaries }))).toEqual(
+      fixture.merged.map((m) => ({ ...m, summaries: clampAll(m.summaries) })),
+    );
     const total = toReportSection(aggregate(periods));
     expect(total.counters).toEqual(fixture.packed.counters);
     expect(total.rates).toEqual(fixture.packed.rates);
-    expect(total.summaries).toEqual(fixture.packed.summaries);
+    expect(total.summaries).toEqual(clampAll(fixture.packed.summaries));
   });
 });
 
@@ -184,5 +195,27 @@ describe('report', () => {
     expect(report.aggregate.summaries.rt?.mean).toBe(109);
     expect(report.byGenerator.g2?.summaries.rt?.max).toBe(1000);
     expect(report.byGenerator.g1?.counters['vusers.created']).toBe(91);
+  });
+});
+
+describe('summarize: percentiles inside [min, max]', () => {
+  test("DDSketch's 1% error never puts a percentile below the min or above the max", () => {
+    // One sample: the sketch's bucket value for 40,003.7 is ~39,747 — below the only value seen.
+    const one = sketch([40_003.7]);
+    expect(one.getValueAtQuantile(0.5)).toBeLessThan(40_003.7);
+    const s = summarize(one);
+    for (const v of [s.p50, s.median, s.p75, s.p90, s.p95, s.p99, s.p999, s.mean]) expect(v).toBe(40_003.7);
+    // Many samples near one value: every percentile within [min, max], ordered.
+    const many = summarize(sketch(range(500, (i) => 250.5 + (i % 3) * 0.1)));
+    const order = [many.min, many.p50, many.p75, many.p90, many.p95, many.p99, many.p999, many.max];
+    for (const v of order) expect(v >= many.min && v <= many.max).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  test('clampPercentile leaves values inside the range and non-numbers alone', () => {
+    expect(clampPercentile(5, 1, 9)).toBe(5);
+    expect(clampPercentile(0.5, 1, 9)).toBe(1);
+    expect(clampPercentile(10, 1, 9)).toBe(9);
+    expect(clampPercentile(Number.NaN, 1, 9)).toBeNaN();
   });
 });

@@ -3,10 +3,10 @@
  * CloudFormation DescribeStacks on the rig's stack names. Decides the default platform: aws when the
  * stacks are found, else local — and says which, and why.
  */
-import { CloudFormationServiceException } from '@aws-sdk/client-cloudformation';
+import type * as CloudFormation from '@aws-sdk/client-cloudformation';
 import { UsageError } from '../../errors';
 import type { AwsApi } from './clients';
-import { explainAwsError, isNoCredentials, isUnreachable } from './aws-errors';
+import type * as AwsErrors from './aws-errors';
 
 /** The rig's stack names; must equal STACK_NAMES in lib/rig.ts (a unit test checks, without loading the CDK here). */
 export const RIG_STACK_NAMES = {
@@ -124,6 +124,9 @@ const LIVE_STATUSES = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_ROL
 /** True for CloudFormation's answer about a stack that does not exist. */
 export function isStackMissing(err: unknown): boolean {
   // CloudFormation answers a missing stack with a ValidationException "Stack with id X does not exist".
+  // Loaded here, not at the top: a local run decides its platform without loading the AWS SDK (start-up).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { CloudFormationServiceException } = require('@aws-sdk/client-cloudformation') as typeof CloudFormation;
   return err instanceof CloudFormationServiceException && /does not exist/i.test(err.message);
 }
 
@@ -204,6 +207,7 @@ export async function choosePlatform(requested: 'local' | 'aws' | undefined, dep
     // Without --platform aws, a slow or unreachable AWS must not hold up a local run.
     outputs = requested === 'aws' ? await lookup : await withTimeout(lookup, deps.lookupTimeoutMs ?? 5000);
   } catch (err) {
+    const { explainAwsError, isNoCredentials, isUnreachable } = (await import('./aws-errors')) as typeof AwsErrors;
     if (requested === 'aws') throw explainAwsError(err, { region, doing: 'looking for the rig stacks (CloudFormation DescribeStacks)' });
     const why = isNoCredentials(err) ? 'no AWS credentials' : isUnreachable(err) ? `AWS unreachable in ${region}` : `CloudFormation: ${(err as Error).message}`;
     return { platform: 'local', line: `platform: local (${why}; the rig stacks could not be looked up)` };

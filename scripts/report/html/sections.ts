@@ -3,9 +3,9 @@
  * {@link escapeHtml}; nothing else is interpolated.
  */
 import type { ReportJson } from '../write';
+import { isBookkeeping } from '../artillery-format';
 import { escapeHtml as e } from './escape';
 
-const DELIVERY_PREFIXES = /^(cookie|ws|pubsub|presence|broadcast|recovery)\./;
 
 /** Number for a table cell: integers as they are, others to one decimal. */
 export function fmt(n: number | null | undefined): string {
@@ -67,32 +67,29 @@ export function thresholdsSection(r: ReportJson): string {
     .join('')}</tbody></table></div>`;
 }
 
-/** The summary table: vusers, the scenario's delivery rows, errors, histograms. */
+/**
+ * The figures: the scenario's own table, then every metric of the merged aggregate once (counters and
+ * rates as Artillery names them), then every histogram with p75 and p90 beside the usual percentiles.
+ */
 export function summarySection(r: ReportJson): string {
   const c = r.aggregate.counters;
-  const rows: Array<[string, string]> = [
-    ['vusers created', fmt(c['vusers.created'] ?? 0)],
-    ['vusers completed', fmt(c['vusers.completed'] ?? 0)],
-    ['vusers failed', `${fmt(c['vusers.failed'] ?? 0)} (${fmt(r.failedRatio * 100)}%)`],
-  ];
-  for (const name of Object.keys(c).filter((k) => DELIVERY_PREFIXES.test(k) && !/\.\d{9,}$/.test(k)).sort()) rows.push([name, fmt(c[name])]);
-  for (const f of r.figures ?? []) rows.push([f.label, f.value]);
-  const expected = c['pubsub.messages_expected'];
-  const received = c['pubsub.messages_received'];
-  if (expected !== undefined && expected > 0 && received !== undefined) {
-    rows.push(['delivery ratio (received / expected)', `${fmt((received / expected) * 100)}%`]);
-    rows.push(['messages missing (expected − received)', fmt(Math.max(0, expected - received))]);
-  }
-  for (const name of Object.keys(c).filter((k) => k.startsWith('errors.')).sort()) rows.push([name, fmt(c[name])]);
-  const counters = `<table id="summary-counters"><tbody>${rows.map(([k, v]) => row([td(k, 'name'), td(v, 'num')])).join('')}</tbody></table>`;
-  const stats = ['count', 'min', 'p50', 'p95', 'p99', 'p999', 'max'] as const;
+  const figures = (r.figures ?? []).length
+    ? `<h3>${e(r.scenario)} figures</h3><table id="summary-figures"><tbody>${(r.figures ?? []).map((f) => row([td(f.label, 'name'), td(f.text, 'num')])).join('')}</tbody></table>`
+    : '';
+  const names = Object.keys(c).filter((k) => !isBookkeeping(k)).sort();
+  const rates = Object.keys(r.aggregate.rates).sort();
+  const counters = `<h3>Counters</h3><table id="summary-counters"><tbody>${[
+    ...names.map((k) => row([td(k, 'name'), td(fmt(c[k]), 'num')])),
+    ...rates.map((k) => row([td(`${k} (mean rate)`, 'name'), td(`${fmt(r.aggregate.rates[k])}/s`, 'num')])),
+  ].join('')}</tbody></table>`;
+  const stats = ['count', 'min', 'mean', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
   const hist = Object.entries(r.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b));
   const histTable = hist.length
-    ? `<h3>Histograms (ms)</h3><table id="summary-histograms"><thead>${row([th('metric'), ...stats.map((s) => th(s, 'num'))])}</thead><tbody>${hist
-        .map(([name, h]) => row([td(name, 'name'), ...stats.map((s) => td(fmt(h[s]), 'num'))]))
+    ? `<h3>Histograms (ms)</h3><table id="summary-histograms"><thead>${row([th('metric'), ...stats.map((x) => th(x, 'num'))])}</thead><tbody>${hist
+        .map(([name, h]) => row([td(name, 'name'), ...stats.map((x) => td(fmt(h[x]), 'num'))]))
         .join('')}</tbody></table>`
     : '';
-  return `<h2>Summary</h2><div class="card">${counters}${histTable}</div>`;
+  return `<h2>Summary</h2><div class="card">${figures}${counters}${histTable}</div>`;
 }
 
 /** Phases as one readable line. */
@@ -110,7 +107,18 @@ function phaseText(phases: unknown[]): string {
     .join(', ');
 }
 
-/** The plan and the generators (start skew, per-generator peaks). */
+/** Rig-internal measurements (clock offsets and round trips to the target): next to the plan, not among the target's figures. */
+function rigInternal(r: ReportJson): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const o = r.aggregate.summaries['clock.offset_ms'];
+  const rtt = r.aggregate.summaries['clock.rtt_ms'];
+  if (o) out.push(['clock offset vs target (per load process)', `${fmt(o.min)} … ${fmt(o.max)} ms over ${fmt(o.count)} process(es)`]);
+  if (rtt) out.push(['clock probe round trip', `${fmt(rtt.min)} … ${fmt(rtt.max)} ms`]);
+  if (r.aggregate.counters['clock.unavailable']) out.push(['clock offsets', 'unavailable (the target has no GET /time): latencies uncorrected']);
+  return out;
+}
+
+/** The plan and the generators (start skew, clock offsets, per-generator peaks). */
 export function rigSection(r: ReportJson): string {
   const p = r.rig.plan;
   const plan = `<table id="plan"><tbody>${[
@@ -119,6 +127,7 @@ export function rigSection(r: ReportJson): string {
     ['expected peak concurrent vusers', fmt(p.peakConcurrent)],
     ['capacity per generator', `${fmt(p.capacityPerGenerator)} (bound by ${p.bindingLimit})`],
     ['start skew', r.rig.startSkewMs === null ? 'n/a' : `${fmt(r.rig.startSkewMs)} ms`],
+    ...rigInternal(r),
     ...r.phases.map((g) => [`phases ${g.generator}`, phaseText(g.phases)]),
   ]
     .map(([k, v]) => row([td(k), td(v, 'name')]))
@@ -142,5 +151,5 @@ export function rigSection(r: ReportJson): string {
       ]),
     )
     .join('')}</tbody></table>`;
-  return `<h2>Plan and generators</h2><div class="card">${plan}</div><div class="card">${gens}</div>`;
+  return `<h2 id="plan-and-generators">Plan and generators (the rig)</h2><div class="card">${plan}</div><div class="card">${gens}</div>`;
 }

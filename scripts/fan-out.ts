@@ -1,0 +1,71 @@
+/**
+ * What fanning a script out over load processes changes, decided in one place and pure:
+ * which process gets which share of a sequenced payload, and the `maxVusers` bound the split implies.
+ */
+import { estimateArrivals } from './core/plan';
+import type { Phase } from './core/plan';
+
+/**
+ * A load process's part of a sequenced payload: in one plain run, arrival k reads row k (mod the row
+ * count); this process makes arrivals `start` … `start + count - 1` of the whole, so those rows are its own.
+ */
+export interface PayloadShare {
+  readonly start: number;
+  readonly count: number;
+}
+
+/**
+ * Shares for every process (`perProcess[generator][process]` = its phases), in plan order, each as many
+ * rows as the vusers it is planned to create: together they read exactly the rows one plain run reads
+ * (each as often). Processes with no arrivals get none; with a single such process, none does.
+ */
+export function payloadShares(perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): Array<Array<PayloadShare | undefined>> {
+  // One process that creates vusers reads the payload whole, exactly as a plain run.
+  if (perProcess.flat().filter((phases) => estimateArrivals(phases) > 0).length <= 1) return perProcess.map((procs) => procs.map(() => undefined));
+  let next = 0;
+  return perProcess.map((procs) =>
+    procs.map((phases) => {
+      const count = Math.round(estimateArrivals(phases));
+      if (count <= 0) return undefined;
+      const share = { start: next, count };
+      next += count;
+      return share;
+    }),
+  );
+}
+
+/**
+ * One line per phase whose `maxVusers` is split over several load processes. Each process caps its
+ * own vusers and cannot lend its room to another, so when arrivals or session lengths are uneven the
+ * whole run can create fewer vusers than one plain `artillery run` would: the bound is printed, not hidden.
+ */
+export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): string[] {
+  const notes: string[] = [];
+  phases.forEach((phase, i) => {
+    if (phase.maxVusers === undefined) return;
+    const caps = perProcess.flat().map((p) => p[i]?.maxVusers).filter((v): v is number => v !== undefined && v > 0);
+    if (caps.length < 2) return;
+    const name = phase.name ? `"${phase.name}"` : `${i + 1}`;
+    notes.push(
+      `note: phase ${name}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
+    );
+  });
+  return notes;
+}
+
+/**
+ * One line per sequenced payload that is shared out, so the run's output says how rows are read:
+ * `note: payload users.csv (order: sequence): 4 load processes each read their own rows (arrivals 1-5, 6-10, …)`.
+ */
+export function payloadNotes(payload: unknown, shares: ReadonlyArray<ReadonlyArray<PayloadShare | undefined>>): string[] {
+  const list = (Array.isArray(payload) ? payload : payload ? [payload] : []) as Array<{ path?: unknown; order?: unknown }>;
+  const active = shares.flat().filter((x): x is PayloadShare => x !== undefined);
+  if (active.length < 2) return [];
+  const ranges = active.slice(0, 3).map((x) => `${x.start + 1}-${x.start + x.count}`).join(', ') + (active.length > 3 ? ', …' : '');
+  return list
+    .filter((p) => p && p.order === 'sequence')
+    .map(
+      (p) =>
+        `note: payload ${String(p.path).split(/[\\/]/).pop()} (order: sequence): ${active.length} load processes each read the rows of their planned arrivals (${ranges}), so the run reads the rows one plain run reads; a process that creates more vusers than planned wraps around its own rows`,
+    );
+}

@@ -1,0 +1,166 @@
+/**
+ * What a reader looks for first, computed from report.json (pure): the key findings with their severity
+ * (loss is red, so a run where a fifth of the vusers heard nothing cannot look green), the table of
+ * error types with when they first and last appeared, and the phases on the elapsed-time axis.
+ */
+import type { ReportJson } from './write';
+
+/** How a finding reads: fine, worth a look, or loss/failure. */
+export type Severity = 'ok' | 'warn' | 'bad';
+
+/** One key figure of the first screen. */
+export interface Finding {
+  readonly id: string;
+  readonly label: string;
+  readonly text: string;
+  readonly severity: Severity;
+  readonly value: number | null;
+}
+
+/** A phase on the time axis (epoch ms). */
+export interface PhaseBand {
+  readonly name: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One error type over the run. */
+export interface ErrorRow {
+  /** The counter without its `errors.` prefix. */
+  readonly name: string;
+  readonly count: number;
+  /** Share of created vusers (an error ends a vuser, so this is the share it failed). */
+  readonly percentOfVusers: number;
+  /** Period starts (epoch ms) of the first and last period it was counted in. */
+  readonly firstPeriod: number;
+  readonly lastPeriod: number;
+  /** The phase the first one fell in. */
+  readonly phase: string;
+}
+
+/** Where the run's clock starts: the shared start, else the first period. */
+export function runStart(r: Pick<ReportJson, 'startedAt' | 'intermediate' | 'endedAt'>): number {
+  if (r.startedAt !== undefined) return r.startedAt;
+  const first = r.intermediate.map((p) => p.period).sort((a, b) => a - b)[0];
+  return first ?? r.endedAt;
+}
+
+/** `T+m:ss` of an instant (never negative: a period that began before the start reads T+0:00). */
+export function elapsed(at: number, start: number): string {
+  const s = Math.max(0, Math.round((at - start) / 1000));
+  return `T+${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/**
+ * The planned phases of the first generator laid on the clock, plus "hold" from the last arrival to the
+ * end of the run (vusers still connected). Every generator runs the same phases, scaled.
+ */
+export function phaseBands(r: Pick<ReportJson, 'phases' | 'startedAt' | 'intermediate' | 'endedAt'>): PhaseBand[] {
+  const start = runStart(r);
+  const phases = (r.phases[0]?.phases ?? []) as Array<Record<string, unknown>>;
+  const bands: PhaseBand[] = [];
+  let t = start;
+  for (const [i, p] of phases.entries()) {
+    const seconds = Number(p.duration ?? p.pause ?? 0);
+    if (!Number.isFinite(seconds) || seconds <= 0) continue;
+    const name = typeof p.name === 'string' && p.name ? p.name : p.pause !== undefined ? 'pause' : phases.length === 1 ? 'arrivals' : `phase ${i + 1}`;
+    bands.push({ name, from: t, to: t + seconds * 1000 });
+    t += seconds * 1000;
+  }
+  if (bands.length && r.endedAt > t) bands.push({ name: 'hold', from: t, to: r.endedAt });
+  return bands;
+}
+
+const phaseAt = (bands: readonly PhaseBand[], at: number): string => bands.find((b) => at >= b.from && at < b.to)?.name ?? (bands.length && at < (bands[0]?.from ?? 0) ? (bands[0]?.name ?? '–') : '–');
+
+/** Every error type, most frequent first. */
+export function errorRows(r: Pick<ReportJson, 'aggregate' | 'intermediate' | 'phases' | 'startedAt' | 'endedAt'>): ErrorRow[] {
+  const created = r.aggregate.counters['vusers.created'] ?? 0;
+  const bands = phaseBands(r);
+  const periods = [...r.intermediate].sort((a, b) => a.period - b.period);
+  const rows: ErrorRow[] = [];
+  for (const [key, count] of Object.entries(r.aggregate.counters)) {
+    if (!key.startsWith('errors.') || !count) continue;
+    const seen = periods.filter((p) => (p.counters[key] ?? 0) > 0).map((p) => p.period);
+    const firstPeriod = seen[0] ?? r.endedAt;
+    rows.push({
+      name: key.slice('errors.'.length),
+      count,
+      percentOfVusers: created ? (100 * count) / created : 0,
+      firstPeriod,
+      lastPeriod: seen[seen.length - 1] ?? firstPeriod,
+      phase: phaseAt(bands, Math.max(firstPeriod, runStart(r))),
+    });
+  }
+  return rows.sort((a, b) => b.count - a.count || a.firstPeriod - b.firstPeriod || a.name.localeCompare(b.name));
+}
+
+const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 1 });
+const pct = (v: number) => `${Number(v.toFixed(2))}%`;
+
+/** Counters whose name says a retry, by cause (`cookie.retry_reason.http_503` → "http_503"). */
+function retryCauses(c: Record<string, number>): string {
+  const causes = Object.entries(c)
+    .filter(([k, v]) => k.startsWith('cookie.retry_reason.') && v > 0)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k.slice('cookie.retry_reason.'.length).replace(/^http_/, 'HTTP ')} × ${n(v)}`);
+  return causes.length ? ` (${causes.join(', ')})` : '';
+}
+
+/** The first screen's findings: the scenario's key figures with their severity. */
+export function findingsOf(r: ReportJson): Finding[] {
+  const c = r.aggregate.counters;
+  const out: Finding[] = [];
+  const start = runStart(r);
+  const created = c['vusers.created'] ?? 0;
+  const failed = c['vusers.failed'] ?? 0;
+  out.push({ id: 'vusers-failed', label: 'vusers failed', value: failed, severity: failed > 0 ? 'bad' : 'ok', text: `${n(failed)} of ${n(created)} (${pct(created ? (100 * failed) / created : 0)})` });
+
+  const expected = c['pubsub.messages_expected'];
+  const received = c['pubsub.messages_received'] ?? 0;
+  if (expected !== undefined && expected > 0) {
+    const ratio = (100 * received) / expected;
+    out.push({ id: 'receipt', label: 'receipt ratio (received / expected)', value: ratio, severity: ratio < 99 ? 'bad' : ratio < 100 ? 'warn' : 'ok', text: `${pct(ratio)} (${n(received)} of ${n(expected)})` });
+    const missing = Math.max(0, expected - received);
+    out.push({ id: 'missing', label: 'messages missing', value: missing, severity: missing > 0.01 * expected ? 'bad' : missing > 0 ? 'warn' : 'ok', text: n(missing) });
+  }
+  if (c['pubsub.vusers_zero_messages'] !== undefined || (expected ?? 0) > 0) {
+    const zero = c['pubsub.vusers_zero_messages'] ?? 0;
+    const connected = c['ws.connected'] ?? 0;
+    out.push({ id: 'zero-messages', label: 'vusers that received no message', value: zero, severity: zero > 0 ? 'bad' : 'ok', text: `${n(zero)} of ${n(connected)} connected (${pct(connected ? (100 * zero) / connected : 0)})` });
+  }
+  const lost = c['recovery.messages_lost'];
+  if (lost !== undefined) out.push({ id: 'recovery-lost', label: 'messages lost across reconnects', value: lost, severity: lost > 0 ? 'bad' : 'ok', text: n(lost) });
+  const sent = c['presence.target_announcements_sent'];
+  if (sent !== undefined && sent > 0) {
+    const got = c['presence.announcements_received'] ?? 0;
+    const ratio = (100 * got) / sent;
+    out.push({ id: 'presence', label: 'announcements received / sent', value: ratio, severity: ratio < 99 ? 'bad' : ratio < 100 ? 'warn' : 'ok', text: `${pct(ratio)} (${n(got)} of ${n(sent)})` });
+  }
+  const delivery = r.aggregate.summaries['pubsub.delivery_latency'] ?? r.aggregate.summaries['broadcast.latency'] ?? r.aggregate.summaries['recovery.delivery_latency'];
+  if (delivery) out.push({ id: 'delivery', label: 'delivery latency p50 / p95 / p99', value: delivery.p95, severity: 'ok', text: `${n(delivery.p50)} / ${n(delivery.p95)} / ${n(delivery.p99)} ms` });
+  const connect = r.aggregate.summaries['ws.connect_time'];
+  if (connect) out.push({ id: 'connect', label: 'connect time p50 / p95 / p99', value: connect.p95, severity: 'ok', text: `${n(connect.p50)} / ${n(connect.p95)} / ${n(connect.p99)} ms` });
+  const dropped = (c['ws.dropped'] ?? 0) + (c['ws.connect_failed'] ?? 0);
+  if (dropped > 0) out.push({ id: 'dropped', label: 'connections failed or dropped', value: dropped, severity: 'bad', text: `${n(c['ws.connect_failed'] ?? 0)} failed to connect, ${n(c['ws.dropped'] ?? 0)} dropped` });
+
+  const errors = errorRows(r);
+  const first = [...errors].sort((a, b) => a.firstPeriod - b.firstPeriod)[0];
+  const totalErrors = errors.reduce((a, e) => a + e.count, 0);
+  out.push(
+    first
+      ? { id: 'first-error', label: 'first error', value: totalErrors, severity: 'bad', text: `${first.name} in the period ending ${elapsed(first.firstPeriod + r.timeline.periodMs, start)} (${n(totalErrors)} error${totalErrors === 1 ? '' : 's'} of ${errors.length} type${errors.length === 1 ? '' : 's'})` }
+      : { id: 'first-error', label: 'errors', value: 0, severity: 'ok', text: 'none' },
+  );
+  const retries = c['cookie.retry'] ?? 0;
+  if (retries > 0 || c['cookie.failed']) {
+    out.push({ id: 'retries', label: 'cookie retries', value: retries, severity: c['cookie.failed'] ? 'bad' : retries > 0 ? 'warn' : 'ok', text: `${n(retries)}${retryCauses(c)}${c['cookie.failed'] ? `; ${n(c['cookie.failed'])} gave up` : ''}` });
+  }
+  // Peak held: the target's own connection count (rig.memoryPerVuser.peakHeld, from the target's samples).
+  // Hook: when the summary carries a generator-side peak of sockets held, show it in this finding too.
+  const held = r.rig.memoryPerVuser?.peakHeld;
+  if (held !== undefined && r.timeline.target.some((t) => t.connections !== undefined)) {
+    out.push({ id: 'peak-held', label: 'peak connections held (target)', value: held, severity: 'ok', text: `${n(held)} (plan: ${n(r.rig.plan.peakConcurrent)} at once)` });
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * The run's result (pure): passed or failed, the exit code the CLI returns, and every reason in words.
+ * One function decides both the exit code and what the report, the terminal and the JSON say about it,
+ * so they can never disagree.
+ */
+import { ExitCode } from '../errors';
+import type { RunSummary, ThresholdResult } from './summary';
+import { metricVariables } from './thresholds';
+
+/** `result` of the summary JSON. */
+export interface RunResult {
+  readonly passed: boolean;
+  /** The documented exit code (0, 1, 3 or 130). */
+  readonly exitCode: number;
+  /** Why it failed, every reason in words; when it passed, what held. */
+  readonly reasons: readonly string[];
+}
+
+/** What the result is decided from: the summary without its result. */
+export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & {
+  readonly rig: Pick<RunSummary['rig'], 'lostGenerators'>;
+};
+
+const percent = (ratio: number): string => `${Number((ratio * 100).toFixed(2))}%`;
+
+/** The metrics an expression names, with their values ("vusers.created = 60"). */
+function valuesIn(t: ThresholdResult, aggregate: ResultInput['aggregate']): string {
+  const vars = metricVariables(aggregate);
+  const names = [...vars.keys()].filter((n) => t.expression.includes(n)).sort((a, b) => b.length - a.length);
+  // Longest first, and drop names that are only part of a longer one already shown (a.b in a.b.p99).
+  const shown = names.filter((n, i) => !names.slice(0, i).some((longer) => longer.includes(n)));
+  return shown.map((n) => `${n} = ${vars.get(n)}`).join(', ');
+}
+
+/** The reason line of one threshold. */
+export function thresholdReason(t: ThresholdResult, aggregate: ResultInput['aggregate']): string {
+  if (t.ok) return `threshold \`${t.expression}\` held`;
+  if (t.error) return `threshold \`${t.expression}\` could not be evaluated: ${t.error}`;
+  const values = valuesIn(t, aggregate);
+  return `threshold \`${t.expression}\` breached${values ? `: ${values}` : ''}`;
+}
+
+/**
+ * Decides the result. Exit code precedence: interrupted (130), rig failure (3), thresholds or failed
+ * vusers (1), else 0; the reasons list every cause, not only the one that chose the code.
+ */
+export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
+  const failures: string[] = [];
+  const held: string[] = [];
+  let exitCode: number = ExitCode.ok;
+  const raise = (code: number) => {
+    // 130 beats 3 beats 1 beats 0.
+    const rank = (c: number) => (c === ExitCode.interrupted ? 3 : c === ExitCode.rigFailure ? 2 : c === ExitCode.thresholdsBreached ? 1 : 0);
+    if (rank(code) > rank(exitCode)) exitCode = code;
+  };
+  if (s.status === 'interrupted') {
+    raise(ExitCode.interrupted);
+    failures.push('interrupted before the end: the figures are partial');
+  }
+  if (s.status === 'timed-out') {
+    raise(ExitCode.rigFailure);
+    failures.push('the run did not end in its expected time: the rig stopped it, the figures are partial');
+  }
+  if (s.status === 'partial') raise(ExitCode.rigFailure);
+  for (const l of s.rig.lostGenerators) failures.push(`generator ${l.id} lost (${l.reason}): its figures stop there`);
+  if (s.status === 'partial' && !s.rig.lostGenerators.length) failures.push('a generator was lost: the figures are partial');
+
+  const c = s.aggregate.counters;
+  const created = c['vusers.created'] ?? 0;
+  const failed = c['vusers.failed'] ?? 0;
+  const vusers = `${failed} of ${created} vusers failed (${percent(s.failedRatio)})`;
+  if (s.failedRatio > maxErrorRate) {
+    raise(ExitCode.thresholdsBreached);
+    failures.push(`${vusers} > --max-error-rate ${percent(maxErrorRate)}`);
+  } else held.push(`${vusers} ≤ --max-error-rate ${percent(maxErrorRate)}`);
+
+  for (const t of s.thresholds) {
+    if (t.ok) held.push(thresholdReason(t, s.aggregate));
+    // A `strict: false` ensure condition: shown, but it does not fail the run (as in Artillery).
+    else if (t.optional) held.push(`${thresholdReason(t, s.aggregate)} (optional: strict: false)`);
+    else {
+      raise(ExitCode.thresholdsBreached);
+      failures.push(thresholdReason(t, s.aggregate));
+    }
+  }
+  const passed = exitCode === ExitCode.ok;
+  return { passed, exitCode, reasons: passed ? held : failures };
+}
+
+/** The one-line form for the terminal (the summary table ends with it). */
+export function resultLine(r: RunResult): string {
+  return `${r.passed ? 'PASSED' : 'FAILED'} (exit ${r.exitCode}): ${r.reasons.join('; ')}`;
+}

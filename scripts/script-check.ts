@@ -1,0 +1,128 @@
+/**
+ * Checks a script before any generator starts, so a broken one is bad input (exit 2, nothing started)
+ * instead of a run whose vusers "complete" without doing anything (Artillery skips an undefined
+ * `function:` step silently): the processor file exists and loads, every function the script names
+ * (steps, hooks, ws `connect` functions) is exported by it, and every payload file exists. Every
+ * problem is reported, each with the file and the step.
+ *
+ * The processor is loaded in a short-lived child Node process, never in the orchestrator: user code
+ * (top-level side effects, a crash, an endless loop) cannot take the rig with it.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { UsageError } from './errors';
+import type { LoadedScenario } from './scenario';
+
+/** A function the script names, and where. */
+export interface FunctionRef {
+  readonly name: string;
+  /** e.g. `scenario "join" step 3 (function)`. */
+  readonly where: string;
+}
+
+const HOOK_KEYS = ['beforeRequest', 'afterResponse', 'beforeScenario', 'afterScenario'] as const;
+const REQUEST_KEYS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+
+function names(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}
+
+/** Every function a flow names: `function` steps, request hooks, ws `connect: { function }`, nested loops. */
+function flowFunctions(flow: unknown, where: string, out: FunctionRef[]): void {
+  if (!Array.isArray(flow)) return;
+  flow.forEach((step: unknown, i) => {
+    if (!step || typeof step !== 'object') return;
+    const s = step as Record<string, unknown>;
+    const at = `${where} step ${i + 1}`;
+    for (const n of names(s.function)) out.push({ name: n, where: `${at} (function)` });
+    const connect = s.connect as { function?: unknown } | undefined;
+    if (connect && typeof connect === 'object') for (const n of names(connect.function)) out.push({ name: n, where: `${at} (connect.function)` });
+    for (const key of [...REQUEST_KEYS, 'emit']) {
+      const req = s[key] as Record<string, unknown> | undefined;
+      if (!req || typeof req !== 'object' || Array.isArray(req)) continue;
+      for (const hook of HOOK_KEYS) for (const n of names(req[hook])) out.push({ name: n, where: `${at} (${key}.${hook})` });
+    }
+    if (s.loop !== undefined) flowFunctions(s.loop, `${at} loop`, out);
+    if (s.parallel !== undefined) flowFunctions(s.parallel, `${at} parallel`, out);
+  });
+}
+
+/** Every function the script names, with where. Pure. */
+export function referencedFunctions(script: LoadedScenario['script']): FunctionRef[] {
+  const out: FunctionRef[] = [];
+  const ws = (script.config.ws ?? {}) as Record<string, unknown>;
+  for (const n of names(ws.connect && typeof ws.connect === 'object' ? (ws.connect as Record<string, unknown>).function : undefined)) {
+    out.push({ name: n, where: 'config.ws.connect.function' });
+  }
+  for (const hook of ['before', 'after'] as const) {
+    const section = script[hook] as { flow?: unknown } | undefined;
+    if (section && typeof section === 'object') flowFunctions(section.flow, `${hook}`, out);
+  }
+  (script.scenarios as Array<Record<string, unknown>>).forEach((sc, i) => {
+    if (!sc || typeof sc !== 'object') return;
+    const label = `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`;
+    for (const hook of HOOK_KEYS) for (const n of names(sc[hook])) out.push({ name: n, where: `${label} (${hook})` });
+    flowFunctions(sc.flow, label, out);
+  });
+  return out;
+}
+
+/** Names of the functions a processor module exports, read in a child process, or why it failed to load. */
+export function processorExports(file: string): { exports: string[] } | { error: string } {
+  const probe = 'const m=require(process.argv[1]);const o=(m&&typeof m==="object"||typeof m==="function")?m:{};' +
+    // Exit at once: a processor that opens a pool or a timer at load time must not hold the check open.
+    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>typeof o[k]==="function")));process.exit(0)';
+  try {
+    const out = execFileSync(process.execPath, ['-e', probe, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { exports: JSON.parse(out) as string[] };
+  } catch (err) {
+    const e = err as { stderr?: string; message: string; signal?: string };
+    if (e.signal) return { error: `did not finish loading within 15 s (${e.signal})` };
+    const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
+    const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
+    return { error: reason };
+  }
+}
+
+/** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
+export function checkScriptFiles(scenario: LoadedScenario): void {
+  const problems: string[] = [];
+  const { config } = scenario.script;
+  const rel = (f: string) => path.relative(process.cwd(), f) || f;
+  const refs = referencedFunctions(scenario.script);
+  let exported: string[] | undefined;
+  if (typeof config.processor === 'string') {
+    const file = path.resolve(scenario.dir, config.processor);
+    if (!fs.existsSync(file)) {
+      problems.push(`config.processor ${config.processor}: no such file (${rel(file)}); fix the path (relative to the script)`);
+    } else if (/\.(c?js)$/i.test(file)) {
+      const r = processorExports(file);
+      if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
+      else exported = r.exports;
+    }
+  } else if (refs.length > 0) {
+    problems.push(`${refs[0]!.where} names function "${refs[0]!.name}" but the script has no config.processor; add the processor file that exports it`);
+  }
+  if (exported) {
+    for (const ref of refs) {
+      if (!exported.includes(ref.name)) {
+        problems.push(`${ref.where}: function "${ref.name}" is not exported by ${rel(path.resolve(scenario.dir, String(config.processor)))} (exports: ${exported.join(', ') || 'none'})`);
+      }
+    }
+  }
+  const payloads = Array.isArray(config.payload) ? config.payload : config.payload ? [config.payload] : [];
+  payloads.forEach((p: unknown, i) => {
+    const spec = p as { path?: unknown };
+    const where = `config.payload${Array.isArray(config.payload) ? `[${i}]` : ''}.path`;
+    if (typeof spec?.path !== 'string') {
+      problems.push(`${where} is missing; name the CSV file (relative to the script)`);
+      return;
+    }
+    const file = path.resolve(scenario.dir, spec.path);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) problems.push(`${where} ${spec.path}: no such file (${rel(file)}); fix the path (relative to the script)`);
+  });
+  if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);
+}

@@ -1,0 +1,79 @@
+/**
+ * Which target a run aims at, decided once before anything starts and printed:
+ *  - `--target URL` wins;
+ *  - a user's own script runs against its own `config.target` (after `-e/--environment`), as plain
+ *    `artillery run` would; the rig never replaces it silently;
+ *  - the built-in scenarios (or `--target reference`) get the reference target the platform provides
+ *    (started locally, or the deployed target stack on AWS).
+ * Pure apart from the environment it is handed.
+ */
+import { redactUrl } from './core/redact';
+import { UsageError } from './errors';
+import type { RunOptions } from './options';
+import type { LoadedScenario } from './scenario';
+
+/** Where the run's target came from. */
+export type TargetSource = 'flag' | 'script' | 'reference';
+
+/** The decision: the options to run with (target filled in for a script) and the line to print. */
+export interface TargetChoice {
+  readonly options: RunOptions;
+  readonly source: TargetSource;
+  /** Printed before the run; undefined when the platform prints its reference target itself. */
+  readonly line?: string;
+}
+
+const TEMPLATE = /\{\{\s*([^}]*?)\s*\}\}/g;
+
+/**
+ * Resolves the `{{ $env.NAME }}` / `{{ $processEnvironment.NAME }}` templates Artillery allows in
+ * `config.target`; anything else in braces cannot be known before the run and is bad input.
+ */
+export function resolveTargetTemplate(value: string, env: Readonly<Record<string, string | undefined>>, where: string): string {
+  return value.replace(TEMPLATE, (_all, expr: string) => {
+    const m = /^\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
+    if (!m) throw new UsageError(`${where} uses {{ ${expr} }}, which the rig cannot resolve before the run; write the URL, use {{ $env.NAME }}, or pass --target URL`);
+    const v = env[m[2] as string];
+    if (v === undefined || v === '') throw new UsageError(`${where} needs the environment variable ${m[2]} ({{ ${expr} }}), which is not set; export it or pass --target URL`);
+    return v;
+  });
+}
+
+/** Checks a target URL's form: http(s) for every engine, ws(s) for scripts (Artillery's ws and socketio engines take it). */
+export function checkTargetUrl(value: string, where: string, allowWebSocket: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${where} ${JSON.stringify(value)} is not a URL; e.g. http://127.0.0.1:3000${allowWebSocket ? ' or ws://127.0.0.1:3000/path' : ''}`);
+  }
+  const ok = ['http:', 'https:', ...(allowWebSocket ? ['ws:', 'wss:'] : [])];
+  if (!ok.includes(url.protocol)) {
+    throw new UsageError(
+      allowWebSocket
+        ? `${where} ${redactUrl(value)} must be http://, https://, ws:// or wss://`
+        : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
+    );
+  }
+  // Paths are kept (a ws script's endpoint, a prefix behind a proxy); only a trailing slash goes.
+  return value.replace(/\/+$/, '');
+}
+
+/** Decides the run's target; throws {@link UsageError} when a user script has none and none was given. */
+export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>): TargetChoice {
+  if (options.target !== undefined) {
+    const target = checkTargetUrl(options.target, '--target', !scenario.builtIn);
+    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target)` };
+  }
+  if (scenario.builtIn || options.referenceTarget) return { options, source: 'reference' };
+  const raw = scenario.script.config.target;
+  const where = options.environment && scenario.envTarget ? `config.environments.${options.environment}.target of ${scenario.name}` : `config.target of ${scenario.name}`;
+  if (raw === undefined || raw === null || raw === '') {
+    throw new UsageError(
+      `${scenario.name} has no config.target${options.environment ? ` (nor config.environments.${options.environment}.target)` : ''}; add one, pick an environment with -e NAME, pass --target URL, or --target reference for the rig's reference target`,
+    );
+  }
+  if (typeof raw !== 'string') throw new UsageError(`${where} must be a URL string`);
+  const target = checkTargetUrl(resolveTargetTemplate(raw, env, where), where, true);
+  return { options: { ...options, target }, source: 'script', line: `target: ${redactUrl(target)} (${where}; --target URL overrides it)` };
+}

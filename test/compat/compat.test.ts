@@ -1,0 +1,130 @@
+/**
+ * The compatibility suite: the project's own Artillery scripts (test/compat/scripts), each run under
+ * plain `artillery run` (node_modules/.bin/artillery, one worker) and under the rig (`npm run loadtest
+ * -- --scenario <file>`, fanned out over load processes) against one small loopback server. Exit codes,
+ * ensure results and every counter must be identical; every histogram must count the same samples, and
+ * the scripts' own deterministic histograms (compat.*) must agree within DDSketch's 1% relative error.
+ * Latency percentiles are not compared: two runs never see the same latencies.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, runCli, tempDir } from '../helpers/cli';
+import { CompatServer, startCompatServer } from './server';
+
+const SCRIPTS = path.join(__dirname, 'scripts');
+const ARTILLERY = path.join(ROOT, 'node_modules', '.bin', 'artillery');
+
+interface PlainResult {
+  code: number | null;
+  stdout: string;
+  report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } };
+}
+
+function runPlain(script: string, args: readonly string[], env: NodeJS.ProcessEnv, outDir: string): Promise<PlainResult> {
+  const output = path.join(outDir, 'plain.json');
+  return new Promise((resolve, reject) => {
+    const child = spawn(ARTILLERY, ['run', ...args, '--output', output, script], {
+      cwd: SCRIPTS,
+      env: { ...process.env, ...env, WORKERS: '1', ARTILLERY_DISABLE_TELEMETRY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, report: JSON.parse(fs.readFileSync(output, 'utf8')) });
+    });
+  });
+}
+
+/** Artillery's "Checks:" lines (`ok: expr`, `fail: expr (optional)`), as the rig reports thresholds. */
+function plainChecks(stdout: string): Array<{ expression: string; ok: boolean; optional: boolean }> {
+  const after = stdout.split('\nChecks:\n')[1] ?? '';
+  return after
+    .split('\n')
+    .map((l) => /^(ok|fail): (.*?)( \(optional\))?$/.exec(l.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ expression: m[2] as string, ok: m[1] === 'ok', optional: Boolean(m[3]) }));
+}
+
+interface Case {
+  readonly script: string;
+  /** Flags for both runs (Artillery's own: -e, --target). */
+  readonly args?: (server: CompatServer) => string[];
+  readonly exit: number;
+  /** What the rig prints before the run. */
+  readonly says?: RegExp[];
+  /** Counters that must be there (so an empty run cannot pass). */
+  readonly expect: Record<string, number>;
+}
+
+const CASES: Case[] = [
+  {
+    script: 'http.yml',
+    exit: 1,
+    says: [/target: http:\/\/127\.0\.0\.1:\d+ \(config\.target of http\.yml/, /maxVusers 50 is split 25\/25 over 2 load processes/, /payload users\.csv \(order: sequence\): 2 load processes each read the rows of their planned arrivals \(1-4, 5-8\)/],
+    expect: { 'vusers.created': 8, 'compat.token_ok': 8, 'compat.before_scenario': 8, 'compat.after_scenario': 8, 'compat.async_step': 8, 'compat.before_request': 8, 'http.codes.404': 8, 'compat.row.u1': 1, 'compat.row.u8': 1 },
+  },
+  {
+    script: 'socketio.yml',
+    args: () => ['-e', 'local'],
+    exit: 0,
+    says: [/target: http:\/\/127\.0\.0\.1:\d+ \(config\.environments\.local\.target of socketio\.yml/],
+    expect: { 'vusers.created': 6, 'vusers.completed': 6, 'socketio.emit': 24 },
+  },
+  {
+    script: 'ws.yml',
+    args: (s) => ['--target', `ws://127.0.0.1:${s.port}/ws`],
+    exit: 1,
+    says: [/target: ws:\/\/127\.0\.0\.1:\d+\/ws \(--target\)/],
+    expect: { 'vusers.created': 4, 'vusers.completed': 4, 'websocket.messages_sent': 16 },
+  },
+  { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
+  { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
+];
+
+describe('compatibility: the same script under plain `artillery run` and under the rig', () => {
+  let server: CompatServer;
+  beforeAll(async () => {
+    server = await startCompatServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  test.each(CASES)('$script: same exit code, ensure results and counters', async (c) => {
+    const env = { COMPAT_PORT: String(server.port), COMPAT_REGION: 'eu', COMPAT_ITEM: '42' };
+    const dir = tempDir('rig-compat-');
+    const extra = c.args?.(server) ?? [];
+    const [plain, rig] = await Promise.all([
+      runPlain(c.script, extra, env, dir),
+      runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(SCRIPTS, c.script), '--out', path.join(dir, 'rig'), '--json', ...extra], { env }),
+    ]);
+    for (const re of c.says ?? []) expect(rig.stderr).toMatch(re);
+    // On a mismatch the rig's last lines say why (a lost generator, a load process that failed).
+    const why = rig.code === c.exit ? {} : { rigStderr: rig.stderr.split('\n').slice(-25).join('\n') };
+    expect({ plain: plain.code, rig: rig.code, ...why }).toEqual({ plain: c.exit, rig: c.exit });
+    expect(rig.stderr).not.toMatch(/lost|rig failure/);
+
+    const p = plain.report.aggregate;
+    const r = rig.json.aggregate as PlainResult['report']['aggregate'];
+    for (const [k, v] of Object.entries(c.expect)) expect([k, p.counters[k]]).toEqual([k, v]);
+    expect(r.counters).toEqual(p.counters);
+    expect(Object.keys(r.summaries).sort()).toEqual(Object.keys(p.summaries).sort());
+    for (const [name, s] of Object.entries(p.summaries)) {
+      expect([name, r.summaries[name]?.count]).toEqual([name, s.count]);
+      if (!name.startsWith('compat.')) continue;
+      for (const stat of ['min', 'max', 'p50', 'p95', 'p99']) {
+        const want = s[stat] as number;
+        expect(Math.abs((r.summaries[name]?.[stat] ?? NaN) - want)).toBeLessThanOrEqual(Math.abs(want) * 0.01 + 1e-9);
+      }
+    }
+    const rigChecks = (rig.json.thresholds as Array<{ expression: string; ok: boolean; optional?: boolean }>).map((t) => ({ expression: t.expression, ok: t.ok, optional: Boolean(t.optional) }));
+    const sortBy = (a: { expression: string }, b: { expression: string }) => a.expression.localeCompare(b.expression);
+    expect(rigChecks.sort(sortBy)).toEqual(plainChecks(plain.stdout).sort(sortBy));
+  }, 120_000);
+});

@@ -1,0 +1,48 @@
+/**
+ * The bench's processor (scripts/bench/first-vuser.js) under real Artillery against the reference target:
+ * vusers run the connect flow to the end (the wrapper must stay async: Artillery hands a plain function a
+ * callback and waits for it forever), and the first vuser's instant is written once.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { ROOT, tempDir } from '../helpers/cli';
+
+const ARTILLERY = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
+
+test('plain Artillery with the bench processor completes every vuser and records the first one', async () => {
+  const target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1 });
+  const dir = tempDir('rig-bench-fv-');
+  try {
+    const script = path.join(dir, 'script.json');
+    fs.writeFileSync(script, JSON.stringify({
+      config: {
+        target: target.url,
+        processor: path.join(ROOT, 'scripts', 'bench', 'first-vuser.js'),
+        phases: [{ duration: 1, arrivalCount: 4 }],
+        variables: { hold: 0.5 },
+      },
+      scenarios: [{ flow: [{ function: 'fetchCookie' }, { function: 'openSocket' }, { think: '{{ hold }}' }, { function: 'closeSocket' }] }],
+    }));
+    const marker = path.join(dir, 'first-vuser');
+    const spawnedAt = Date.now();
+    const child = spawn(process.execPath, [ARTILLERY, 'run', '--output', path.join(dir, 'out.json'), script], {
+      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', RIG_BENCH_FIRST_VUSER_FILE: marker },
+      stdio: 'ignore',
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    const counters = (JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8')) as { aggregate: { counters: Record<string, number> } }).aggregate.counters;
+    expect(counters['vusers.completed']).toBe(4);
+    expect(counters['ws.connected']).toBe(4);
+    const firstAt = Number(fs.readFileSync(marker, 'utf8'));
+    expect(firstAt).toBeGreaterThan(spawnedAt);
+    expect(firstAt).toBeLessThan(Date.now());
+  } finally {
+    await target.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

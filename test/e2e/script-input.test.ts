@@ -1,0 +1,68 @@
+/**
+ * A user's script and its inputs are checked before anything starts (issue 14's scenario-loading
+ * class): each case exits 2 with one error line naming the file, the step or the flag and the fix, no
+ * run folder is left and no target or generator was started (the error comes before the platform line).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+
+const scratch = tempDir('rig-script-input-');
+const write = (name: string, body: string) => {
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, body);
+  return file;
+};
+write('proc.js', 'module.exports = { hello(ctx, ee, done) { done(); } };\n');
+const phases = '  phases: [ { duration: 1, arrivalCount: 1 } ]\n';
+const target = '  target: "http://127.0.0.1:9"\n';
+
+const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
+  {
+    name: 'processor file missing',
+    args: ['--scenario', write('no-proc.yml', `config:\n${target}${phases}  processor: ./gone.js\nscenarios:\n  - flow: [ { function: hello } ]\n`)],
+    mentions: /no-proc\.yml: config\.processor \.\/gone\.js: no such file/,
+  },
+  {
+    name: 'function step the processor does not export',
+    args: ['--scenario', write('no-fn.yml', `config:\n${target}${phases}  processor: ./proc.js\nscenarios:\n  - name: main\n    flow:\n      - function: hello\n      - function: helo\n`)],
+    mentions: /scenario "main" step 2 \(function\): function "helo" is not exported by .*proc\.js \(exports: hello\)/,
+  },
+  {
+    name: 'payload file missing',
+    args: ['--scenario', write('no-payload.yml', `config:\n${target}${phases}  payload: { path: ./users.csv, fields: [u] }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /config\.payload\.path \.\/users\.csv: no such file/,
+  },
+  { name: '--var hold=abc on a scenario that uses hold as a number', args: ['--var', 'hold=abc'], mentions: /--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\); pass a number/ },
+  { name: '--ensure that does not parse', args: ['--ensure', 'vusers.failed =='], mentions: /--ensure "vusers\.failed ==" is not a valid ensure expression/ },
+  {
+    name: "script ensure condition that does not parse",
+    args: ['--scenario', write('bad-ensure.yml', `config:\n${target}${phases}  plugins: { ensure: {} }\n  ensure: { conditions: [ { expression: "http.codes.200 >" } ] }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /config\.ensure "http\.codes\.200 >" is not a valid ensure expression/,
+  },
+  {
+    name: 'script without a target',
+    args: ['--scenario', write('no-target.yml', `config:\n${phases}scenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /no-target\.yml has no config\.target; add one, pick an environment with -e NAME, pass --target URL/,
+  },
+  {
+    name: '-e naming an environment the script lacks',
+    args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,
+  },
+];
+
+describe("the script and its inputs are checked before anything starts", () => {
+  it.each(cases)('$name → exit 2, one line, nothing started', async (c) => {
+    const out = path.join(scratch, `run-${c.name.replace(/\W+/g, '-')}`);
+    const r = await runCli([...c.args, '--platform', 'local', '--out', out], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    const errorLines = r.stderr.split('\n').filter((l) => /^error/.test(l));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(c.mentions);
+    const progress = r.stderr.split('\n').filter((l) => !/^error/.test(l)).join('\n');
+    expect(progress).not.toMatch(/platform: local|launching|reference target/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});

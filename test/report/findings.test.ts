@@ -1,0 +1,43 @@
+/** The first screen's findings and the errors table, from a synthetic report. */
+import { elapsed, errorRows, findingsOf, phaseBands } from '../../scripts/report/findings';
+import { T0, hostileReport } from './fixture';
+
+const report = () => {
+  const r = hostileReport();
+  return {
+    ...r,
+    aggregate: {
+      ...r.aggregate,
+      counters: { ...r.aggregate.counters, 'ws.connected': 290, 'pubsub.vusers_zero_messages': 58, 'cookie.retry': 12, 'cookie.retry_reason.http_503': 10, 'cookie.retry_reason.ECONNRESET': 2 },
+    },
+  };
+};
+
+test('loss is red: receipt, missing messages, zero-message vusers, failed vusers, the first error; retries amber with their statuses', () => {
+  const f = new Map(findingsOf(report()).map((x) => [x.id, x]));
+  expect(f.get('vusers-failed')).toMatchObject({ severity: 'bad', value: 10, text: '10 of 300 (3.33%)' });
+  expect(f.get('receipt')).toMatchObject({ severity: 'bad', text: '93.75% (3,000 of 3,200)' });
+  expect(f.get('missing')).toMatchObject({ severity: 'bad', value: 200 });
+  expect(f.get('zero-messages')).toMatchObject({ severity: 'bad', text: '58 of 290 connected (20%)' });
+  expect(f.get('first-error')?.severity).toBe('bad');
+  expect(f.get('first-error')?.text).toMatch(/in the period ending T\+0:20 \(10 errors of 1 type\)$/);
+  expect(f.get('retries')).toMatchObject({ severity: 'warn', text: '12 (HTTP 503 × 10, ECONNRESET × 2)' });
+});
+
+test('a clean pub/sub run reads green', () => {
+  const r = hostileReport();
+  const clean = {
+    ...r,
+    intermediate: r.intermediate.map((p) => ({ ...p, counters: Object.fromEntries(Object.entries(p.counters).filter(([k]) => !k.startsWith('errors.'))) })),
+    aggregate: { ...r.aggregate, counters: { 'vusers.created': 300, 'vusers.failed': 0, 'ws.connected': 300, 'pubsub.messages_received': 3200, 'pubsub.messages_expected': 3200, 'pubsub.vusers_zero_messages': 0 } },
+  };
+  expect(findingsOf(clean).filter((x) => x.severity !== 'ok')).toEqual([]);
+});
+
+test('errors table: count, share of vusers, first/last period, phase', () => {
+  const [row] = errorRows(report());
+  expect(row).toMatchObject({ count: 10, firstPeriod: T0 + 10_000, lastPeriod: T0 + 10_000, percentOfVusers: (100 * 10) / 300 });
+  expect(row?.phase).toBe(phaseBands(report())[0]?.name);
+  expect(elapsed(T0 - 3000, T0)).toBe('T+0:00');
+  expect(elapsed(T0 + 75_000, T0)).toBe('T+1:15');
+});

@@ -1,0 +1,54 @@
+/** The run's result: one decision for the exit code, the banner, the JSON and the terminal's last line. */
+import { decideResult, resultLine } from '../../scripts/report/result';
+import type { ResultInput } from '../../scripts/report/result';
+
+const base = (over: Partial<ResultInput> = {}): ResultInput => ({
+  status: 'completed',
+  failedRatio: 0,
+  thresholds: [],
+  aggregate: { counters: { 'vusers.created': 300, 'vusers.failed': 0 }, rates: {}, summaries: {} },
+  rig: { lostGenerators: [] },
+  ...over,
+});
+
+describe('decideResult', () => {
+  test('a clean run passes with exit 0 and says what held', () => {
+    const r = decideResult(base({ thresholds: [{ expression: 'vusers.failed == 0', ok: true }] }), 0);
+    expect(r).toEqual({ passed: true, exitCode: 0, reasons: ['0 of 300 vusers failed (0%) ≤ --max-error-rate 0%', 'threshold `vusers.failed == 0` held'] });
+  });
+
+  test('failed vusers beyond --max-error-rate and a breached threshold: exit 1, both reasons with their values', () => {
+    const p99 = { min: 1, max: 400, count: 10, mean: 50, p50: 40, median: 40, p75: 60, p90: 100, p95: 200, p99: 312, p999: 400 };
+    const r = decideResult(
+      base({
+        failedRatio: 1 / 300,
+        aggregate: { counters: { 'vusers.created': 300, 'vusers.failed': 1 }, rates: {}, summaries: { 'ws.connect_time': p99 } },
+        thresholds: [{ expression: 'ws.connect_time.p99 < 200', ok: false }],
+      }),
+      0,
+    );
+    expect(r.passed).toBe(false);
+    expect(r.exitCode).toBe(1);
+    expect(r.reasons).toEqual(['1 of 300 vusers failed (0.33%) > --max-error-rate 0%', 'threshold `ws.connect_time.p99 < 200` breached: ws.connect_time.p99 = 312']);
+    expect(resultLine(r)).toBe('FAILED (exit 1): 1 of 300 vusers failed (0.33%) > --max-error-rate 0%; threshold `ws.connect_time.p99 < 200` breached: ws.connect_time.p99 = 312');
+  });
+
+  test('within --max-error-rate passes', () => {
+    expect(decideResult(base({ failedRatio: 1 / 300 }), 0.01).exitCode).toBe(0);
+  });
+
+  test('a threshold that cannot be evaluated fails with its error', () => {
+    const r = decideResult(base({ thresholds: [{ expression: 'x <', ok: false, error: 'cannot evaluate: parse error' }] }), 0);
+    expect(r.reasons).toEqual(['threshold `x <` could not be evaluated: cannot evaluate: parse error']);
+  });
+
+  test('precedence: interrupted 130 over a lost generator 3 over thresholds 1; every cause listed', () => {
+    const lost = { rig: { lostGenerators: [{ id: 'g02', reason: 'agent exited with code 137' }] } };
+    expect(decideResult(base({ status: 'partial', ...lost, failedRatio: 0.5 }), 0)).toMatchObject({
+      exitCode: 3,
+      reasons: ['generator g02 lost (agent exited with code 137): its figures stop there', expect.stringMatching(/vusers failed/)],
+    });
+    expect(decideResult(base({ status: 'interrupted', failedRatio: 0.5 }), 0).exitCode).toBe(130);
+    expect(decideResult(base({ status: 'timed-out' }), 0)).toMatchObject({ passed: false, exitCode: 3 });
+  });
+});

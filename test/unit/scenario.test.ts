@@ -1,0 +1,88 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { validateFlags } from '../../scripts/options';
+import { applyOptions, loadScenario, processScript, thinkVariables } from '../../scripts/scenario';
+
+const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
+
+describe('applyOptions', () => {
+  const script = {
+    config: {
+      target: 'http://x',
+      phases: [{ duration: 1, arrivalCount: 2 }],
+      variables: { hold: 10, room: 'a' },
+      ensure: { p99: 100 },
+      plugins: { ensure: {}, 'metrics-by-endpoint': {} },
+      environments: { e: { target: 'http://y' } },
+    },
+    scenarios: [{ flow: [] }],
+  };
+
+  test('strips every ensure form and the merged environments from what the load processes run', () => {
+    const out = applyOptions(script, validateFlags({}), 'http://x');
+    expect(out.config.ensure).toBeUndefined();
+    expect(out.config.plugins).toEqual({ 'metrics-by-endpoint': {} });
+    expect(out.config.environments).toBeUndefined();
+    expect(script.config.plugins).toHaveProperty('ensure'); // the original is untouched
+  });
+
+  test('--var for a variable the scenario uses as a number must be a number', () => {
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a number \(default 10\); pass a number, e.g\. --var hold=10/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=30s'] }), 'http://x')).toThrow(/--var hold=30s/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=-3'] }), 'http://x')).toThrow(/must not be negative/);
+    expect(applyOptions(script, validateFlags({ var: ['hold=3', 'room=b'] }), 'http://x').config.variables).toEqual({ hold: 3, room: 'b' });
+  });
+
+  test('the built-in scenarios declare their numeric variables, so --var hold=abc is refused for them too', () => {
+    const connect = loadScenario('connect', SCENARIOS);
+    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\)/);
+  });
+
+  test('a variable read by a think step is a duration: numeric, not negative, within the timer limit, even without a default', () => {
+    const thinking = { config: { target: 'http://x', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [{ loop: [{ think: '{{ gap }}' }], count: 2 }] }] };
+    expect(thinkVariables(thinking)).toEqual(new Set(['gap']));
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=soon'] }), 'http://x')).toThrow(/--var gap=soon: the scenario uses gap as a think time in seconds; pass a number/);
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=2592000'] }), 'http://x')).toThrow(/--var gap=2592000: a think time of more than 2147483 s/);
+    expect(applyOptions(thinking, validateFlags({ var: ['gap=2'] }), 'http://x').config.variables).toEqual({ gap: 2 });
+  });
+});
+
+describe('loadScenario with an environment', () => {
+  /** Loads `config:` + the given lines + one empty scenario, with -e `environment`. */
+  const loadWith = (configLines: string, environment: string) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-env-')), 's.yml');
+    fs.writeFileSync(file, `config:\n${configLines}scenarios:\n  - flow: []\n`);
+    return loadScenario(file, SCENARIOS, environment);
+  };
+
+  test('merges the entry into config like lodash.merge (nested objects merged, arrays by index)', () => {
+    const s = loadWith(
+      '  target: http://a\n  http: { timeout: 5, pool: 2 }\n  phases: [{ duration: 1, arrivalCount: 1 }, { duration: 2, arrivalRate: 1 }]\n  environments:\n    e:\n      http: { timeout: 9 }\n      phases: [{ arrivalCount: 5 }]\n',
+      'e',
+    );
+    expect(s.script.config.http).toEqual({ timeout: 9, pool: 2 });
+    expect(s.script.config.phases).toEqual([{ duration: 1, arrivalCount: 5 }, { duration: 2, arrivalRate: 1 }]);
+    expect(s.envTarget).toBe(false);
+  });
+
+  test('{{ $environment }} is resolved in config and set for the vusers, as `artillery run -e` does', () => {
+    const s = loadWith('  target: http://a\n  payload: { path: "{{ $environment }}-users.csv" }\n  environments:\n    qa: { variables: { room: r } }\n  phases: [{ duration: 1, arrivalCount: 1 }]\n', 'qa');
+    expect(s.script.config.payload).toEqual({ path: 'qa-users.csv' });
+    expect(s.script.config.variables).toEqual({ room: 'r', $environment: 'qa' });
+  });
+});
+
+describe('processScript', () => {
+  const base = { config: { target: 'http://x', payload: [{ path: 'a.csv', order: 'sequence' }, { path: 'b.csv' }] }, scenarios: [] };
+  test('marks only sequenced payloads with the process share; random ones stay whole', () => {
+    const out = processScript(base, [{ duration: 1, arrivalCount: 3 }], { start: 4, count: 3 });
+    expect(out.config.payload).toEqual([{ path: 'a.csv', order: 'sequence', rigShare: { start: 4, count: 3 } }, { path: 'b.csv' }]);
+    expect(out.config.phases).toEqual([{ duration: 1, arrivalCount: 3 }]);
+  });
+  test('a single payload object stays an object; no share leaves it as written', () => {
+    const one = { ...base, config: { ...base.config, payload: { path: 'a.csv', order: 'sequence' } } };
+    expect(processScript(one, [], { start: 0, count: 2 }).config.payload).toEqual({ path: 'a.csv', order: 'sequence', rigShare: { start: 0, count: 2 } });
+    expect(processScript(one, [], undefined).config.payload).toEqual({ path: 'a.csv', order: 'sequence' });
+  });
+});

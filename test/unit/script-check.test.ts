@@ -1,0 +1,83 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { UsageError } from '../../scripts/errors';
+import { loadScenario } from '../../scripts/scenario';
+import { checkScriptFiles, referencedFunctions } from '../../scripts/script-check';
+
+const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-check-'));
+fs.writeFileSync(path.join(dir, 'proc.js'), 'module.exports = { setUp(c, e, d) { d(); }, connectFn(p, c, n) { n(); }, notAFunction: 3 };\n');
+fs.writeFileSync(path.join(dir, 'throws.js'), "throw new TypeError('boom at load');\n");
+fs.writeFileSync(path.join(dir, 'rows.csv'), 'a,b\n1,2\n');
+// A processor that keeps a timer and a server open from load time (a pool, a metrics loop) still checks at once.
+fs.writeFileSync(path.join(dir, 'busy.js'), "setInterval(() => {}, 1000); require('node:net').createServer().listen(0, '127.0.0.1');\nmodule.exports = { f(c, e, d) { d(); } };\n");
+
+function write(name: string, body: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, body);
+  return file;
+}
+const check = (file: string) => () => checkScriptFiles(loadScenario(file, SCENARIOS));
+
+describe('checkScriptFiles', () => {
+  test('every function named by a step, a hook or a ws connect is found, with where', () => {
+    const s = loadScenario(
+      write(
+        'refs.yml',
+        `config: { target: "http://x", processor: ./proc.js }
+before: { flow: [ { function: beforeAll } ] }
+scenarios:
+  - name: main
+    beforeScenario: setUp
+    flow:
+      - connect: { function: connectFn }
+      - get: { url: /, beforeRequest: [signIt] }
+      - loop:
+          - function: inLoop
+        count: 2
+`,
+      ),
+      SCENARIOS,
+    );
+    expect(referencedFunctions(s.script)).toEqual([
+      { name: 'beforeAll', where: 'before step 1 (function)' },
+      { name: 'setUp', where: 'scenario "main" (beforeScenario)' },
+      { name: 'connectFn', where: 'scenario "main" step 1 (connect.function)' },
+      { name: 'signIt', where: 'scenario "main" step 2 (get.beforeRequest)' },
+      { name: 'inLoop', where: 'scenario "main" step 3 loop step 1 (function)' },
+    ]);
+  });
+
+  test('functions the processor does not export are each reported, with the step and the exports', () => {
+    const file = write('missing-fn.yml', 'config: { target: "http://x", processor: ./proc.js }\nscenarios:\n  - name: s\n    flow:\n      - function: setUp\n      - function: nope\n      - function: notAFunction\n');
+    expect(check(file)).toThrow(UsageError);
+    expect(check(file)).toThrow(/step 2 \(function\): function "nope" is not exported by .*proc\.js \(exports: setUp, connectFn\); scenario "s" step 3 \(function\): function "notAFunction"/);
+  });
+
+  test('a processor that is missing or throws while loading is named with the reason', () => {
+    expect(check(write('no-proc.yml', 'config: { target: "http://x", processor: ./gone.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/config\.processor \.\/gone\.js: no such file/);
+    expect(check(write('bad-proc.yml', 'config: { target: "http://x", processor: ./throws.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/throws\.js fails to load: TypeError: boom at load/);
+  });
+
+  test('a processor that keeps timers or servers open from load time is checked without waiting for it', () => {
+    const started = Date.now();
+    expect(check(write('busy.yml', 'config: { target: "http://x", processor: ./busy.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).not.toThrow();
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  test('a function step without any processor is refused', () => {
+    expect(check(write('no-processor.yml', 'config: { target: "http://x" }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/names function "f" but the script has no config\.processor/);
+  });
+
+  test('payload files must exist (single or list)', () => {
+    expect(check(write('pay.yml', 'config: { target: "http://x", payload: [ { path: ./rows.csv }, { path: ./nope.csv } ] }\nscenarios:\n  - flow: []\n'))).toThrow(/config\.payload\[1\]\.path \.\/nope\.csv: no such file/);
+    expect(check(write('pay-ok.yml', 'config: { target: "http://x", payload: { path: ./rows.csv, fields: [a, b] } }\nscenarios:\n  - flow: []\n'))).not.toThrow();
+  });
+
+  test('every built-in scenario passes', () => {
+    for (const name of ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery']) {
+      expect(() => checkScriptFiles(loadScenario(name, SCENARIOS))).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { validateFlags } from '../../scripts/options';
+import { loadScenario } from '../../scripts/scenario';
+import { chooseTarget } from '../../scripts/target-choice';
+
+const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-target-'));
+function script(name: string, config: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `config:\n${config}\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: [{ get: { url: / } }]\n`);
+  return file;
+}
+const own = script('own.yml', '  target: "http://api.example.test:8080/v1"');
+const envs = script('envs.yml', '  target: "http://127.0.0.1:9"\n  environments:\n    staging:\n      target: "wss://staging.example.test/socket"\n      variables: { room: s }\n    nothing:\n      variables: { room: n }');
+const templated = script('templated.yml', '  target: "http://{{ $env.API_HOST }}:{{ $processEnvironment.API_PORT }}"');
+const none = script('none.yml', '  http: { timeout: 5 }');
+
+const choose = (flags: Parameters<typeof validateFlags>[0], env: Record<string, string> = {}) => {
+  const options = validateFlags(flags);
+  return chooseTarget(options, loadScenario(options.scenario, SCENARIOS, options.environment), env);
+};
+
+describe('chooseTarget', () => {
+  test("a user script runs against its own config.target, path kept, and says so", () => {
+    const c = choose({ scenario: own });
+    expect(c.source).toBe('script');
+    expect(c.options.target).toBe('http://api.example.test:8080/v1');
+    expect(c.line).toBe('target: http://api.example.test:8080/v1 (config.target of own.yml; --target URL overrides it)');
+  });
+
+  test('credentials in the target are used but never printed', () => {
+    const c = choose({ scenario: own, target: 'http://user:s3cret@127.0.0.1:7000' });
+    expect(c.options.target).toBe('http://user:s3cret@127.0.0.1:7000');
+    expect(c.line).not.toContain('s3cret');
+  });
+
+  test('--target wins, ws:// with its path accepted for a user script', () => {
+    const c = choose({ scenario: own, target: 'ws://127.0.0.1:7000/ws/' });
+    expect(c.options.target).toBe('ws://127.0.0.1:7000/ws');
+    expect(c.line).toBe('target: ws://127.0.0.1:7000/ws (--target)');
+  });
+
+  test('-e selects config.environments as Artillery does (target and variables)', () => {
+    const options = validateFlags({ scenario: envs, environment: 'staging' });
+    const scenario = loadScenario(envs, SCENARIOS, 'staging');
+    expect(scenario.script.config.variables).toEqual({ room: 's', $environment: 'staging' });
+    const c = chooseTarget(options, scenario, {});
+    expect(c.options.target).toBe('wss://staging.example.test/socket');
+    expect(c.line).toMatch(/config\.environments\.staging\.target of envs\.yml/);
+    // An environment without a target keeps the script's own.
+    expect(choose({ scenario: envs, environment: 'nothing' }).options.target).toBe('http://127.0.0.1:9');
+  });
+
+  test('an environment the script does not define is refused, listing the defined ones', () => {
+    expect(() => choose({ scenario: envs, environment: 'prod' })).toThrow(/-e prod: envs\.yml has no config\.environments\.prod; use one of staging, nothing/);
+  });
+
+  test('$env / $processEnvironment templates resolve from the environment; an unset one is refused', () => {
+    expect(choose({ scenario: templated }, { API_HOST: 'h.test', API_PORT: '81' }).options.target).toBe('http://h.test:81');
+    expect(() => choose({ scenario: templated }, { API_HOST: 'h.test' })).toThrow(/needs the environment variable API_PORT/);
+  });
+
+  test('a user script without a target is refused with the ways to give one', () => {
+    expect(() => choose({ scenario: none })).toThrow(/none\.yml has no config\.target; add one, pick an environment with -e NAME, pass --target URL, or --target reference/);
+  });
+
+  test('built-in scenarios and --target reference use the reference target the platform provides', () => {
+    expect(choose({ scenario: 'connect' })).toMatchObject({ source: 'reference', options: { target: undefined } });
+    const ref = choose({ scenario: own, target: 'reference' });
+    expect(ref.source).toBe('reference');
+    expect(ref.options.target).toBeUndefined();
+  });
+
+  test('a built-in scenario refuses a ws:// target (it fetches its cookie over HTTP)', () => {
+    expect(() => choose({ scenario: 'connect', target: 'ws://127.0.0.1:1' })).toThrow(/must be http:\/\/ or https:\/\/ for the built-in scenarios/);
+  });
+});
