@@ -8,6 +8,7 @@ const sa = require('../../load-generators/lib/source-addresses') as {
   assignSourceAddresses(specs: Array<{ sourceAddress?: string; script?: unknown }>, addresses: string[]): string[];
   sourceAddressesFor(specs: Array<{ sourceAddress?: string; script?: unknown }>, io: object): Promise<string[]>;
   countPortsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<Map<string, number> | undefined>;
+  countSocketsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<{ ports: Map<string, number>; established: Map<string, number> } | undefined>;
   countPortsFromProc(addresses: string[], file: string): Map<string, number> | undefined;
 };
 
@@ -60,6 +61,22 @@ describe('source addresses', () => {
     // Where `ss` cannot run, the agent's count falls back to that file.
     const fallback = await sa.countPortsByAddress(['127.0.1.10', '127.0.1.11'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
     expect(Object.fromEntries(fallback ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
+  });
+
+  test('established connections per address (the sockets that hold a vuser), from ss or the /proc fallback', async () => {
+    const ssOut = ['ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950', 'TIME-WAIT 0 0 127.0.1.10:40146 127.0.0.1:3950', 'ESTAB 0 0 127.0.1.11:40147 127.0.0.1:3950', ''].join('\n');
+    const viaSs = await sa.countSocketsByAddress(['127.0.1.10', '127.0.1.11'], { ss: async () => ssOut });
+    expect(Object.fromEntries(viaSs?.ports ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
+    expect(Object.fromEntries(viaSs?.established ?? [])).toEqual({ '127.0.1.10': 1, '127.0.1.11': 1 });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
+    fs.writeFileSync(file, [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   1: 0A01007F:8000 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1',
+      '   2: 0A01007F:8001 0100007F:0BB8 06 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
+    ].join('\n'));
+    const viaProc = await sa.countSocketsByAddress(['127.0.1.10'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
+    expect(Object.fromEntries(viaProc?.established ?? [])).toEqual({ '127.0.1.10': 1 });
+    expect(Object.fromEntries(viaProc?.ports ?? [])).toEqual({ '127.0.1.10': 2 });
   });
 
   test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
