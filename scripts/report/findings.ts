@@ -156,11 +156,26 @@ export function findingsOf(r: ReportJson): Finding[] {
   if (retries > 0 || c['cookie.failed']) {
     out.push({ id: 'retries', label: 'cookie retries', value: retries, severity: c['cookie.failed'] ? 'bad' : retries > 0 ? 'warn' : 'ok', text: `${n(retries)}${retryCauses(c)}${c['cookie.failed'] ? `; ${n(c['cookie.failed'])} gave up` : ''}` });
   }
-  // Peak held: the target's own connection count (rig.memoryPerVuser.peakHeld, from the target's samples).
-  // Hook: when the summary carries a generator-side peak of sockets held, show it in this finding too.
-  const held = r.rig.memoryPerVuser?.peakHeld;
-  if (held !== undefined && r.timeline.target.some((t) => t.connections !== undefined)) {
-    out.push({ id: 'peak-held', label: 'peak connections held (target)', value: held, severity: 'ok', text: `${n(held)} (plan: ${n(r.rig.plan.peakConcurrent)} at once)` });
-  }
+  const held = heldText(r.rig);
+  if (held) out.push({ id: 'peak-held', label: 'peak held at once', value: held.value, severity: held.short ? 'warn' : 'ok', text: held.text });
   return out;
+}
+
+/**
+ * The most vusers held at once, next to what was asked: the target's own connection count and the generators'
+ * established sockets (`rig.held`), else the target's peak from the memory figures; `short` when the target held
+ * fewer than 95% of `--vusers N` (N held at once is what `--vusers` without `--hold` means).
+ */
+export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'memoryPerVuser' | 'plan'>): { value: number; text: string; short: boolean } | undefined {
+  const target = rig.held?.targetConnections ?? rig.memoryPerVuser?.peakHeld;
+  const sockets = rig.held?.generatorSockets;
+  const value = target ?? sockets;
+  if (value === undefined) return undefined;
+  const requested = rig.held?.requested;
+  const parts = [
+    target !== undefined ? `${n(target)} target connections` : undefined,
+    sockets !== undefined ? `${n(sockets)} generator sockets` : undefined,
+  ].filter(Boolean);
+  const of = requested !== undefined ? `of --vusers ${n(requested)}` : `plan: ${n(rig.plan.peakConcurrent)} at once`;
+  return { value, text: `${parts.join(', ')} (${of})`, short: requested !== undefined && target !== undefined && target < 0.95 * requested };
 }

@@ -8,6 +8,7 @@ import { Verdict, decideVerdict } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { RunResult, decideResult, resultLine } from './result';
+import { heldText } from './findings';
 import { FigureRow, clockRows, scenarioFigures } from './scenario-figures';
 
 /** Artillery's reporting period. */
@@ -187,6 +188,8 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
     const kb = (b?: number) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
     rig.push(['memory per held vuser (generator / target)', `${kb(mem.generatorBytes)} / ${kb(mem.targetBytes)} (peak ${mem.peakHeld} held)`]);
   }
+  const held = heldText(s.rig);
+  if (held) rig.push(['peak held at once', held.text]);
   rig.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
   const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);
   for (const p of limited.slice(0, 5)) {

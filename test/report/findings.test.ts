@@ -1,5 +1,6 @@
 /** The first screen's findings and the errors table, from a synthetic report. */
 import { elapsed, errorRows, findingsOf, phaseBands } from '../../scripts/report/findings';
+import { formatSummaryTable } from '../../scripts/report/summary';
 import { T0, hostileReport } from './fixture';
 
 const report = () => {
@@ -40,4 +41,21 @@ test('errors table: count, share of vusers, first/last period, phase', () => {
   expect(row?.phase).toBe(phaseBands(report())[0]?.name);
   expect(elapsed(T0 - 3000, T0)).toBe('T+0:00');
   expect(elapsed(T0 + 75_000, T0)).toBe('T+1:15');
+});
+
+test('peak held at once: target connections and generator sockets next to --vusers N; short of N is amber', () => {
+  const r = hostileReport();
+  const held = (h: object) => new Map(findingsOf({ ...r, rig: { ...r.rig, held: h } }).map((x) => [x.id, x])).get('peak-held');
+  expect(held({ requested: 400, targetConnections: 400, generatorSockets: 402 })).toMatchObject({
+    severity: 'ok',
+    value: 400,
+    text: '400 target connections, 402 generator sockets (of --vusers 400)',
+  });
+  expect(held({ requested: 400, targetConnections: 300 })).toMatchObject({ severity: 'warn', text: '300 target connections (of --vusers 400)' });
+});
+
+test('the terminal summary shows the peak held next to N', () => {
+  const r = hostileReport();
+  const table = formatSummaryTable({ ...r, rig: { ...r.rig, held: { requested: 400, targetConnections: 399, generatorSockets: 400 } } });
+  expect(table).toMatch(/peak held at once\s+399 target connections, 400 generator sockets \(of --vusers 400\)/);
 });
