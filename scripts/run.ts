@@ -8,7 +8,7 @@ import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, removeFolders } from './adapters/run-folder';
 import { startTargetSampler } from './adapters/target-metrics';
 import { PlanError, estimateArrivals, planLoad, splitPhases } from './core/plan';
-import { redactOptions, redactUrl } from './core/redact';
+import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
 import type { Platform } from './platforms/platform';
@@ -109,6 +109,9 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   if (baseline && baselineDifferences.length) {
     ctx.log(`warning: baseline ${baseline.report.runId} ran a different scenario or load (${baselineDifferences.join('; ')}): the comparison will say so, and --ensure expressions that read baseline.* fail`);
   }
+
+  const credentials = storedCredentialsProblem(platform.name, options.target);
+  if (credentials) throw new UsageError(credentials);
 
   const runId = newRunId(new Date());
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));

@@ -112,6 +112,23 @@ test('a vCPU quota too small for the plan: exit 2 with the numbers and the link,
   expect(res.stderr).not.toMatch(/estimated cost/);
 });
 
+test('a target URL with credentials on AWS: exit 2 naming the secrets path, nothing scaled or stored, the secret never printed', async () => {
+  quotas.value = 1000;
+  const secretUrl = target.url.replace('http://', 'http://tester:s3cret-pw@');
+  const out = path.join(work, 'credentialed');
+  const res = await runCli(['--platform', 'aws', '--vusers', '4', '--ramp', '2s', '--hold', '1s', '--target', secretUrl, '--out', out], {
+    env: { ...moto.env, AWS_PROFILE: '', AWS_ENDPOINT_URL_SERVICE_QUOTAS: quotas.url },
+    timeoutMs: 90_000,
+  });
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(/carries credentials, which on --platform aws would be stored in the run's S3 slices; .*secrets path/);
+  expect(`${res.stdout}${res.stderr}`).not.toContain('s3cret-pw');
+  expect(fs.existsSync(out)).toBe(false);
+  const group = (await new AutoScalingClient(clientConfig(moto)).send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
+  expect(group?.DesiredCapacity).toBe(0);
+  expect((await new S3Client(clientConfig(moto)).send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).toEqual([]);
+});
+
 test('an empty secrets path: the run goes ahead with no secrets, said once for both generators', async () => {
   quotas.value = 64;
   const ssmAgent = new FakeSsmAgent(moto, agentHome, work);

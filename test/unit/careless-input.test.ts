@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
 import { createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
 import { planLoad } from '../../scripts/core/plan';
-import { redactText, redactUrl } from '../../scripts/core/redact';
+import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
 import { UsageError } from '../../scripts/errors';
 import { npmEatenFlags } from '../../scripts/npm-flags';
 import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, validateFlags } from '../../scripts/options';
@@ -103,5 +103,14 @@ describe('small runs', () => {
     const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], generators: 4, limits: { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPerVuser: 1, socketsPerVuser: 1, sourceAddresses: 2, processes: 2 }, sessionSeconds: 5 });
     const specs = generatorSpecs(plan, script, platform);
     expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1], ['g02', 1]]);
+  });
+});
+
+describe('credentials that would be stored', () => {
+  it('are refused on AWS (slices live in S3) and allowed locally (agents get them through their environment)', () => {
+    expect(storedCredentialsProblem('aws', 'http://u:pw@10.0.0.5:8080')).toMatch(/^target http:\/\/\*\*\*:\*\*\*@10\.0\.0\.5:8080 carries credentials/);
+    expect(storedCredentialsProblem('aws', 'http://u:pw@10.0.0.5:8080')).not.toContain('pw@');
+    expect(storedCredentialsProblem('aws', 'http://10.0.0.5:8080')).toBeUndefined();
+    expect(storedCredentialsProblem('local', 'http://u:pw@127.0.0.1:80')).toBeUndefined();
   });
 });
