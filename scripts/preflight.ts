@@ -9,7 +9,7 @@ import type { ArtilleryScript } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const probeModule = require('../load-generators/lib/preflight') as {
-  probe(spec: ProbeSpec, opts?: { localAddress?: string }): Promise<ProbeResult>;
+  probe(spec: ProbeSpec, opts?: { localAddress?: string; authToken?: string }): Promise<ProbeResult>;
   SPEC_KEY: string;
   RESULT_KEY: string;
 };
@@ -26,6 +26,8 @@ export interface ProbeSpec {
   readonly realtimePath?: string;
   /** Per step, ms. */
   readonly timeoutMs?: number;
+  /** A user's own script: its first HTTP step's status is the target's answer (a script may expect a 404), reported, not judged. */
+  readonly httpStatusAdvisory?: boolean;
 }
 
 /** The probe's answer. */
@@ -50,7 +52,7 @@ const BUILT_IN_SOCKET_STEP = 'openSocket';
  * handshake of the scenario's engine (`socketio`, `ws`, or the built-in `openSocket`, a Socket.IO connect).
  * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run.
  */
-export function preflightSpec(script: ArtilleryScript, target: string): ProbeSpec {
+export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true): ProbeSpec {
   const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown[] };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
@@ -76,6 +78,7 @@ export function preflightSpec(script: ArtilleryScript, target: string): ProbeSpe
     ...(realtime ? { realtime } : {}),
     ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
+    ...(builtIn ? {} : { httpStatusAdvisory: true }),
   };
 }
 
@@ -95,8 +98,8 @@ export function preflightError(result: ProbeResult, from: string): UsageError | 
 }
 
 /** Probes from this machine (the local platform); throws the run-stopping error on failure. */
-export async function preflightHere(spec: ProbeSpec, log: (line: string) => void): Promise<void> {
-  const result = await probeModule.probe(spec);
+export async function preflightHere(spec: ProbeSpec, log: (line: string) => void, authToken?: string): Promise<void> {
+  const result = await probeModule.probe(spec, authToken ? { authToken } : {});
   const err = preflightError(result, 'this machine');
   if (err) throw err;
   log(preflightPassedLine(result, 'this machine'));

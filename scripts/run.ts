@@ -33,6 +33,8 @@ export interface RunContext {
   readonly onInterrupt: (handler: () => void) => () => void;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
+  /** The built-in connect flow's token (RIG_SECRET_AUTH_TOKEN), which the local preflight sends as a vuser would. */
+  readonly authToken?: string;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
 }
@@ -146,8 +148,8 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
     const script = applyOptions(scenario.script, options, secretTarget ? redactUrl(target.url) : target.url);
     // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-    const probe = preflightSpec(script, target.url);
-    await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log));
+    const probe = preflightSpec(script, target.url, scenario.builtIn);
+    await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log, ctx.authToken));
     const generators = generatorSpecs(plan, script, platform);
     const idle = plan.generators.length - generators.length;
     if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);

@@ -22,6 +22,7 @@ const tls = require('node:tls');
  * @property {'socketio' | 'websocket'} [realtime]       the handshake the scenario makes, when known
  * @property {string} [realtimePath]              Socket.IO path (default /socket.io) or WebSocket path
  * @property {number} [timeoutMs]                 per step (default 5000)
+ * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  */
 
 /**
@@ -37,11 +38,18 @@ const tls = require('node:tls');
 
 /** Retries of a 5xx on the HTTP step (a target warming up, or one that sheds a share of requests). */
 const HTTP_ATTEMPTS = 3;
+/**
+ * Sent with the probe's request and handshake, so a target can tell the probe from the load: the reference
+ * target exempts it from fault injection and from its ground-truth counters (docs/target.md).
+ */
+const PROBE_HEADER = 'x-rig-preflight';
 
 /**
  * Runs the probe. Never throws: every failure comes back as a result naming its step.
  * @param {ProbeSpec} spec
- * @param {{ localAddress?: string }} [opts]
+ * @param {{ localAddress?: string, authToken?: string }} [opts] authToken: the scenario secret the built-in connect
+ *   flow sends (RIG_SECRET_AUTH_TOKEN) as `Authorization: Bearer` and Socket.IO `auth.token`; never part of the spec,
+ *   which the run store keeps
  * @returns {Promise<ProbeResult>}
  */
 async function probe(spec, opts = {}) {
@@ -92,24 +100,29 @@ async function probe(spec, opts = {}) {
     let res;
     for (let attempt = 1; ; attempt++) {
       try {
-        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress);
+        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken);
       } catch (err) {
         return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} failed (${errCode(err)}: ${oneLine(err)})`);
       }
       if (res.status < 500 || attempt >= HTTP_ATTEMPTS) break;
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }
-    if (res.status >= 400) {
+    if (res.status >= 400 && spec.httpStatusAdvisory) {
+      // A user's own first step: its status is the target's answer, which the load test itself measures (a script
+      // may expect a 404 or a 401). Reachability is what the probe proves; the status is reported, not judged.
+      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status} (your script's own step: not judged)`);
+    } else if (res.status >= 400) {
       const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : 'check the scenario\'s URL path and any auth it needs';
       return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} answered ${res.status}: ${why}`, res.status < 500);
+    } else {
+      cookie = res.cookie;
+      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status}`);
     }
-    cookie = res.cookie;
-    steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status}`);
   }
 
   if (spec.realtime) {
     try {
-      await handshake(spec, url, cookie, timeoutMs, opts.localAddress);
+      await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken);
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
       const proto = spec.realtime === 'socketio' ? 'Socket.IO' : 'WebSocket';
@@ -198,12 +211,13 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress)
 
 /**
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
+ * @param {string | undefined} authToken
  * @returns {Promise<{ status: number, cookie: string | undefined }>}
  */
-function request(method, url, timeoutMs, localAddress) {
+function request(method, url, timeoutMs, localAddress, authToken) {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, { method, timeout: timeoutMs, agent: false, ...(localAddress ? { localAddress } : {}) }, (res) => {
+    const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}) }, (res) => {
       res.resume();
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
       res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie }));
@@ -217,12 +231,12 @@ function request(method, url, timeoutMs, localAddress) {
 
 /**
  * @param {ProbeSpec} spec @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
- * @param {string | undefined} localAddress
+ * @param {string | undefined} localAddress @param {string | undefined} authToken
  * @returns {Promise<void>}
  */
-function handshake(spec, url, cookie, timeoutMs, localAddress) {
+function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
   /** @type {Record<string, string>} */
-  const headers = cookie ? { cookie } : {};
+  const headers = { [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
   const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress }) : undefined;
   if (spec.realtime === 'socketio') {
     const { io } = require('socket.io-client');
@@ -235,6 +249,7 @@ function handshake(spec, url, cookie, timeoutMs, localAddress) {
         reconnection: false,
         timeout: timeoutMs,
         extraHeaders: headers,
+        ...(authToken ? { auth: { token: authToken } } : {}),
         ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
       });
       socket.once('connect', () => {
@@ -286,7 +301,14 @@ async function main(argv) {
     process.stderr.write(`preflight: no ${SPEC_KEY} in ${store.location}\n`);
     return 3;
   }
-  const result = await probe(JSON.parse(text));
+  // The same scenario secrets the agent hands its load processes (a target that demands the token refuses a probe
+  // without it); a path that cannot be read is the agent's to report, the probe then goes without.
+  let authToken = process.env.RIG_SECRET_AUTH_TOKEN;
+  if (!authToken && process.env.RIG_SECRETS_SSM_PATH) {
+    const { loadSsmSecrets } = require('./secrets');
+    authToken = await loadSsmSecrets(process.env.RIG_SECRETS_SSM_PATH).then((s) => s.env.RIG_SECRET_AUTH_TOKEN, () => undefined);
+  }
+  const result = await probe(JSON.parse(text), authToken ? { authToken } : {});
   await store.put(RESULT_KEY, JSON.stringify(result));
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;
@@ -302,4 +324,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { probe, connectFailure, SPEC_KEY, RESULT_KEY };
+module.exports = { probe, connectFailure, SPEC_KEY, RESULT_KEY, PROBE_HEADER };

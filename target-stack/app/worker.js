@@ -171,12 +171,15 @@ async function main() {
         json(res, 401, { ok: false, error: 'unauthorized' });
         return;
       }
-      if (cookie503()) {
+      // The rig's preflight probe (header x-rig-preflight) is exempt from faults and from the ground-truth
+      // counters: the figures a test compares with describe the load only.
+      const probe = req.headers['x-rig-preflight'] === '1';
+      if (!probe && cookie503()) {
         metrics.cookie503++;
         json(res, 503, { ok: false, error: 'fault injection: FAULT_COOKIE_503_FRACTION' }, { 'retry-after': '1' });
         return;
       }
-      metrics.cookiesIssued++;
+      if (!probe) metrics.cookiesIssued++;
       const sid = crypto.randomBytes(16).toString('hex');
       json(res, 200, { ok: true, sid }, { 'set-cookie': `sid=${sid}; Path=/; HttpOnly` });
     } else if (method === 'GET' && path === '/time') {
@@ -235,7 +238,7 @@ async function main() {
     metrics.connected();
     connsChanged();
     socket.onAnyOutgoing(metrics.countOutgoing);
-    const withheld = isWithheld(socket.id);
+    const withheld = socket.handshake.headers['x-rig-preflight'] !== '1' && isWithheld(socket.id);
     if (withheld) {
       metrics.withheldSocketsCurrent++;
       if (!socket.recovered) {

@@ -38,13 +38,14 @@ describe('secrets', () => {
     expect(r.stderr.includes(token)).toBe(false);
   });
 
-  it('without the token the target refuses every vuser (the token really is checked)', async () => {
+  it('without the token the target refuses the preflight: exit 2 naming the 401, before any vuser (the token really is checked)', async () => {
     const out = path.join(tempDir('rig-nosecret-'), 'run');
-    const r = await runCli(['--target', target.url, '--vusers', '10', '--generators', '1', '--ramp', '1s', '--hold', '1s', '--out', out, '--json'], {
+    const r = await runCli(['--target', target.url, '--vusers', '10', '--generators', '1', '--ramp', '1s', '--hold', '1s', '--out', out], {
       env: { RIG_SECRET_AUTH_TOKEN: '' },
     });
-    expect(r.code).toBe(1);
-    expect(r.json.aggregate.counters['vusers.failed']).toBe(10);
-    expect(r.json.aggregate.counters['errors.COOKIE_HTTP_401']).toBe(10);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/preflight from this machine failed at http: HTTP GET \/set-cookie answered 401/);
+    expect(fs.existsSync(out)).toBe(false);
   });
+});
 });

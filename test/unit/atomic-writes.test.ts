@@ -13,6 +13,7 @@ const ALLOWED: Record<string, string> = {
   'scripts/adapters/run-folder.ts': 'the write probe: written and removed by the CLI itself before anything starts',
   'scripts/bench.ts': 'the bench writes its script before it spawns the reader, and its results after every trial ended',
   'scripts/bench/trial.ts': 'a trial writes its script before it spawns the Artillery process that reads it',
+  'scripts/platforms/aws/cloudwatch-extras.ts': 'the CloudWatch graphs (PNG) are written after the run, for report.html, which no process reads meanwhile',
   'scripts/bench/first-vuser.js': 'the first-vuser instant is read by the bench only after the trial has ended',
 };
 

@@ -25,11 +25,11 @@ describe('preflightSpec: what the probe checks, read from the scenario', () => {
 
   test("a user's script: its first HTTP step and its engine's handshake; templated URLs and unknown functions are not guessed", () => {
     const script = { config: { target: 'x', variables: { socketPath: '/rt' } }, scenarios: [{ engine: 'socketio', flow: [{ think: 1 }, { post: { url: '/login' } }, { get: { url: '/next' } }] }] };
-    expect(preflightSpec(script, 'http://t')).toMatchObject({ http: { method: 'POST', path: '/login' }, realtime: 'socketio', realtimePath: '/rt' });
+    expect(preflightSpec(script, 'http://t', false)).toMatchObject({ http: { method: 'POST', path: '/login' }, realtime: 'socketio', realtimePath: '/rt', httpStatusAdvisory: true });
     const ws = { config: {}, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
-    expect(preflightSpec(ws, 'ws://t/feed')).toEqual({ target: 'ws://t/feed', realtime: 'websocket', timeoutMs: 5000 });
+    expect(preflightSpec(ws, 'ws://t/feed', false)).toEqual({ target: 'ws://t/feed', realtime: 'websocket', timeoutMs: 5000, httpStatusAdvisory: true });
     const custom = { config: {}, scenarios: [{ flow: [{ get: { url: '/u/{{ id }}' } }, { function: 'mine' }] }] };
-    expect(preflightSpec(custom, 'http://t')).toEqual({ target: 'http://t', timeoutMs: 5000 });
+    expect(preflightSpec(custom, 'http://t', false)).toEqual({ target: 'http://t', timeoutMs: 5000, httpStatusAdvisory: true });
   });
 });
 
@@ -58,6 +58,11 @@ describe('the probe against real servers on loopback', () => {
     const result = await probe({ target: target.url, http: { method: 'GET', path: '/no-such-path' } });
     expect(result).toMatchObject({ ok: false, step: 'http', config: true, message: expect.stringMatching(/^HTTP GET \/no-such-path answered 404: check the scenario's URL path/) });
     expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
+  });
+
+  test("a user's own first step answering 404 is reported, not judged (plain artillery would run it and count the 404s)", async () => {
+    const result = await probe({ target: target.url, http: { method: 'GET', path: '/no-such-path' }, httpStatusAdvisory: true });
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(["http GET /no-such-path 404 (your script's own step: not judged)"]) });
   });
 
   test('refused: rig failure (exit 3) naming the address and the likely cause', async () => {
@@ -90,6 +95,34 @@ describe('the probe against real servers on loopback', () => {
       expect(hits).toBe(3);
     } finally {
       srv.close();
+    }
+  });
+
+  test("the probe is exempt from the reference target's faults and ground-truth counters (header x-rig-preflight)", async () => {
+    const faulty = await startLocalTarget({
+      appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1,
+      env: { FAULT_WITHHOLD_FRACTION: '1', FAULT_COOKIE_503_FRACTION: '1' },
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const result = await probe({ target: faulty.url, http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' });
+        expect(result).toMatchObject({ ok: true });
+      }
+      const m = (await (await fetch(`${faulty.url}/metrics`)).json()) as Record<string, number>;
+      expect({ cookie503: m.cookie503, cookiesIssued: m.cookiesIssued, withheld: m.withheldSocketsConnected }).toEqual({ cookie503: 0, cookiesIssued: 0, withheld: 0 });
+    } finally {
+      await faulty.stop();
+    }
+  });
+
+  test("a target that demands the scenario's token: the probe sends it as a vuser would, and fails at http (config) without it", async () => {
+    const guarded = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1, env: { AUTH_TOKEN: 'probe-token' } });
+    try {
+      const spec = { target: guarded.url, http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio' as const };
+      await expect(preflightHere(spec, () => undefined, 'probe-token')).resolves.toBeUndefined();
+      expect(await probe(spec)).toMatchObject({ ok: false, step: 'http', config: true, message: expect.stringMatching(/answered 401/) });
+    } finally {
+      await guarded.stop();
     }
   });
 

@@ -146,6 +146,8 @@ export function preflightCommand(p: { readonly bucket: string; readonly runId: s
   const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
   return [
     ...commandPreamble(p),
+    // The probe sends the built-in flow's token (RIG_SECRET_AUTH_TOKEN) when the secrets path holds one.
+    `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/lib/preflight.js`)} --store ${shq(s3Run)}`,
   ];
 }
