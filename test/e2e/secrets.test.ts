@@ -48,4 +48,3 @@ describe('secrets', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 });
-});
