@@ -163,11 +163,12 @@ export function findingsOf(r: ReportJson): Finding[] {
 
 /**
  * The most vusers held at once, next to what was asked: the target's own connection count and the generators'
- * established sockets (`rig.held`), else the target's peak from the memory figures; `short` when the target held
- * fewer than 95% of `--vusers N` (N held at once is what `--vusers` without `--hold` means).
+ * established sockets (`rig.held`, measured only: `memoryPerVuser.peakHeld` falls back to the plan, so it is not
+ * used here); `short` when the target held fewer than 95% of `--vusers N` (N held at once is what `--vusers`
+ * without `--hold` means).
  */
-export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'memoryPerVuser' | 'plan'>): { value: number; text: string; short: boolean } | undefined {
-  const target = rig.held?.targetConnections ?? rig.memoryPerVuser?.peakHeld;
+export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>): { value: number; text: string; short: boolean } | undefined {
+  const target = rig.held?.targetConnections;
   const sockets = rig.held?.generatorSockets;
   const value = target ?? sockets;
   if (value === undefined) return undefined;

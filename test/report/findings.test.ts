@@ -52,6 +52,8 @@ test('peak held at once: target connections and generator sockets next to --vuse
     text: '400 target connections, 402 generator sockets (of --vusers 400)',
   });
   expect(held({ requested: 400, targetConnections: 300 })).toMatchObject({ severity: 'warn', text: '300 target connections (of --vusers 400)' });
+  // A target without /metrics and no socket samples: nothing measured, so no figure (never the plan shown as measured).
+  expect(held({ requested: 400 })).toBeUndefined();
 });
 
 test('the terminal summary shows the peak held next to N', () => {
