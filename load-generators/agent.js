@@ -21,6 +21,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
+const { COMPLETED, CONTROL, DEFAULTS, SPOOL, generatorKeys } = require('./lib/run-protocol');
 const { loadSsmSecrets } = require('./lib/secrets');
 const { sampleProcess } = require('./lib/health');
 const { countSocketsByAddress, parseSourceAddresses, sourceAddressesFor } = require('./lib/source-addresses');
@@ -32,10 +33,7 @@ const PLUGINS_DIR = path.join(__dirname, 'plugins');
 const CALM_TIMERS = path.join(__dirname, 'lib', 'calm-timers.js');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
 
-/**
- * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
- * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, targetFromEnv?: boolean }} Slice
- */
+/** @typedef {import('./lib/run-protocol').Slice} Slice */
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -85,7 +83,7 @@ function resolveScriptPaths(script, scriptDir) {
  */
 function latestLag(spool) {
   let worst;
-  for (const n of fs.readdirSync(spool).filter((f) => /^lag-\d+\.json$/.test(f))) {
+  for (const n of fs.readdirSync(spool).filter((f) => SPOOL.lagFile.test(f))) {
     try {
       const { p99Ms } = JSON.parse(fs.readFileSync(path.join(spool, n), 'utf8'));
       worst = Math.max(worst ?? 0, Number(p99Ms) || 0);
@@ -102,14 +100,14 @@ async function main() {
   if (!values.generator) usage('--generator is required');
   const store = openStore(/** @type {string} */ (values.store));
   const gid = /** @type {string} */ (values.generator);
-  const gkey = (/** @type {string} */ k) => `generators/${gid}/${k}`;
+  const keys = generatorKeys(gid);
 
-  const sliceText = await store.get(gkey('slice.json'));
-  if (!sliceText) usage(`no slice at ${store.location}/${gkey('slice.json')}`);
+  const sliceText = await store.get(keys.slice);
+  if (!sliceText) usage(`no slice at ${store.location}/${keys.slice}`);
   /** @type {Slice} */
   const slice = JSON.parse(/** @type {string} */ (sliceText));
-  const heartbeatTimeoutMs = slice.heartbeatTimeoutMs ?? 30_000;
-  const healthIntervalMs = slice.healthIntervalMs ?? 5_000;
+  const heartbeatTimeoutMs = slice.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs;
+  const healthIntervalMs = slice.healthIntervalMs ?? DEFAULTS.healthIntervalMs;
 
   // AWS: scenario secrets from SSM Parameter Store, into the load processes' environment only.
   /** @type {Record<string, string>} */
@@ -124,7 +122,7 @@ async function main() {
     } catch (err) {
       // Said in the run store too, so the orchestrator's "stopped before it was ready" names the cause.
       const message = /** @type {Error} */ (err).message;
-      await store.put(gkey('error.json'), JSON.stringify({ at: Date.now(), message })).catch(() => undefined);
+      await store.put(keys.error, JSON.stringify({ at: Date.now(), message })).catch(() => undefined);
       usage(message);
     }
   }
@@ -140,7 +138,7 @@ async function main() {
     if (stopping) return;
     stopping = reason;
     for (const p of procs) {
-      try { writeAtomic(path.join(p.spool, 'abort'), reason); } catch { /* spool gone */ }
+      try { writeAtomic(path.join(p.spool, SPOOL.abort), reason); } catch { /* spool gone */ }
       // SIGTERM: Artillery's graceful shutdown, during which the rig plugin flushes the period in progress.
       if (p.exit === undefined) p.child.kill('SIGTERM');
     }
@@ -155,16 +153,16 @@ async function main() {
   const sourceList = (/** @type {number} */ k) => parseSourceAddresses(sources[k]);
   slice.processes.forEach((spec, k) => {
     const spool = path.join(work, `p${k}`);
-    fs.mkdirSync(path.join(spool, 'periods'), { recursive: true });
+    fs.mkdirSync(path.join(spool, SPOOL.periods), { recursive: true });
     const { script, changed } = tuneScript(resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir));
     // The slice stores the target with its credentials redacted; the real URL comes only in the environment.
     if (slice.targetFromEnv && process.env.RIG_TARGET_URL) script.config.target = process.env.RIG_TARGET_URL;
     changed.push(...sharePayloads(script, spool));
     if (changed.length) process.stderr.write(`agent: p${k}: ${changed.join('; ')}\n`);
     script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
-    const scriptFile = path.join(spool, 'script.json');
+    const scriptFile = path.join(spool, SPOOL.script);
     writeAtomic(scriptFile, JSON.stringify(script));
-    const logFile = path.join(spool, 'artillery.log');
+    const logFile = path.join(spool, SPOOL.log);
     const log = fs.openSync(logFile, 'a');
     const child = spawn(process.execPath, [ARTILLERY_BIN, 'run', scriptFile], {
       cwd: spool,
@@ -199,11 +197,11 @@ async function main() {
   /** Copies every new spool file into the store (periods are immutable once renamed into place). */
   const push = async () => {
     for (const p of procs) {
-      const names = fs.readdirSync(p.spool).filter((n) => /^(started-|ready-).*\.json$|^final\.json$/.test(n));
-      const periods = fs.readdirSync(path.join(p.spool, 'periods')).filter((n) => n.endsWith('.json')).map((n) => `periods/${n}`);
+      const names = fs.readdirSync(p.spool).filter((n) => SPOOL.shipped.test(n));
+      const periods = fs.readdirSync(path.join(p.spool, SPOOL.periods)).filter((n) => n.endsWith('.json')).map((n) => `${SPOOL.periods}/${n}`);
       for (const rel of [...periods, ...names]) {
         if (p.pushed.has(rel)) continue;
-        await store.put(gkey(`p${p.k}/${rel}`), fs.readFileSync(path.join(p.spool, rel)));
+        await store.put(keys.process(p.k, rel), fs.readFileSync(path.join(p.spool, rel)));
         p.pushed.add(rel);
       }
     }
@@ -213,30 +211,32 @@ async function main() {
   const readyDeadline = Date.now() + 120_000;
   for (;;) {
     if (stopping) break;
-    const allReady = procs.every((p) => fs.readdirSync(p.spool).some((n) => n.startsWith('ready-')));
+    const allReady = procs.every((p) => fs.readdirSync(p.spool).some((n) => SPOOL.readyFile.test(n)));
     const dead = procs.find((p) => p.exit !== undefined);
-    if (dead) { stopAll(`load process p${dead.k} ended before start (${dead.why}; see ${gkey(`p${dead.k}/artillery.log`)})`); break; }
+    if (dead) { stopAll(`load process p${dead.k} ended before start (${dead.why}; see ${keys.artilleryLog(dead.k)})`); break; }
     if (allReady) break;
     if (Date.now() > readyDeadline) { stopAll('load processes not ready within 120 s'); break; }
     await sleep(50);
   }
   if (!stopping) {
-    await store.put(gkey('ready.json'), JSON.stringify({ at: Date.now(), pid: process.pid, host: os.hostname(), processes: procs.length, notes }));
+    /** @type {import('./lib/run-protocol').ReadyMarker} */
+    const ready = { at: Date.now(), pid: process.pid, host: os.hostname(), processes: procs.length, notes };
+    await store.put(keys.ready, JSON.stringify(ready));
   }
 
   // 2. Wait for the start instant (or an abort / a dead orchestrator), then hand it to the load processes.
   let lastHeartbeatSeen = Date.now();
   const checkControl = async () => {
-    const abort = await store.get('control/abort.json');
+    const abort = await store.get(CONTROL.abort);
     if (abort) { stopAll(`aborted by the orchestrator: ${JSON.parse(abort).reason || ''}`); return; }
-    const hb = await store.get('control/heartbeat.json');
+    const hb = await store.get(CONTROL.heartbeat);
     if (hb) lastHeartbeatSeen = Math.max(lastHeartbeatSeen, Number(JSON.parse(hb).at) || 0);
     if (Date.now() - lastHeartbeatSeen > heartbeatTimeoutMs) stopAll('orphaned: the orchestrator heartbeat stopped');
   };
   while (!stopping) {
-    const start = await store.get('control/start.json');
+    const start = await store.get(CONTROL.start);
     if (start) {
-      for (const p of procs) writeAtomic(path.join(p.spool, 'start.json'), start);
+      for (const p of procs) writeAtomic(path.join(p.spool, SPOOL.start), start);
       break;
     }
     await checkControl();
@@ -265,14 +265,16 @@ async function main() {
   }
   try {
     await push();
-    for (const p of procs) await store.put(gkey(`p${p.k}/artillery.log`), fs.readFileSync(p.logFile));
+    for (const p of procs) await store.put(keys.artilleryLog(p.k), fs.readFileSync(p.logFile));
   } catch (err) {
     storeFailed(err);
   }
-  const exitCodes = procs.map((p) => p.exit);
+  const exitCodes = procs.map((p) => p.exit ?? null);
   const failed = procs.filter((p) => p.exit !== 0).map((p) => `p${p.k} ${p.why}`);
-  const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : 'completed');
-  await store.put(gkey('done.json'), JSON.stringify({ at: Date.now(), exitCodes, reason })).catch(() => undefined);
+  const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : COMPLETED);
+  /** @type {import('./lib/run-protocol').DoneMarker} */
+  const done = { at: Date.now(), exitCodes, reason };
+  await store.put(keys.done, JSON.stringify(done)).catch(() => undefined);
   if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
   fs.rmSync(work, { recursive: true, force: true });
   process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
@@ -296,7 +298,7 @@ async function main() {
         socketsEstablished: sum(sockets?.established, p.k),
         eventLoopLagMs: latestLag(p.spool),
       }));
-      await store.put(gkey(`health/${now}.json`), JSON.stringify({ at: now, samples }));
+      await store.put(keys.health(now), JSON.stringify({ at: now, samples }));
     }
   }
 }

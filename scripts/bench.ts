@@ -19,12 +19,12 @@
  *
  *   npm run bench [-- --pin --rates 50,75,100,... --trial 20 --mem-rate 100 --mem-seconds 75 --budget 15 --json out.json]
  */
+import type { TargetHandle } from './contracts';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { TargetHandle } from './adapters/local-target';
 import { checkReachable, startLocalTarget } from './adapters/local-target';
 import { UsageError } from './errors';
 import type { BenchRatios, CpuSplit } from './bench/figures';

@@ -4,7 +4,8 @@
  * one progress line per period once every generator still running has moved past it. Each line is
  * labelled by the period's end (UTC and T+ from the shared start: never before the run began).
  */
-import type { RunStore } from '../load-generators/lib/run-store';
+import { CONTROL, KEY_KIND, generatorKeys } from '../load-generators/lib/run-protocol';
+import type { RunStore, StartControl } from './contracts';
 import { PeriodMetrics, deserializePeriod, mergePeriods, summarize } from './core/merge';
 import { elapsed } from './report/findings';
 
@@ -77,12 +78,12 @@ export class LiveMerger {
   /** Reads new files; returns the lines of periods that every running generator has passed. */
   async poll(): Promise<string[]> {
     if (this.startAt === undefined) {
-      const start = await this.store.get('control/start.json');
-      const at = start ? (JSON.parse(start) as { startAt?: unknown }).startAt : undefined;
+      const start = await this.store.get(CONTROL.start);
+      const at: unknown = start ? (JSON.parse(start) as Partial<StartControl>).startAt : undefined;
       if (typeof at === 'number') this.startAt = at;
     }
     for (const id of this.generatorIds) {
-      const keys = (await this.store.list(`generators/${id}/`)).filter((k) => /\/periods\/[^/]+\.json$/.test(k));
+      const keys = (await this.store.list(generatorKeys(id).prefix)).filter((k) => KEY_KIND.period.test(k));
       for (const key of keys) {
         if (this.seen.has(key)) continue;
         const text = await this.store.get(key);
@@ -99,7 +100,7 @@ export class LiveMerger {
     }
     const running = this.generatorIds.filter((id) => !this.done.has(id));
     const horizons = running.flatMap((id) => {
-      const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(`generators/${id}/`));
+      const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(generatorKeys(id).prefix));
       return procs.length ? procs.map(([, latest]) => latest) : [-Infinity];
     });
     const settled = this.now() - this.settleMs;

@@ -3,8 +3,8 @@
  * → shared start instant → watch periods live → collect → merge → report. Everything that touches
  * the outside world comes in through {@link OrchestratorDeps}.
  */
-import type { RunStore } from '../load-generators/lib/run-store';
-import type { Fleet } from './adapters/local-fleet';
+import { CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
+import type { AbortControl, Clock, DoneMarker, ErrorMarker, Fleet, Heartbeat, ReadyMarker, RunStore, Slice, StartControl } from './contracts';
 import { RigError } from './errors';
 import { LiveMerger } from './live';
 import type { Plan } from './core/plan';
@@ -14,12 +14,6 @@ import type { ArtilleryScript } from './scenario';
 export type ProgressEvent =
   | { readonly kind: 'info'; readonly message: string }
   | { readonly kind: 'period'; readonly line: string };
-
-/** The clock, injected so tests and the live loop never depend on wall time directly. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
 
 /** The outside world the orchestrator uses. */
 export interface OrchestratorDeps {
@@ -68,11 +62,9 @@ export interface RunOutcome {
   readonly lostGenerators: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
 }
 
-const HEARTBEAT_MS = 2000;
-
 /** How an agent ended, in words: `exit 3`, or `killed by SIGKILL` (never a bare 128+n). */
 function exitText(fleet: Fleet, id: string, code: number | null): string {
-  const end = fleet.exitReason?.(id);
+  const end = fleet.exitReason(id);
   const how = end?.signal ? `killed by ${end.signal}` : `exit ${end?.code ?? code}`;
   return end?.detail ? `${how}, ${end.detail}` : how;
 }
@@ -80,9 +72,9 @@ function exitText(fleet: Fleet, id: string, code: number | null): string {
 /** The reason an agent wrote into its done.json (e.g. which load process failed and how), if any. */
 async function agentReason(store: RunStore, id: string): Promise<string | undefined> {
   try {
-    const done = await store.get(`generators/${id}/done.json`);
-    const reason = done ? (JSON.parse(done) as { reason?: unknown }).reason : undefined;
-    return typeof reason === 'string' && reason !== 'completed' ? reason : undefined;
+    const done = await store.get(generatorKeys(id).done);
+    const reason: unknown = done ? (JSON.parse(done) as Partial<DoneMarker>).reason : undefined;
+    return typeof reason === 'string' && reason !== COMPLETED ? reason : undefined;
   } catch {
     return undefined;
   }
@@ -97,27 +89,25 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   });
   const ids = spec.generators.map((g) => g.id);
 
-  await store.put('run.json', JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
+  await store.put(CONTROL.run, JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
   for (const [index, g] of spec.generators.entries()) {
-    await store.put(
-      `generators/${g.id}/slice.json`,
-      JSON.stringify({
-        generator: g.id,
-        index,
-        count: spec.generators.length,
-        scriptDir: spec.scriptDir,
-        processes: g.processes,
-        heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
-        ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
-      }),
-    );
+    const slice: Slice = {
+      generator: g.id,
+      index,
+      count: spec.generators.length,
+      scriptDir: spec.scriptDir,
+      processes: [...g.processes],
+      heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+      ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
+    };
+    await store.put(generatorKeys(g.id).slice, JSON.stringify(slice));
   }
-  const beat = () => store.put('control/heartbeat.json', JSON.stringify({ at: clock.now() }));
+  const beat = () => store.put(CONTROL.heartbeat, JSON.stringify({ at: clock.now() } satisfies Heartbeat));
   await beat();
   let beating = true;
   const heartbeatLoop = (async () => {
     while (beating) {
-      await clock.sleep(HEARTBEAT_MS);
+      await clock.sleep(DEFAULTS.heartbeatIntervalMs);
       if (beating) await beat().catch(() => undefined);
     }
   })();
@@ -133,13 +123,13 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     const readyDeadline = clock.now() + spec.readyTimeoutMs;
     for (;;) {
       if (interrupted) break;
-      const ready = await Promise.all(ids.map(async (id) => (await store.get(`generators/${id}/ready.json`)) !== undefined));
+      const ready = await Promise.all(ids.map(async (id) => (await store.get(generatorKeys(id).ready)) !== undefined));
       if (ready.every(Boolean)) break;
       for (const [id, code] of fleet.status()) {
         if (code === undefined) continue;
-        const error = await store.get(`generators/${id}/error.json`).then((t) => (t ? String((JSON.parse(t) as { message?: unknown }).message ?? '') : ''), () => '');
+        const error = await store.get(generatorKeys(id).error).then((t) => (t ? String((JSON.parse(t) as Partial<ErrorMarker>).message ?? '') : ''), () => '');
         const why = error || (await agentReason(store, id)) || '';
-        throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see generators/${id}/agent.log and p0/artillery.log in ${store.location}`);
+        throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see ${generatorKeys(id).agentLog} and p0/artillery.log in ${store.location}`);
       }
       if (clock.now() > readyDeadline) {
         const missing = ids.filter((_, i) => !ready[i]);
@@ -152,16 +142,16 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       // What the agents want said about the run (e.g. no scenario secrets), once however many say it.
       const notes = new Set<string>();
       for (const id of ids) {
-        const text = await store.get(`generators/${id}/ready.json`).catch(() => undefined);
+        const text = await store.get(generatorKeys(id).ready).catch(() => undefined);
         try {
-          for (const n of (text ? (JSON.parse(text) as { notes?: unknown }).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
+          for (const n of (text ? (JSON.parse(text) as Partial<ReadyMarker>).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
         } catch {
           /* an unreadable ready marker carries no notes */
         }
       }
       for (const n of notes) progress({ kind: 'info', message: n });
       startAt = clock.now() + spec.startLeadMs;
-      await store.put('control/start.json', JSON.stringify({ startAt }));
+      await store.put(CONTROL.start, JSON.stringify({ startAt } satisfies StartControl));
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
       const live = new LiveMerger(store, ids, () => clock.now());
       const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
@@ -190,7 +180,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     }
   } finally {
     if (interrupted || timedOut || [...fleet.status().values()].some((c) => c === undefined)) {
-      await store.put('control/abort.json', JSON.stringify({ at: clock.now(), reason: interrupted ? 'interrupted' : 'stopped' })).catch(() => undefined);
+      await store.put(CONTROL.abort, JSON.stringify({ at: clock.now(), reason: interrupted ? 'interrupted' : 'stopped' } satisfies AbortControl)).catch(() => undefined);
     }
     await fleet.stop();
     beating = false;

@@ -12,7 +12,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { RunStore, localStore } from '../load-generators/lib/run-store';
+import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
+import type { AbortControl, DoneMarker, RunStore, StartControl } from './contracts';
+import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError } from './errors';
 import type { Plan } from './core/plan';
@@ -42,20 +44,20 @@ const readJson = async <T>(store: RunStore, key: string): Promise<T | undefined>
 
 /** The end state of a run written before outcome.json existed: reconstructed from the control and done files. */
 async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcomeRecord> {
-  const ids = [...new Set((await store.list('generators/')).map((k) => k.split('/')[1]).filter((x): x is string => !!x))].sort();
-  const start = await readJson<{ startAt?: number }>(store, 'control/start.json');
-  const abort = await readJson<{ reason?: string }>(store, 'control/abort.json');
+  const ids = [...new Set((await store.list(GENERATORS_PREFIX)).map(generatorOfKey).filter((x): x is string => !!x))].sort();
+  const start = await readJson<Partial<StartControl>>(store, CONTROL.start);
+  const abort = await readJson<Partial<AbortControl>>(store, CONTROL.abort);
   const lost: Array<{ id: string; reason: string }> = [];
   let endedAt = 0;
   for (const id of ids) {
-    const done = await readJson<{ at: number; exitCodes: Array<number | null>; reason: string }>(store, `generators/${id}/done.json`);
+    const done = await readJson<DoneMarker>(store, generatorKeys(id).done);
     if (!done) lost.push({ id, reason: 'no done.json' });
     else {
       endedAt = Math.max(endedAt, done.at);
-      if (done.exitCodes.some((c) => c !== 0) && done.reason !== 'completed') lost.push({ id, reason: done.reason });
+      if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED) lost.push({ id, reason: done.reason });
     }
   }
-  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, `generators/${ids[0]}/slice.json`) : undefined;
+  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, generatorKeys(ids[0]).slice) : undefined;
   const script = slice?.processes?.[0]?.script;
   return {
     generatorIds: ids,

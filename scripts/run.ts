@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
+import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, removeFolders } from './adapters/run-folder';
 import { startTargetSampler } from './adapters/target-metrics';
@@ -168,7 +169,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
         plan,
         generators,
         expectedSeconds: Math.ceil(phaseSeconds + sessionSeconds),
-        heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? 30_000,
+        heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
         readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
         // Locally the start instant reaches every load thread within one agent poll (50 ms) and one plugin poll
         // (10 ms) of being written; 400 ms covers a busy machine without making every run wait longer than plain.

@@ -279,8 +279,10 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
 }
 
 /** Store keys of the probe's input and output. */
-const SPEC_KEY = 'preflight/spec.json';
-const RESULT_KEY = 'preflight/result.json';
+const { CONTROL } = require('./run-protocol');
+
+const SPEC_KEY = CONTROL.preflightSpec;
+const RESULT_KEY = CONTROL.preflightResult;
 
 /**
  * CLI on a generator: `node preflight.js --store <s3://bucket/runs/id | folder>`: reads the spec from the run

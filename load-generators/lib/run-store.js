@@ -3,33 +3,13 @@
 /**
  * The run store: where a run's control files and every generator's raw data live.
  * One small interface, two adapters — a local folder (local platform, and tests) and an S3 prefix
- * (AWS platform) — shared by the agent and the orchestrator so both read one layout:
- *
- *   run.json                               the plan and options (orchestrator)
- *   control/heartbeat.json                 { at } refreshed by the orchestrator; agents stop when it goes stale
- *   control/start.json                     { startAt } the shared start instant, written once every agent is ready
- *   control/abort.json                     { at, reason } the orchestrator asks every agent to stop
- *   generators/<id>/slice.json             this generator's Artillery scripts (one per load process)
- *   generators/<id>/ready.json             the agent is loaded and waiting
- *   generators/<id>/p<k>/periods/*.json    per-period metrics, Artillery's SSMS serialization
- *                                          (`<period>-flush-t<n>.json`: what a worker held when stopped early)
- *   generators/<id>/p<k>/final.json        Artillery's final report for that process
- *   generators/<id>/p<k>/started-*.json    when each load thread really started
- *   generators/<id>/p<k>/artillery.log     the load process's output
- *   generators/<id>/health/*.json          resource samples (CPU, memory, files, ports)
- *   generators/<id>/done.json              { at, exitCodes, reason } (reason: 'completed', why it stopped, or
- *                                          which load process ended how, e.g. 'load process p0 killed by SIGKILL')
+ * (AWS platform) — shared by the agent and the orchestrator. The keys and the JSON behind them are
+ * named in one place, ./run-protocol.js.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
-/**
- * @typedef {object} RunStore
- * @property {string} location human-readable location (folder or s3:// URL)
- * @property {(key: string, body: string | Buffer) => Promise<void>} put   atomic whole-object write
- * @property {(key: string) => Promise<string | undefined>} get           undefined when absent
- * @property {(prefix: string) => Promise<string[]>} list                  keys under a prefix, sorted
- */
+/** @typedef {import('./run-protocol').RunStore} RunStore */
 
 /**
  * A run store in a local folder. Writes are atomic (temp file + rename) so a reader never sees half a file.

@@ -6,25 +6,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Fleet } from '../contracts';
 import { stopChild } from './local-target';
-
-/** What {@link Fleet.launch} may hand the agents besides their slices (never written to the store). */
-export interface LaunchSecrets {
-  /** The target URL with its credentials, when the slices carry it redacted. */
-  readonly targetUrl?: string;
-}
-
-/** Launches and stops the generators' agents. */
-export interface Fleet {
-  /** Starts one agent per generator id; the slices are already in the store. */
-  launch(generatorIds: readonly string[], secrets?: LaunchSecrets): Promise<void>;
-  /** Exit codes of the agents that ended (undefined while running). */
-  status(): ReadonlyMap<string, number | null | undefined>;
-  /** How an agent ended: its exit code or the signal's name, and what the fleet saw; undefined while it runs. */
-  exitReason?(generatorId: string): { readonly code?: number; readonly signal?: string; readonly detail?: string } | undefined;
-  /** Stops every agent still running (they stop their load processes). Idempotent. */
-  stop(): Promise<void>;
-}
 
 /** Options of the local fleet. */
 export interface LocalFleetOptions {

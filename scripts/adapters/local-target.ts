@@ -7,15 +7,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
+import type { TargetHandle } from '../contracts';
 import { RigError, UsageError } from '../errors';
-
-/** A running target the run points at. */
-export interface TargetHandle {
-  readonly url: string;
-  /** Set when the rig started the target itself. */
-  readonly pid?: number;
-  stop(): Promise<void>;
-}
 
 /** Options for the local reference target. */
 export interface LocalTargetOptions {

@@ -4,9 +4,10 @@
  * can show target CPU, instance (worker) count and connections on the same time axis as the load.
  * A target without `/metrics` (the user's own) simply yields no samples.
  */
+import { TARGET_METRICS_PREFIX, targetMetricsKey } from '../../load-generators/lib/run-protocol';
+import type { RunStore } from '../contracts';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { RunStore } from '../../load-generators/lib/run-store';
 
 /** One target sample as the report shows it (a subset of the reference target's /metrics). */
 export interface TargetSample {
@@ -70,7 +71,7 @@ export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
     try {
       const body = await getJson(`${props.url.replace(/\/+$/, '')}/metrics`, Math.min(4000, intervalMs));
       const at = now();
-      await props.store.put(`target/metrics/${at}.json`, JSON.stringify({ at, metrics: body }));
+      await props.store.put(targetMetricsKey(at), JSON.stringify({ at, metrics: body }));
     } catch {
       // a missed sample is a gap in the chart, not a failed run
     }
@@ -118,7 +119,7 @@ export function toTargetSample(at: number, m: unknown): TargetSample {
 /** Reads every stored target sample back, sorted by time. */
 export async function readTargetSamples(store: RunStore): Promise<TargetSample[]> {
   const out: TargetSample[] = [];
-  for (const key of await store.list('target/metrics/')) {
+  for (const key of await store.list(TARGET_METRICS_PREFIX)) {
     if (!key.endsWith('.json')) continue;
     try {
       const { at, metrics } = JSON.parse((await store.get(key)) ?? '{}') as { at?: number; metrics?: unknown };

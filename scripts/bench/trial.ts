@@ -10,6 +10,7 @@ import yaml from 'js-yaml';
 import { estimateArrivals } from '../core/capacity';
 import type { CpuSplit } from './figures';
 import { cpuSplit, periodLagProblems, trialProblems } from './figures';
+import { SPOOL } from '../../load-generators/lib/run-protocol';
 import { CLK_TCK, TreeSampler, machineCpu, pinnedCommand, targetMetrics } from './sampling';
 const ROOT = path.resolve(__dirname, '..', '..');
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
@@ -160,7 +161,7 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
         if (/Phase started: load/.test(stdout)) startedAt = Date.now();
       } else {
         const dir = path.join(out, 'generators', 'g01', 'p0');
-        const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => n.startsWith('started-')) : undefined;
+        const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => SPOOL.startedFile.test(n)) : undefined;
         if (f) startedAt = Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).actualAt) + WARMUP_SECONDS * 1000;
       }
       if (startedAt !== undefined && Date.now() >= startedAt - 300) {

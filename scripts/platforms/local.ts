@@ -2,10 +2,11 @@
  * The local platform: generators are agent processes on this machine, each connecting from its own
  * loopback source addresses; the target is the reference target started for the run (or --target).
  */
+import type { TargetHandle } from '../contracts';
 import * as path from 'node:path';
 import { localStore } from '../../load-generators/lib/run-store';
 import { localFleet } from '../adapters/local-fleet';
-import { TargetHandle, checkReachable, startLocalTarget } from '../adapters/local-target';
+import { checkReachable, startLocalTarget } from '../adapters/local-target';
 import type { MachineLimits } from '../adapters/system-limits';
 import { localGenerator } from '../core/capacity-model';
 import type { Plan } from '../core/plan';

@@ -3,9 +3,7 @@
  * The run sequence (scripts/run.ts) is the same for every platform; each platform supplies its limits,
  * target, run store, fleet and extra data through this one interface, built in one place.
  */
-import type { RunStore } from '../../load-generators/lib/run-store';
-import type { Fleet } from '../adapters/local-fleet';
-import type { TargetHandle } from '../adapters/local-target';
+import type { Fleet, RunStore, TargetHandle } from '../contracts';
 import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
 import type { ProbeSpec } from '../preflight';
 import type { CloudWatchSection } from '../report/write';

@@ -3,7 +3,7 @@
  * then the merged periods and the timelines) and report.html. One code path for the end of a run and
  * for `npm run report -- runs/<id>`; the run's end state goes to outcome.json so a rebuild is exact.
  */
-import type { RunStore } from '../../load-generators/lib/run-store';
+import type { CloudWatchSection, RunStore } from '../contracts';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
 import { ArtilleryReport, aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
@@ -16,23 +16,7 @@ import { renderHtml } from './html';
 import { PERIOD_MS, RunSummary, buildSummary } from './summary';
 import type { EnsureCheck } from './thresholds';
 
-/** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
-export interface CloudWatchSeries {
-  readonly id: string;
-  readonly label: string;
-  readonly unit?: string;
-  /** Epoch ms, ascending. */
-  readonly timestamps: readonly number[];
-  readonly values: ReadonlyArray<number | null>;
-}
-
-/** CloudWatch data of an AWS run: series plus alarm state changes (shown when present). */
-export interface CloudWatchSection {
-  readonly series: readonly CloudWatchSeries[];
-  readonly alarms?: ReadonlyArray<{ readonly at: number; readonly name: string; readonly state: string }>;
-  /** The dashboard's graphs for the run window, saved as PNGs in the run folder (`file` is relative to it). */
-  readonly images?: ReadonlyArray<{ readonly title: string; readonly file: string }>;
-}
+export type { CloudWatchSection, CloudWatchSeries } from '../contracts';
 
 /** report.json: the summary JSON, then the raw material of the report. */
 export interface ReportJson extends RunSummary {

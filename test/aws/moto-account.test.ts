@@ -7,6 +7,7 @@
  *   answering GetServiceQuota; everything else is moto.
  * - an empty secrets path: the run goes ahead and says "no secrets" once, however many generators read it.
  */
+import type { TargetHandle } from '../../scripts/contracts';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigura
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/adapters/local-target';
 import { runCli, tempDir } from '../helpers/cli';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
 

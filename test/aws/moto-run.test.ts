@@ -4,6 +4,7 @@
  * the real CLI with `--platform aws`, and the test as the SSM agent running each dispatched agent on
  * this machine. The final report comes from the S3 objects the agents wrote.
  */
+import type { TargetHandle } from '../../scripts/contracts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand } from '@aws-sdk/client-auto-scaling';
@@ -11,7 +12,7 @@ import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudf
 import { CloudWatchClient, DescribeAlarmsCommand, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { startLocalTarget, TargetHandle } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/adapters/local-target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, tempDir } from '../helpers/cli';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';

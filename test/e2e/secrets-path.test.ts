@@ -4,8 +4,9 @@
  * before they report ready, the run ends with exit 3 naming the path and the cause, and no process of
  * the run is left. (The AWS path's empty-secrets case is in test/aws/moto-account.test.ts.)
  */
+import type { TargetHandle } from '../../scripts/contracts';
 import * as path from 'node:path';
-import { TargetHandle, startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/adapters/local-target';
 import { freePort } from '../aws/moto';
 import { ROOT, pidsOfRun, runCli, tempDir } from '../helpers/cli';
 

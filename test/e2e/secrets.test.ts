@@ -2,10 +2,11 @@
  * A secret a scenario needs (the target's auth token) comes from the environment and is used, yet appears
  * in no file of the run folder, no log and no output.
  */
+import type { TargetHandle } from '../../scripts/contracts';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TargetHandle, startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/adapters/local-target';
 import { ROOT, runCli, tempDir } from '../helpers/cli';
 
 function filesUnder(dir: string): string[] {

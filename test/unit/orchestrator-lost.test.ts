@@ -2,11 +2,11 @@
  * A lost generator is reported with its real cause: the signal's name or exit code from the fleet, plus
  * what the agent wrote in its done.json — never a bare "exit 128".
  */
+import type { Fleet } from '../../scripts/contracts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { localStore } from '../../load-generators/lib/run-store';
-import type { Fleet } from '../../scripts/adapters/local-fleet';
 import { planLoad } from '../../scripts/core/plan';
 import { orchestrate } from '../../scripts/orchestrator';
 

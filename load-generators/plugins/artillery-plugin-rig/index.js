@@ -18,6 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { isMainThread, threadId } = require('node:worker_threads');
+const { SPOOL } = require('../../lib/run-protocol');
 
 const POLL_MS = 10;
 
@@ -42,8 +43,8 @@ function sleepSync(ms) {
  * @returns {{ plannedAt: number, actualAt: number }}
  */
 function awaitStart(spoolDir, timeoutMs) {
-  const startFile = path.join(spoolDir, 'start.json');
-  const abortFile = path.join(spoolDir, 'abort');
+  const startFile = path.join(spoolDir, SPOOL.start);
+  const abortFile = path.join(spoolDir, SPOOL.abort);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (fs.existsSync(abortFile)) throw new Error('rig: run aborted before start');
@@ -73,7 +74,7 @@ function watchEventLoop(spoolDir) {
   // The histogram's samples include the sampling interval itself (an idle loop reads ~20 ms): subtract it.
   const lagMs = (/** @type {number} */ ns) => Math.max(0, Math.round(ns / 1e4) / 100 - resolutionMs);
   const timer = setInterval(() => {
-    writeAtomic(path.join(spoolDir, `lag-${threadId}.json`), {
+    writeAtomic(path.join(spoolDir, SPOOL.lag(threadId)), {
       at: Date.now(),
       p99Ms: lagMs(h.percentile(99)),
       maxMs: lagMs(h.max),
@@ -130,7 +131,7 @@ function flushOnStop(spoolDir) {
       const saved = this.listeners('metricData');
       this.removeAllListeners('metricData');
       const onPeriod = (/** @type {string} */ period, /** @type {any} */ data) => {
-        writeAtomic(path.join(spoolDir, 'periods', `${period}-flush-t${threadId}.json`), SSMS.serializeMetrics(data));
+        writeAtomic(path.join(spoolDir, SPOOL.periods, `${period}-flush-t${threadId}.json`), SSMS.serializeMetrics(data));
         written.push(Number(period));
       };
       this.on('metricData', onPeriod);
@@ -139,7 +140,7 @@ function flushOnStop(spoolDir) {
       } finally {
         this.removeListener('metricData', onPeriod);
         for (const l of saved) this.on('metricData', l);
-        writeAtomic(path.join(spoolDir, `flushed-${threadId}.json`), { at: Date.now(), lastPosted, periods: written });
+        writeAtomic(path.join(spoolDir, SPOOL.flushed(threadId)), { at: Date.now(), lastPosted, periods: written });
       }
     }
     return stop.call(this);
@@ -154,12 +155,12 @@ function flushOnStop(spoolDir) {
  */
 async function awaitWorkerFlush(spoolDir, writtenPeriods) {
   // Threads that started running vusers (one stopped before the start has no metrics to flush).
-  const threads = fs.readdirSync(spoolDir).map((n) => /^started-(\d+)\.json$/.exec(n)?.[1]).filter(Boolean);
+  const threads = fs.readdirSync(spoolDir).map((n) => SPOOL.startedFile.exec(n)?.[1]).filter(Boolean);
   const until = async (/** @type {() => boolean} */ ok, /** @type {number} */ ms) => {
     const deadline = Date.now() + ms;
     while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   };
-  const flushedFile = (/** @type {string | undefined} */ t) => path.join(spoolDir, `flushed-${t}.json`);
+  const flushedFile = (/** @type {string | undefined} */ t) => path.join(spoolDir, SPOOL.flushed(Number(t)));
   await until(() => threads.every((t) => fs.existsSync(flushedFile(t))), 5000);
   let lastPosted = -Infinity;
   for (const t of threads) {
@@ -183,13 +184,13 @@ class Plugin {
     /** @type {(() => Promise<void>) | undefined} set in the main thread */
     this.earlyStop = undefined;
     if (!this.spoolDir) return; // not under the rig (e.g. plain `artillery run`): do nothing
-    fs.mkdirSync(path.join(this.spoolDir, 'periods'), { recursive: true });
+    fs.mkdirSync(path.join(this.spoolDir, SPOOL.periods), { recursive: true });
 
     if (!isMainThread) {
       flushOnStop(this.spoolDir);
-      writeAtomic(path.join(this.spoolDir, `ready-${threadId}.json`), { at: Date.now(), pid: process.pid, threadId });
+      writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId });
       const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
-      writeAtomic(path.join(this.spoolDir, `started-${threadId}.json`), { ...started, pid: process.pid, threadId });
+      writeAtomic(path.join(this.spoolDir, SPOOL.started(threadId)), { ...started, pid: process.pid, threadId });
       watchEventLoop(this.spoolDir);
       return;
     }
@@ -203,12 +204,12 @@ class Plugin {
     const ssms = artillery.__SSMS;
     events.on('stats', (stats) => {
       const name = `${String(stats.period)}-${String(seq++).padStart(6, '0')}.json`;
-      writeAtomic(path.join(this.spoolDir, 'periods', name), ssms.serializeMetrics(stats));
+      writeAtomic(path.join(this.spoolDir, SPOOL.periods, name), ssms.serializeMetrics(stats));
       writtenPeriods.add(Number(stats.period));
     });
     events.on('done', (report) => {
       finished = true;
-      writeAtomic(path.join(this.spoolDir, 'final.json'), ssms.serializeMetrics(report));
+      writeAtomic(path.join(this.spoolDir, SPOOL.final), ssms.serializeMetrics(report));
     });
     // Artillery's shutdown unloads plugins (awaiting cleanup) after telling the workers to stop and
     // before it exits: the moment to wait for the periods the workers flush.

@@ -4,14 +4,12 @@
  * target stack (or --target), and CloudWatch adds the run window's metrics to the report. Same run
  * sequence (scripts/run.ts) and orchestrator as the local platform.
  */
+import type { Clock, Fleet, RunStore, TargetHandle } from '../../contracts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localStore, s3Store } from '../../../load-generators/lib/run-store';
-import type { RunStore } from '../../../load-generators/lib/run-store';
-import type { Fleet } from '../../adapters/local-fleet';
-import { TargetHandle, checkReachable } from '../../adapters/local-target';
+import { checkReachable } from '../../adapters/local-target';
 import { RigError, UsageError } from '../../errors';
-import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
 import type { CloudWatchSection } from '../../report/write';
@@ -225,6 +223,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
           publishing = state;
         },
         status: () => fleet.status(),
+        exitReason: (id) => fleet.exitReason(id),
         async stop() {
           await stopPublishing();
           await fleet.stop();

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../../lib/instance-paths';
+import { generatorKeys } from '../../../load-generators/lib/run-protocol';
 import type { AwsApi } from './clients';
 
 /** Files never shipped: installed dependencies, logs, editor/OS clutter. */
@@ -114,7 +115,7 @@ export function agentCommand(p: AgentCommandProps): string[] {
     // NODE_PATH lets a user's processors require the packages installed next to the agent.
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
     'code=$?',
-    `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/generators/${p.generatorId}/agent.log`)} || true`,
+    `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/${generatorKeys(p.generatorId).agentLog}`)} || true`,
     'tail -n 20 ' + shq(log) + ' >&2',
     'exit $code',
   ];

@@ -5,9 +5,9 @@
  *  - the dashboard's graphs for the run window saved as PNGs in the run folder (GetMetricWidgetImage), so the
  *    report keeps them after `--teardown` deletes the dashboard.
  */
+import type { Clock } from '../../contracts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Clock } from '../../orchestrator';
 import type { AwsApi } from './clients';
 import { MetricQuery, MetricSources, metricQueries, queryWindow } from './cloudwatch';
 

@@ -4,8 +4,9 @@
  * metrics (vusers created / active / failed, connect latency p95) published into the dashboard's
  * custom namespace (PutMetricData).
  */
+import { GENERATORS_PREFIX, KEY_KIND } from '../../../load-generators/lib/run-protocol';
+import type { RunStore } from '../../contracts';
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import type { RunStore } from '../../../load-generators/lib/run-store';
 import { PeriodMetrics, deserializePeriod, summarize } from '../../core/merge';
 import type { CloudWatchSection, CloudWatchSeries } from '../../report/write';
 import type { AwsApi } from './clients';
@@ -180,7 +181,7 @@ export class RigMetricsPublisher {
 
   /** Reads new period files and publishes them; returns the number of data points sent. */
   async publishNew(): Promise<number> {
-    const keys = (await this.store.list('generators/')).filter((k) => /\/p\d+\/periods\/[^/]+\.json$/.test(k) && !this.seen.has(k));
+    const keys = (await this.store.list(GENERATORS_PREFIX)).filter((k) => KEY_KIND.period.test(k) && !this.seen.has(k));
     const fresh: PeriodMetrics[] = [];
     for (const key of keys) {
       const text = await this.store.get(key);

@@ -9,11 +9,10 @@
  * is cancelled or times out, an instance that leaves the group — so a generator is never declared
  * finished before its data is in the store.
  */
+import { COMPLETED, generatorKeys } from '../../../load-generators/lib/run-protocol';
+import type { Clock, DoneMarker, Fleet, RunStore, Slice } from '../../contracts';
 import { InvalidInstanceId, InvocationDoesNotExist } from '@aws-sdk/client-ssm';
-import type { RunStore } from '../../../load-generators/lib/run-store';
-import type { Fleet } from '../../adapters/local-fleet';
 import { RigError } from '../../errors';
-import type { Clock } from '../../orchestrator';
 import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
 import { agentCommand, bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import type { AwsApi } from './clients';
@@ -82,8 +81,8 @@ interface Dispatched {
 /** Exit code the agent's done.json stands for (0 ok, 1 a load process failed, 3 stopped). */
 export function exitCodeOfDone(text: string): number {
   try {
-    const done = JSON.parse(text) as { exitCodes?: Array<number | null>; reason?: string };
-    if (done.reason && done.reason !== 'completed') return 3;
+    const done = JSON.parse(text) as Partial<DoneMarker>;
+    if (done.reason && done.reason !== COMPLETED) return 3;
     return (done.exitCodes ?? []).every((c) => c === 0) ? 0 : 1;
   } catch {
     return 3;
@@ -121,7 +120,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
 
   /** Uploads the bundle and points every slice at the instance-side scenario folder. */
   const stage = async (ids: readonly string[]) => {
-    const first = ids[0] === undefined ? undefined : await store.get(`generators/${ids[0]}/slice.json`);
+    const first = ids[0] === undefined ? undefined : await store.get(generatorKeys(ids[0]).slice);
     if (!first) throw new RigError(`no slice for generator ${ids[0]} in ${store.location}`);
     const localDir = String((JSON.parse(first) as { scriptDir: string }).scriptDir);
     const layout = instanceLayout({ root: opts.root, scenarioDir: localDir, agentHome: opts.agentHome, runId: opts.runId });
@@ -130,9 +129,9 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     log(`bundle: ${n} files → s3://${opts.bucket}/${runPrefix(opts.runId)}/bundle/`);
     // The orchestrator wrote the slices with this machine's scenario folder; agents need the instance's.
     for (const id of ids) {
-      const text = await store.get(`generators/${id}/slice.json`);
+      const text = await store.get(generatorKeys(id).slice);
       if (!text) throw new RigError(`no slice for generator ${id} in ${store.location}`);
-      await store.put(`generators/${id}/slice.json`, JSON.stringify({ ...(JSON.parse(text) as object), scriptDir: layout.scriptDir }));
+      await store.put(generatorKeys(id).slice, JSON.stringify({ ...(JSON.parse(text) as Slice), scriptDir: layout.scriptDir } satisfies Slice));
     }
     return layout;
   };
@@ -198,7 +197,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     const commandId = await send(instanceId, id, commands, `${runPrefix(opts.runId)}/ssm/${id}`, deadline);
     if (!commandId) return;
     dispatched.set(id, { instanceId, commandId });
-    await store.put(`generators/${id}/instance.json`, JSON.stringify({ instanceId, commandId, at: clock.now() }));
+    await store.put(generatorKeys(id).instance, JSON.stringify({ instanceId, commandId, at: clock.now() }));
   };
 
   /**
@@ -255,7 +254,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     cursor = running.length ? (cursor + batch.length) % running.length : 0;
     for (const [id, d] of batch) {
       if (d.code !== undefined) continue;
-      const done = await store.get(`generators/${id}/done.json`).catch(() => undefined);
+      const done = await store.get(generatorKeys(id).done).catch(() => undefined);
       if (done !== undefined) {
         d.code = exitCodeOfDone(done);
         continue;

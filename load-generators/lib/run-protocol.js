@@ -1,0 +1,148 @@
+// @ts-check
+'use strict';
+/**
+ * The run-store protocol: the one place that names every key of a run and the JSON shape behind it,
+ * shared by the orchestrator (TypeScript, on the operator's machine) and the agent and the rig's
+ * Artillery plugin (JavaScript, on a generator, run without a build step). It imports nothing, so both
+ * sides can load it; `tsc` checks both sides against the same shapes.
+ *
+ *   run.json                               the plan and options (orchestrator)
+ *   control/heartbeat.json                 Heartbeat, refreshed by the orchestrator; agents stop when it goes stale
+ *   control/start.json                     StartControl, the shared start instant, written once every agent is ready
+ *   control/abort.json                     AbortControl, the orchestrator asks every agent to stop
+ *   generators/<id>/slice.json             Slice, this generator's Artillery scripts (one per load process)
+ *   generators/<id>/ready.json             ReadyMarker, the agent is loaded and waiting
+ *   generators/<id>/error.json             ErrorMarker, why the agent could not get ready
+ *   generators/<id>/p<k>/periods/*.json    per-period metrics, Artillery's SSMS serialization
+ *                                          (`<period>-flush-t<n>.json`: what a worker held when stopped early)
+ *   generators/<id>/p<k>/final.json        Artillery's final report for that process
+ *   generators/<id>/p<k>/started-*.json    StartedMarker, when each load thread really started
+ *   generators/<id>/p<k>/artillery.log     the load process's output
+ *   generators/<id>/health/*.json          HealthRecord, resource samples (CPU, memory, files, ports)
+ *   generators/<id>/instance.json          AWS: { instanceId, commandId, at } the instance running the agent
+ *   generators/<id>/agent.log              the agent's own output
+ *   generators/<id>/done.json              DoneMarker (reason: 'completed', why it stopped, or which load
+ *                                          process ended how, e.g. 'load process p0 killed by SIGKILL')
+ *   target/metrics/*.json                  the reference target's /metrics samples (orchestrator)
+ *   preflight/spec.json, result.json       AWS: the reachability probe run from the first generator
+ *
+ * A load process's spool folder (on the generator, between the agent and the plugin) uses SPOOL.
+ */
+
+/**
+ * The store both sides read and write: a local folder or an S3 prefix (load-generators/lib/run-store.js).
+ * @typedef {object} RunStore
+ * @property {string} location human-readable location (folder or s3:// URL)
+ * @property {(key: string, body: string | Buffer) => Promise<void>} put   atomic whole-object write
+ * @property {(key: string) => Promise<string | undefined>} get           undefined when absent
+ * @property {(prefix: string) => Promise<string[]>} list                  keys under a prefix, sorted
+ */
+
+/**
+ * One load process of a slice: its Artillery script and, locally, its source address.
+ * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
+ */
+/**
+ * generators/<id>/slice.json
+ * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, targetFromEnv?: boolean }} Slice
+ */
+/** control/heartbeat.json @typedef {{ at: number }} Heartbeat */
+/** control/start.json (and the spool's start.json) @typedef {{ startAt: number }} StartControl */
+/** control/abort.json @typedef {{ at: number, reason: string }} AbortControl */
+/** generators/<id>/ready.json @typedef {{ at: number, pid?: number, host?: string, processes?: number, notes?: string[] }} ReadyMarker */
+/** generators/<id>/error.json @typedef {{ at: number, message: string }} ErrorMarker */
+/** generators/<id>/done.json @typedef {{ at: number, exitCodes: Array<number | null>, reason: string }} DoneMarker */
+/** p<k>/started-<thread>.json @typedef {{ plannedAt: number, actualAt: number, pid?: number, threadId?: number }} StartedMarker */
+/** generators/<id>/health/<at>.json @typedef {{ at: number, samples: Array<Record<string, unknown>> }} HealthRecord */
+
+/** Defaults both sides agree on (the orchestrator may override the timeouts in the slice). */
+const DEFAULTS = Object.freeze({
+  /** How often the orchestrator refreshes control/heartbeat.json. */
+  heartbeatIntervalMs: 2_000,
+  /** How long agents run on without a fresh heartbeat before they stop themselves (orphaned). */
+  heartbeatTimeoutMs: 30_000,
+  /** How often an agent writes a health sample. */
+  healthIntervalMs: 5_000,
+});
+
+/** The reason an agent writes into done.json when every load process ended normally. */
+const COMPLETED = 'completed';
+
+/** Keys of the run-wide control files. */
+const CONTROL = Object.freeze({
+  run: 'run.json',
+  heartbeat: 'control/heartbeat.json',
+  start: 'control/start.json',
+  abort: 'control/abort.json',
+  /** AWS: the reachability probe's spec and result, run on the first generator (load-generators/lib/preflight.js). */
+  preflightSpec: 'preflight/spec.json',
+  preflightResult: 'preflight/result.json',
+});
+
+/** Prefix of every generator's keys. */
+const GENERATORS_PREFIX = 'generators/';
+/** Prefix of the target-side samples. */
+const TARGET_METRICS_PREFIX = 'target/metrics/';
+/** The target-side sample taken at `at`. @param {number} at */
+const targetMetricsKey = (at) => `${TARGET_METRICS_PREFIX}${at}.json`;
+
+/**
+ * Keys of one generator's files.
+ * @param {string} id generator id (g01 …)
+ */
+function generatorKeys(id) {
+  const base = `${GENERATORS_PREFIX}${id}/`;
+  return {
+    prefix: base,
+    slice: `${base}slice.json`,
+    ready: `${base}ready.json`,
+    error: `${base}error.json`,
+    done: `${base}done.json`,
+    agentLog: `${base}agent.log`,
+    /** AWS: the instance and SSM command that run this generator's agent. */
+    instance: `${base}instance.json`,
+    /** @param {number} at */
+    health: (at) => `${base}health/${at}.json`,
+    /** A spool file of load process k, by its path relative to the spool (e.g. `periods/…`, `final.json`). @param {number} k @param {string} rel */
+    process: (k, rel) => `${base}p${k}/${rel}`,
+    /** @param {number} k */
+    artilleryLog: (k) => `${base}p${k}/artillery.log`,
+  };
+}
+
+/** What a key under `generators/` holds, read back by the report. */
+const KEY_KIND = Object.freeze({
+  period: /\/periods\/[^/]+\.json$/,
+  started: /\/started-[^/]+\.json$/,
+  health: /\/health\/[^/]+\.json$/,
+});
+
+/** The generator id a key under `generators/` belongs to. @param {string} key */
+function generatorOfKey(key) {
+  return key.startsWith(GENERATORS_PREFIX) ? key.slice(GENERATORS_PREFIX.length).split('/')[0] || undefined : undefined;
+}
+
+/** The file names in a load process's spool folder, between the agent and the plugin. */
+const SPOOL = Object.freeze({
+  periods: 'periods',
+  start: 'start.json',
+  abort: 'abort',
+  final: 'final.json',
+  script: 'script.json',
+  log: 'artillery.log',
+  /** @param {number} thread */
+  ready: (thread) => `ready-${thread}.json`,
+  /** @param {number} thread */
+  started: (thread) => `started-${thread}.json`,
+  /** @param {number} thread */
+  lag: (thread) => `lag-${thread}.json`,
+  /** @param {number} thread */
+  flushed: (thread) => `flushed-${thread}.json`,
+  /** The files the agent ships to the store besides periods/. */
+  shipped: /^(started-|ready-).*\.json$|^final\.json$/,
+  readyFile: /^ready-\d+\.json$/,
+  startedFile: /^started-(\d+)\.json$/,
+  lagFile: /^lag-\d+\.json$/,
+});
+
+module.exports = { DEFAULTS, COMPLETED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };
