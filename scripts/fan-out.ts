@@ -1,38 +1,9 @@
 /**
- * What fanning a script out over load processes changes, decided in one place and pure:
- * which process gets which share of a sequenced payload, and the `maxVusers` bound the split implies.
+ * What fanning a script out over load processes changes, said before the start (pure): the `maxVusers`
+ * bound the split implies, and which process reads which rows of a sequenced payload (both decided by
+ * the planner, scripts/core/split.ts).
  */
-import { estimateArrivals } from './core/plan';
-import type { Phase } from './core/plan';
-
-/**
- * A load process's part of a sequenced payload: in one plain run, arrival k reads row k (mod the row
- * count); this process makes arrivals `start` … `start + count - 1` of the whole, so those rows are its own.
- */
-export interface PayloadShare {
-  readonly start: number;
-  readonly count: number;
-}
-
-/**
- * Shares for every process (`perProcess[generator][process]` = its phases), in plan order, each as many
- * rows as the vusers it is planned to create: together they read exactly the rows one plain run reads
- * (each as often). Processes with no arrivals get none; with a single such process, none does.
- */
-export function payloadShares(perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): Array<Array<PayloadShare | undefined>> {
-  // One process that creates vusers reads the payload whole, exactly as a plain run.
-  if (perProcess.flat().filter((phases) => estimateArrivals(phases) > 0).length <= 1) return perProcess.map((procs) => procs.map(() => undefined));
-  let next = 0;
-  return perProcess.map((procs) =>
-    procs.map((phases) => {
-      const count = Math.round(estimateArrivals(phases));
-      if (count <= 0) return undefined;
-      const share = { start: next, count };
-      next += count;
-      return share;
-    }),
-  );
-}
+import type { PayloadShare, Phase } from './core/plan';
 
 /**
  * One line per phase whose `maxVusers` is split over several load processes. Each process caps its

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
-import { LoadedScenario, applyOptions, loadScenario } from './scenario';
+import { ArtilleryScript, LoadedScenario, applyOptions, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';
 
@@ -16,6 +16,8 @@ export interface RunInput {
   /** The options with the chosen target filled in (a user script's own `config.target`). */
   readonly options: RunOptions;
   readonly scenario: LoadedScenario;
+  /** The scenario's script with the flags applied, once (phases, variables); the target is set when known. */
+  readonly script: ArtilleryScript;
   /** `--ensure` flags, then the script's own ensure checks: evaluated once, on the merged data. */
   readonly ensure: readonly EnsureCheck[];
   readonly targetSource: TargetSource;
@@ -32,7 +34,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
-  applyOptions(scenario.script, flags, 'http://127.0.0.1');
+  const script = applyOptions(scenario.script, flags);
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
   assertEnsureParses(ensure);
   const note = ensureIgnoredNote(scenario.script.config, env);
@@ -42,6 +44,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   return {
     options: choice.options,
     scenario,
+    script,
     ensure,
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),

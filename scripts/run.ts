@@ -8,7 +8,8 @@ import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, removeFolders } from './adapters/run-folder';
 import { startTargetSampler } from './adapters/target-metrics';
-import { PlanError, estimateArrivals, planLoad, splitPhases } from './core/plan';
+import { PlanError, planLoad } from './core/plan';
+import type { GeneratorSlice } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, orchestrate } from './orchestrator';
@@ -21,9 +22,8 @@ import { plannedLoad, readRunFolder } from './report/read-run';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
-import { ArtilleryScript, applyOptions, expectedSessionSeconds, processScript } from './scenario';
-import { maxVusersNotes, payloadNotes, payloadShares } from './fan-out';
-import type { Phase } from './core/plan';
+import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
+import { maxVusersNotes, payloadNotes } from './fan-out';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -49,29 +49,23 @@ function newRunId(now: Date): string {
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
  * a process or generator with nothing to do is not started (it would only wait, and end as "lost").
  */
-export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number; phases: Phase[] }> }, script: ArtilleryScript, platform: Pick<Platform, 'limits' | 'sourceAddress'>): GeneratorSpec[] {
+export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'index' | 'processes'>> }, script: ArtilleryScript, platform: Pick<Platform, 'sourceAddress'>): GeneratorSpec[] {
   const specs: GeneratorSpec[] = [];
-  // Each load process (one per core) runs its own exact share of the generator's slice, and its share
-  // of every sequenced payload (scripts/fan-out.ts).
-  const perProcess = plan.generators.map((g) => splitPhases(g.phases, platform.limits.processes));
-  const shares = payloadShares(perProcess);
-  for (const [gi, g] of plan.generators.entries()) {
-    const processes = (perProcess[gi] ?? [])
-      .map((procPhases, k) => ({ procPhases, k }))
-      .filter(({ procPhases }) => estimateArrivals(procPhases) > 0)
-      .map(({ procPhases, k }) => ({
-        script: processScript(script, procPhases, shares[gi]?.[k]),
-        sourceAddress: platform.sourceAddress(gi, k),
-      }));
+  // Each load process runs its exact share as planned (phases and payload rows: scripts/core/split.ts).
+  for (const g of plan.generators) {
+    const processes = g.processes
+      .filter((p) => p.arrivals > 0)
+      .map((p) => ({ script: processScript(script, p.phases, p.payload), sourceAddress: platform.sourceAddress(g.index, p.index) }));
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }
   return specs;
 }
 
 /** What the fan-out changes, printed before the start: the maxVusers split and how sequenced payloads are read. */
-function fanOutNotes(plan: { generators: ReadonlyArray<{ phases: Phase[] }> }, script: ArtilleryScript, processes: number): string[] {
-  const perProcess = plan.generators.map((g) => splitPhases(g.phases, processes));
-  return [...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, payloadShares(perProcess))];
+function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript): string[] {
+  const perProcess = plan.generators.map((g) => g.processes.map((p) => p.phases));
+  const shares = plan.generators.map((g) => g.processes.map((p) => p.payload));
+  return [...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares)];
 }
 
 /** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
@@ -82,8 +76,8 @@ export function exitCodeOf(s: RunSummary, maxErrorRate: number): number {
 /** Runs one load test on a platform, from input checked by prepareRunInput; resolves with the summary and the exit code. */
 export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunContext): Promise<{ summary: RunSummary; exitCode: number }> {
   const { options, scenario, baseline } = input;
-  // Plan on the script with a placeholder target: planning needs only phases and the session length.
-  const planned = applyOptions(scenario.script, options, options.target ?? 'http://127.0.0.1');
+  // The flags were applied once (scripts/run-input.ts); planning needs only phases and the session length.
+  const planned = input.script;
   const phases = planned.config.phases ?? [];
   const phaseSeconds = phases.reduce((a, p) => a + Number(p.duration ?? p.pause ?? 0), 0);
   const sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
@@ -147,14 +141,14 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
 
     // Local agents get a credentialed target URL through their environment; the slices store it redacted.
     const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
-    const script = applyOptions(scenario.script, options, secretTarget ? redactUrl(target.url) : target.url);
+    const script = withTarget(planned, secretTarget ? redactUrl(target.url) : target.url);
     // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
     const probe = preflightSpec(script, target.url, scenario.builtIn);
     await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log, ctx.authToken));
     const generators = generatorSpecs(plan, script, platform);
     const idle = plan.generators.length - generators.length;
     if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
-    for (const line of fanOutNotes(plan, script, platform.limits.processes)) ctx.log(line);
+    for (const line of fanOutNotes(plan, script)) ctx.log(line);
     const store = platform.openStore(runId, runDir);
     // Target-side figures (the reference target's /metrics; silently none for targets without it).
     const targetSampler = startTargetSampler({ url: target.url, store });

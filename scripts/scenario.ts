@@ -125,16 +125,16 @@ export function availableScenarios(scenariosDir: string): string[] {
 
 /**
  * The script with the flags applied: `--vusers`/`--ramp` replace the phases with one even ramp,
- * `--hold` and `--var` set variables, the target is set. Pure.
+ * `--hold` and `--var` set variables. Pure; applied once per run (scripts/run-input.ts), the target
+ * is set afterwards with {@link withTarget}.
  */
-export function applyOptions(script: ArtilleryScript, options: RunOptions, target: string): ArtilleryScript {
+export function applyOptions(script: ArtilleryScript, options: RunOptions): ArtilleryScript {
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };
   if (options.holdSeconds !== undefined) variables.hold = options.holdSeconds;
   checkVarTypes(variables, options.vars, thinkVariables(copy));
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
-  copy.config.target = target;
   if (options.vusers !== undefined) {
     const duration = options.rampSeconds ?? defaultRampSeconds(options.vusers);
     copy.config.phases = [{ name: 'ramp', duration, arrivalCount: options.vusers }];
@@ -155,6 +155,11 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions, targe
   // Already merged into config by loadScenario.
   delete copy.config.environments;
   return copy;
+}
+
+/** The script pointed at the run's target. Pure. */
+export function withTarget(script: ArtilleryScript, target: string): ArtilleryScript {
+  return { ...script, config: { ...script.config, target } };
 }
 
 /** Node's timers hold at most 2^31 - 1 ms (~24.8 days); a longer think would fire after ~1 ms. */

@@ -2,20 +2,14 @@
  * The planner: splits a load profile across M generators with totals preserved
  * exactly, and picks M from per-generator capacity. Pure: no I/O, no clock, no env.
  *
- * Unlike Artillery's own `dist.ts` (which gives a whole arrivalCount to one
- * worker and pauses the others), every field is shared out, and generators
- * with nothing to do in a phase pause for its duration so all stay time-aligned.
+ * The plan is the complete assignment: every generator's load processes with their phases
+ * and payload rows, split once (./split.ts) so every level sums to the whole. Unlike
+ * Artillery's own `dist.ts` (which gives a whole arrivalCount to one worker and pauses the
+ * others), every field is shared out.
  */
-import type { BindingLimit, GeneratorLimits, NormalizedPhase, Phase } from './capacity';
-import {
-  PlanError,
-  capacityPerGenerator,
-  estimateArrivals,
-  estimatePeakConcurrent,
-  normalizePhases,
-  peakArrivalRate,
-  validateLimits,
-} from './capacity';
+import type { BindingLimit, GeneratorLimits, Phase } from './capacity';
+import { PlanError, capacityPerGenerator, estimateArrivals, estimatePeakConcurrent, peakArrivalRate, validateLimits } from './capacity';
+import { PayloadShare, generatorPhases, payloadShares, splitLoad } from './split';
 
 export type { BindingLimit, GeneratorLimits, Phase } from './capacity';
 export {
@@ -26,6 +20,8 @@ export {
   parseDuration,
   peakArrivalRate,
 } from './capacity';
+export { payloadShares, splitLoad, splitPhases } from './split';
+export type { PayloadShare } from './split';
 
 /** How fast generators create vusers (the capacity model's arrival rate), for the planner. */
 export interface ArrivalCapacity {
@@ -56,11 +52,23 @@ export interface PlanRequest {
   arrivalCapacity?: ArrivalCapacity;
 }
 
-/** One generator's share of the load. */
+/** One load process's share of the load (process k of its generator). */
+export interface ProcessSlice {
+  index: number;
+  phases: Phase[];
+  /** expected arrivals of this process */
+  arrivals: number;
+  /** its rows of every sequenced payload; undefined: none, or the whole payload when it is the only process */
+  payload?: PayloadShare;
+}
+
+/** One generator's share of the load: the sum of its load processes' shares. */
 export interface GeneratorSlice {
   index: number;
   phases: Phase[];
-  /** expected arrivals (vusers created) on this generator */
+  /** one per load process (limits.processes), each with its exact share; a process with no arrivals is planned idle */
+  processes: ProcessSlice[];
+  /** expected arrivals (vusers created) on this generator: the sum of its processes' */
   arrivals: number;
   /** expected peak concurrent vusers on this generator */
   peakConcurrent: number;
@@ -83,84 +91,6 @@ export interface Plan {
   warnings: string[];
 }
 
-/** Integer shares of `total` over `n`: floor/ceil, the remainder to the lowest indices. */
-function intShares(total: number, n: number): number[] {
-  const base = Math.floor(total / n);
-  const rem = total - base * n;
-  return Array.from({ length: n }, (_, i) => base + (i < rem ? 1 : 0));
-}
-
-/** Integer shares when `total` is whole, else equal fractional shares. */
-function shares(total: number, n: number): number[] {
-  return Number.isInteger(total) ? intShares(total, n) : Array.from({ length: n }, () => total / n);
-}
-
-/** The `pause` stand-in for a generator with no share of a phase: same wall-clock length, same name/extras. */
-function pauseFor(phase: Phase): Phase {
-  const { arrivalRate: _a, rampTo: _r, arrivalCount: _c, maxVusers: _m, duration, ...rest } = phase;
-  return { ...rest, pause: duration };
-}
-
-/** Arrival-field shares of one phase per generator (absent keys stay absent). */
-function arrivalShares(phase: Phase, norm: NormalizedPhase, m: number): Array<Partial<Phase>> {
-  if (norm.kind === 'count') return intShares(norm.arrivalCount ?? 0, m).map((arrivalCount) => ({ arrivalCount }));
-  if (norm.kind === 'rate') return shares(norm.arrivalRate ?? 0, m).map((arrivalRate) => ({ arrivalRate }));
-  // Ramp: round both ends the same way (or neither) so every generator's pair
-  // keeps the original direction: a <= r implies a_g <= r_g.
-  const a = phase.arrivalRate ?? 0;
-  const r = norm.rampTo ?? 0;
-  const bothInt = Number.isInteger(a) && Number.isInteger(r);
-  const as = bothInt ? intShares(a, m) : Array.from({ length: m }, () => a / m);
-  const rs = bothInt ? intShares(r, m) : Array.from({ length: m }, () => r / m);
-  return rs.map((rampTo, g) => (phase.arrivalRate === undefined ? { rampTo } : { arrivalRate: as[g] ?? 0, rampTo }));
-}
-
-function isZeroShare(s: Partial<Phase>): boolean {
-  return (s.arrivalCount ?? 0) === 0 && (s.arrivalRate ?? 0) === 0 && (s.rampTo ?? 0) === 0;
-}
-
-/**
- * Split phases over `m` generators, preserving every total exactly: per phase,
- * the generators' arrivalCount / arrivalRate / rampTo / maxVusers sum to the
- * original (integers as floor/ceil shares, remainder to the lowest indices;
- * non-integers as equal fractional shares). `duration` and `pause` are copied;
- * a generator whose arrival share is 0 gets `pause: <duration>` instead, and
- * maxVusers is shared over the generators that do get arrivals (as dist.ts
- * does). A phase that is idle as a whole (all rates 0) keeps its shape.
- *
- * @returns `m` phase lists, each as long as `phases`.
- * @throws PlanError('invalid') for bad phases or `m` not a positive integer.
- */
-export function splitPhases(phases: Phase[], m: number): Phase[][] {
-  if (!Number.isInteger(m) || m < 1) throw new PlanError('invalid', `generators must be a positive whole number (got ${String(m)})`);
-  const norm = normalizePhases(phases);
-  const out: Phase[][] = Array.from({ length: m }, () => []);
-  phases.forEach((phase, i) => {
-    const n = norm[i] as NormalizedPhase;
-    if (n.kind === 'pause') {
-      for (const list of out) list.push({ ...phase });
-      return;
-    }
-    const arrivals = arrivalShares(phase, n, m);
-    const active = arrivals.filter((s) => !isZeroShare(s)).length;
-    const idlePhase = active === 0;
-    // Active generators are always the lowest indices (remainders go there first).
-    const mvOver = idlePhase ? m : active;
-    const mv = n.maxVusers === undefined ? undefined : shares(n.maxVusers, mvOver);
-    arrivals.forEach((share, g) => {
-      const list = out[g] as Phase[];
-      if (!idlePhase && isZeroShare(share)) {
-        list.push(pauseFor(phase));
-        return;
-      }
-      const slice: Phase = { ...phase, ...share };
-      if (mv !== undefined) slice.maxVusers = mv[g] ?? 0;
-      list.push(slice);
-    });
-  });
-  return out;
-}
-
 const LIMIT_WORDS: Record<BindingLimit, string> = {
   openFiles: 'open files bind',
   ephemeralPorts: 'ephemeral ports bind',
@@ -169,16 +99,20 @@ const LIMIT_WORDS: Record<BindingLimit, string> = {
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
-/** Peak of generator 0's slice: it holds the largest share of every field, so it peaks highest. */
-function firstSlicePeak(phases: Phase[], m: number, sessionSeconds: number): number {
-  const first = splitPhases(phases, m)[0] as Phase[];
-  return estimatePeakConcurrent(first, sessionSeconds);
+/** The generators' phases, each the sum of its load processes' phases. */
+function generatorsOf(phases: Phase[], perProcess: Phase[][][]): Phase[][] {
+  return perProcess.map((procs) => generatorPhases(phases, procs));
 }
 
-function generatorsNeeded(phases: Phase[], peak: number, capacity: number, sessionSeconds: number): number {
+/** Peak of the busiest generator of an m-way split. */
+function busiestPeak(phases: Phase[], m: number, processes: number, sessionSeconds: number): number {
+  return Math.max(...generatorsOf(phases, splitLoad(phases, m, processes)).map((g) => estimatePeakConcurrent(g, sessionSeconds)));
+}
+
+function generatorsNeeded(phases: Phase[], peak: number, capacity: number, processes: number, sessionSeconds: number): number {
   let m = Math.max(1, Math.ceil(peak / capacity));
-  // Rounding can leave generator 0 a vuser over: step up until it fits (rarely more than once).
-  while (firstSlicePeak(phases, m, sessionSeconds) > capacity) m++;
+  // Rounding can leave a generator a vuser over: step up until it fits (rarely more than once).
+  while (busiestPeak(phases, m, processes, sessionSeconds) > capacity) m++;
   return m;
 }
 
@@ -206,7 +140,7 @@ export function planLoad(req: PlanRequest): Plan {
   if (cap.vusers < 1 && peak > 0) {
     throw new PlanError('capacity', `a generator holds no vusers (${limitText}); raise the limit`);
   }
-  const needed = peak === 0 ? 1 : generatorsNeeded(req.phases, peak, cap.vusers, req.sessionSeconds);
+  const needed = peak === 0 ? 1 : generatorsNeeded(req.phases, peak, cap.vusers, req.limits.processes, req.sessionSeconds);
   const rate = peakArrivalRate(req.phases);
   const arrivals = req.arrivalCapacity;
   if (arrivals !== undefined && !(Number.isFinite(arrivals.perSecond) && arrivals.perSecond > 0)) {
@@ -222,12 +156,17 @@ export function planLoad(req: PlanRequest): Plan {
       needed,
     );
   }
-  const generators = splitPhases(req.phases, m).map((phases, index) => ({
-    index,
-    phases,
-    arrivals: estimateArrivals(phases),
-    peakConcurrent: estimatePeakConcurrent(phases, req.sessionSeconds),
-  }));
+  const perProcess = splitLoad(req.phases, m, req.limits.processes);
+  const payload = payloadShares(perProcess);
+  const generators: GeneratorSlice[] = generatorsOf(req.phases, perProcess).map((phases, index) => {
+    const processes = (perProcess[index] ?? []).map((procPhases, k) => {
+      const share = payload[index]?.[k];
+      return { index: k, phases: procPhases, arrivals: estimateArrivals(procPhases), ...(share ? { payload: share } : {}) };
+    });
+    // What the processes really create (Artillery rounds each process's rates on its own).
+    const arrivals = processes.reduce((a, p) => a + p.arrivals, 0);
+    return { index, phases, processes, arrivals, peakConcurrent: estimatePeakConcurrent(phases, req.sessionSeconds) };
+  });
   const busiest = Math.max(...generators.map((g) => g.peakConcurrent));
   if (busiest > cap.vusers) {
     throw new PlanError(

@@ -94,13 +94,14 @@ describe('run folders that can never be one', () => {
 
 describe('small runs', () => {
   const script = { config: {}, scenarios: [{}] };
-  const platform = { limits: { processes: 2 } as never, sourceAddress: (g: number, k: number) => `127.0.1.${10 + g * 2 + k}` };
+  const platform = { sourceAddress: (g: number, k: number) => `127.0.1.${10 + g * 2 + k}` };
+  const limits = { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPerVuser: 1, socketsPerVuser: 1, sourceAddresses: 2, processes: 2 };
   it('--vusers 1 on a 2-core generator: one load process', () => {
-    const specs = generatorSpecs({ generators: [{ index: 0, phases: [{ duration: 1, arrivalCount: 1 }] }] }, script, platform);
+    const specs = generatorSpecs(planLoad({ phases: [{ duration: 1, arrivalCount: 1 }], limits, sessionSeconds: 5 }), script, platform);
     expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1]]);
   });
   it('--generators 4 --vusers 2: the two generators with a share, one process each', () => {
-    const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], generators: 4, limits: { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPerVuser: 1, socketsPerVuser: 1, sourceAddresses: 2, processes: 2 }, sessionSeconds: 5 });
+    const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], generators: 4, limits, sessionSeconds: 5 });
     const specs = generatorSpecs(plan, script, platform);
     expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1], ['g02', 1]]);
   });

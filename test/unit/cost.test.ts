@@ -69,6 +69,6 @@ test('--max-cost is a positive amount of dollars', () => {
 });
 
 test('load seconds: the longest slice plus one session from the plan\'s peak and rate', () => {
-  const plan = { generators: [{ index: 0, phases: [{ duration: 1200, arrivalCount: 48000 }], arrivals: 48000, peakConcurrent: 48000 }], totalArrivals: 96000, peakConcurrent: 96000, capacityPerGenerator: 50000, bindingLimit: 'memory' as const, generatorsNeeded: 2, peakArrivalRate: 80, warnings: [] };
+  const plan = { generators: [{ index: 0, phases: [{ duration: 1200, arrivalCount: 48000 }], processes: [], arrivals: 48000, peakConcurrent: 48000 }], totalArrivals: 96000, peakConcurrent: 96000, capacityPerGenerator: 50000, bindingLimit: 'memory' as const, generatorsNeeded: 2, peakArrivalRate: 80, warnings: [] };
   expect(loadSecondsOf(plan)).toBe(2400);
 });

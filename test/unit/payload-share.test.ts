@@ -1,5 +1,5 @@
-import { maxVusersNotes, payloadNotes, payloadShares } from '../../scripts/fan-out';
-import { splitPhases } from '../../scripts/core/plan';
+import { maxVusersNotes, payloadNotes } from '../../scripts/fan-out';
+import { payloadShares, splitPhases } from '../../scripts/core/plan';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { shareRows } = require('../../load-generators/lib/payload-share') as {
   shareRows: (text: string, share: { start: number; count: number }, spec: Record<string, unknown>) => string;

@@ -7,6 +7,7 @@ import {
   estimatePeakConcurrent,
   peakArrivalRate,
   planLoad,
+  splitLoad,
   splitPhases,
 } from '../../scripts/core/plan';
 
@@ -128,6 +129,93 @@ describe('splitPhases (property)', () => {
   test('fractional rates split into equal fractional shares', () => {
     const split = splitPhases([{ duration: 10, arrivalRate: 0.5 }], 4);
     expect(split.map((s) => s[0]?.arrivalRate)).toEqual([0.125, 0.125, 0.125, 0.125]);
+  });
+});
+
+const isZero = (p: Phase): boolean => (p.arrivalCount ?? 0) === 0 && (p.arrivalRate ?? 0) === 0 && (p.rampTo ?? 0) === 0;
+const sumOf = (parts: readonly Phase[], field: (typeof FIELDS)[number]): number => parts.reduce((a, p) => a + (p[field] ?? 0), 0);
+
+/** `got` equals `want`: exactly for whole numbers, to rounding for fractions. */
+function expectSum(ctx: string, got: number, want: number): void {
+  if (Number.isInteger(want) && Number.isInteger(got)) expect({ ctx, got }).toEqual({ ctx, got: want });
+  else expect({ ctx, off: Math.abs(got - want) < 1e-9 * Math.max(1, Math.abs(want)) }).toEqual({ ctx, off: true });
+}
+
+describe('splitLoad and planLoad: one exact split (property)', () => {
+  test('over 400 random plans: processes sum to their generator, generators to the whole, at every phase and field', () => {
+    const rnd = prng(20261123);
+    const roomy: GeneratorLimits = { openFiles: 1e9, ephemeralPorts: 1e9, sourceAddresses: 1, processes: 1, memoryBytes: 1e15, bytesPerVuser: 1, socketsPerVuser: 1 };
+    for (let run = 0; run < 400; run++) {
+      const phases = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => randomPhase(rnd));
+      const m = 1 + Math.floor(rnd() * 8);
+      const processes = 1 + Math.floor(rnd() * 6);
+      const plan = planLoad({ phases, generators: m, limits: { ...roomy, processes }, sessionSeconds: 30 });
+      expect(plan.generators).toHaveLength(m);
+      expect(splitLoad(phases, m, processes)).toEqual(plan.generators.map((g) => g.processes.map((p) => p.phases)));
+      const all = plan.generators.flatMap((g) => g.processes);
+      expect(all).toHaveLength(m * processes);
+      // The planned arrivals are what the processes create (Artillery rounds each one's rates on its own).
+      expectSum(`run ${run}: arrivals`, plan.generators.reduce((a, g) => a + g.arrivals, 0), plan.totalArrivals);
+      for (const g of plan.generators) expectSum(`run ${run}: g${g.index} arrivals`, g.processes.reduce((a, p) => a + p.arrivals, 0), g.arrivals);
+      phases.forEach((orig, i) => {
+        const ctx = `run ${run}, phase ${i}: ${JSON.stringify(orig)} over ${m} × ${processes}`;
+        const procParts = all.map((p) => p.phases[i] as Phase);
+        if (orig.pause !== undefined) {
+          for (const part of [...procParts, ...plan.generators.map((g) => g.phases[i] as Phase)]) expect(part).toEqual(orig);
+          return;
+        }
+        for (const field of FIELDS) {
+          const v = orig[field];
+          if (v === undefined) {
+            for (const part of procParts) expect(part[field]).toBeUndefined();
+            continue;
+          }
+          // Every level sums to the whole: all processes, all generators, and each generator's processes.
+          expectSum(`${ctx} ${field} (processes)`, sumOf(procParts, field), v);
+          expectSum(`${ctx} ${field} (generators)`, sumOf(plan.generators.map((g) => g.phases[i] as Phase), field), v);
+          for (const g of plan.generators) {
+            expectSum(`${ctx} ${field} (g${g.index})`, sumOf(g.processes.map((p) => p.phases[i] as Phase), field), (g.phases[i] as Phase)[field] ?? 0);
+          }
+        }
+        // No remainder piles up: whole shares of the arrival fields differ by at most one, process to process and generator to generator.
+        for (const field of ['arrivalCount', 'arrivalRate', 'rampTo'] as const) {
+          const v = orig[field];
+          if (v === undefined || !Number.isInteger(v)) continue;
+          for (const parts of [procParts, plan.generators.map((g) => g.phases[i] as Phase)]) {
+            const got = parts.map((part) => part[field] ?? 0);
+            expect({ ctx, field, spread: Math.max(...got) - Math.min(...got) <= 1 }).toEqual({ ctx, field, spread: true });
+          }
+        }
+        const originalIdle = isZero(orig);
+        for (const part of procParts) {
+          if (part.pause !== undefined) {
+            expect(part.pause).toEqual(orig.duration);
+          } else {
+            expect(part.duration).toEqual(orig.duration);
+            if (!originalIdle) expect({ ctx, zero: isZero(part) }).toEqual({ ctx, zero: false });
+          }
+          if (part.arrivalRate !== undefined && part.rampTo !== undefined && orig.arrivalRate !== undefined && orig.rampTo !== undefined) {
+            expect(Math.sign(part.rampTo - part.arrivalRate) * Math.sign(orig.rampTo - orig.arrivalRate)).toBeGreaterThanOrEqual(0);
+          }
+        }
+      });
+      // Sequenced payloads: the processes' rows tile the arrivals once, in plan order.
+      let next = 0;
+      for (const p of all) {
+        if (!p.payload) continue;
+        expect(p.payload).toEqual({ start: next, count: Math.round(p.arrivals) });
+        next += p.payload.count;
+      }
+    }
+  });
+
+  test('a remainder is not left on process 0 of every phase: 3 phases of 5 over 2 × 2', () => {
+    const phases = [1, 2, 3].map(() => ({ duration: 10, arrivalCount: 5 }));
+    const split = splitLoad(phases, 2, 2);
+    const totals = split.flat().map((proc) => proc.reduce((a, p) => a + (p.arrivalCount ?? 0), 0));
+    expect(totals.reduce((a, b) => a + b, 0)).toBe(15);
+    expect(Math.max(...totals) - Math.min(...totals)).toBeLessThanOrEqual(1);
+    expect(split.map((g) => g.map((proc) => proc[0]?.arrivalCount))).toEqual([[2, 1], [1, 1]]);
   });
 });
 

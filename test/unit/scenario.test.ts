@@ -20,7 +20,7 @@ describe('applyOptions', () => {
   };
 
   test('strips every ensure form and the merged environments from what the load processes run', () => {
-    const out = applyOptions(script, validateFlags({}), 'http://x');
+    const out = applyOptions(script, validateFlags({}));
     expect(out.config.ensure).toBeUndefined();
     expect(out.config.plugins).toEqual({ 'metrics-by-endpoint': {} });
     expect(out.config.environments).toBeUndefined();
@@ -28,23 +28,23 @@ describe('applyOptions', () => {
   });
 
   test('--var for a variable the scenario uses as a number must be a number', () => {
-    expect(() => applyOptions(script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a number \(default 10\); pass a number, e.g\. --var hold=10/);
-    expect(() => applyOptions(script, validateFlags({ var: ['hold=30s'] }), 'http://x')).toThrow(/--var hold=30s/);
-    expect(() => applyOptions(script, validateFlags({ var: ['hold=-3'] }), 'http://x')).toThrow(/must not be negative/);
-    expect(applyOptions(script, validateFlags({ var: ['hold=3', 'room=b'] }), 'http://x').config.variables).toEqual({ hold: 3, room: 'b' });
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=abc'] }))).toThrow(/--var hold=abc: the scenario uses hold as a number \(default 10\); pass a number, e.g\. --var hold=10/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=30s'] }))).toThrow(/--var hold=30s/);
+    expect(() => applyOptions(script, validateFlags({ var: ['hold=-3'] }))).toThrow(/must not be negative/);
+    expect(applyOptions(script, validateFlags({ var: ['hold=3', 'room=b'] })).config.variables).toEqual({ hold: 3, room: 'b' });
   });
 
   test('the built-in scenarios declare their numeric variables, so --var hold=abc is refused for them too', () => {
     const connect = loadScenario('connect', SCENARIOS);
-    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }), 'http://x')).toThrow(/--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\)/);
+    expect(() => applyOptions(connect.script, validateFlags({ var: ['hold=abc'] }))).toThrow(/--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\)/);
   });
 
   test('a variable read by a think step is a duration: numeric, not negative, within the timer limit, even without a default', () => {
     const thinking = { config: { target: 'http://x', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [{ loop: [{ think: '{{ gap }}' }], count: 2 }] }] };
     expect(thinkVariables(thinking)).toEqual(new Set(['gap']));
-    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=soon'] }), 'http://x')).toThrow(/--var gap=soon: the scenario uses gap as a think time in seconds; pass a number/);
-    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=2592000'] }), 'http://x')).toThrow(/--var gap=2592000: a think time of more than 2147483 s/);
-    expect(applyOptions(thinking, validateFlags({ var: ['gap=2'] }), 'http://x').config.variables).toEqual({ gap: 2 });
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=soon'] }))).toThrow(/--var gap=soon: the scenario uses gap as a think time in seconds; pass a number/);
+    expect(() => applyOptions(thinking, validateFlags({ var: ['gap=2592000'] }))).toThrow(/--var gap=2592000: a think time of more than 2147483 s/);
+    expect(applyOptions(thinking, validateFlags({ var: ['gap=2'] })).config.variables).toEqual({ gap: 2 });
   });
 });
 

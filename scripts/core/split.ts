@@ -1,0 +1,165 @@
+/**
+ * The one exact split of a load profile over generators × load processes. Pure: no I/O.
+ *
+ * Modelled on k6's execution segments: the whole is cut once into N = M × P slots (one per load process),
+ * and every level is a sum of slots, so every level sums to the whole by construction. A whole number T
+ * gives each slot ⌊T/N⌋ and the remainder one each to the slots of lowest rank, where slot (g, k) — load
+ * process k of generator g — has rank k·M + g: the remainder goes round the generators first (301 over 3
+ * → 101/100/100), so no generator and no process holds more than one above another; the next phase's
+ * remainder starts where this one's ended. Fractions split evenly. Both ends of a ramp use the same ranks, so every
+ * process's ramp keeps the original direction. A slot with no share of a phase pauses for its duration,
+ * so every process stays time-aligned; `maxVusers` is shared over the slots that run the phase (as
+ * Artillery's own dist.ts shares it over the workers that do).
+ */
+import { estimateArrivals, normalizePhases, PlanError } from './capacity';
+import type { NormalizedPhase, Phase } from './capacity';
+
+/** A load process's part of a sequenced payload: arrivals `start` … `start + count - 1` of the whole. */
+export interface PayloadShare {
+  readonly start: number;
+  readonly count: number;
+}
+
+const SHARED = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
+
+/** Shares of `total` for slots of the given ranks (a permutation of 0 … n-1). */
+function sharesByRank(total: number, ranks: readonly number[]): number[] {
+  const n = ranks.length;
+  if (!Number.isInteger(total)) return ranks.map(() => total / n);
+  const base = Math.floor(total / n);
+  const rem = total - base * n;
+  return ranks.map((r) => base + (r < rem ? 1 : 0));
+}
+
+/** The `pause` stand-in for a slot with no share of a phase: same wall-clock length, same name/extras. */
+function pauseFor(phase: Phase): Phase {
+  const { arrivalRate: _a, rampTo: _r, arrivalCount: _c, maxVusers: _m, duration, ...rest } = phase;
+  return { ...rest, pause: duration };
+}
+
+function isZeroShare(s: Partial<Phase>): boolean {
+  return (s.arrivalCount ?? 0) === 0 && (s.arrivalRate ?? 0) === 0 && (s.rampTo ?? 0) === 0;
+}
+
+/** Arrival-field shares of one phase per slot (absent keys stay absent). */
+function arrivalShares(phase: Phase, norm: NormalizedPhase, ranks: readonly number[]): Array<Partial<Phase>> {
+  if (norm.kind === 'count') return sharesByRank(norm.arrivalCount ?? 0, ranks).map((arrivalCount) => ({ arrivalCount }));
+  if (norm.kind === 'rate') return sharesByRank(norm.arrivalRate ?? 0, ranks).map((arrivalRate) => ({ arrivalRate }));
+  // Ramp: both ends whole (ranked the same way) or both even fractions, so a <= r implies a_s <= r_s.
+  const a = phase.arrivalRate ?? 0;
+  const r = norm.rampTo ?? 0;
+  const bothInt = Number.isInteger(a) && Number.isInteger(r);
+  const as = bothInt ? sharesByRank(a, ranks) : ranks.map(() => a / ranks.length);
+  const rs = bothInt ? sharesByRank(r, ranks) : ranks.map(() => r / ranks.length);
+  return rs.map((rampTo, s) => (phase.arrivalRate === undefined ? { rampTo } : { arrivalRate: as[s] ?? 0, rampTo }));
+}
+
+/** What is left over when a whole `total` is shared over `n` (0 for a fraction). */
+const remainderOf = (total: number | undefined, n: number): number => (total !== undefined && Number.isInteger(total) ? total % n : 0);
+
+/**
+ * Splits the phases over slots of the given ranks; one phase list per slot, each as long as `phases`.
+ * Each phase's remainder starts at the rank where the previous phase's ended (as k6's segments stripe
+ * iterations), so no slot collects the remainder of every phase.
+ */
+function splitSlots(phases: Phase[], ranks: readonly number[]): Phase[][] {
+  const norm = normalizePhases(phases);
+  const out: Phase[][] = ranks.map(() => []);
+  const slots = ranks.length;
+  let offset = 0;
+  phases.forEach((phase, i) => {
+    const n = norm[i] as NormalizedPhase;
+    if (n.kind === 'pause') {
+      for (const list of out) list.push({ ...phase });
+      return;
+    }
+    const phaseRanks = ranks.map((r) => (r - offset + slots) % slots);
+    offset = (offset + remainderOf(n.arrivalCount ?? n.rampTo ?? n.arrivalRate, slots)) % slots;
+    const arrivals = arrivalShares(phase, n, phaseRanks);
+    const idlePhase = arrivals.every(isZeroShare);
+    // maxVusers over the slots that run the phase, ranked among themselves.
+    const running = phaseRanks.map((r, s) => ({ r, s })).filter(({ s }) => idlePhase || !isZeroShare(arrivals[s] ?? {}));
+    const order = [...running].sort((x, y) => x.r - y.r).map(({ s }) => s);
+    const runRanks = running.map(({ s }) => order.indexOf(s));
+    const mv = n.maxVusers === undefined ? undefined : sharesByRank(n.maxVusers, runRanks);
+    arrivals.forEach((share, s) => {
+      const list = out[s] as Phase[];
+      if (!idlePhase && isZeroShare(share)) {
+        list.push(pauseFor(phase));
+        return;
+      }
+      const slice: Phase = { ...phase, ...share };
+      if (mv !== undefined) slice.maxVusers = mv[running.findIndex((x) => x.s === s)] ?? 0;
+      list.push(slice);
+    });
+  });
+  return out;
+}
+
+function checkCount(value: number, name: string): void {
+  if (!Number.isInteger(value) || value < 1) throw new PlanError('invalid', `${name} must be a positive whole number (got ${String(value)})`);
+}
+
+/**
+ * Splits phases over `m` generators (one load process each), every total kept exactly: per phase, the
+ * generators' arrivalCount / arrivalRate / rampTo / maxVusers sum to the original.
+ *
+ * @returns `m` phase lists, each as long as `phases`.
+ * @throws PlanError('invalid') for bad phases or `m` not a positive integer.
+ */
+export function splitPhases(phases: Phase[], m: number): Phase[][] {
+  checkCount(m, 'generators');
+  return splitSlots(phases, Array.from({ length: m }, (_, g) => g));
+}
+
+/**
+ * Splits phases over `m` generators × `p` load processes each: `[g][k]` is load process k of generator g.
+ * Every process's fields sum to its generator's (see {@link generatorPhases}), and those to the whole.
+ */
+export function splitLoad(phases: Phase[], m: number, p: number): Phase[][][] {
+  checkCount(m, 'generators');
+  checkCount(p, 'processes');
+  const slots = splitSlots(phases, Array.from({ length: m * p }, (_, s) => (s % p) * m + Math.floor(s / p)));
+  return Array.from({ length: m }, (_, g) => slots.slice(g * p, (g + 1) * p));
+}
+
+/** A sum that drops the floating-point noise of adding equal fractions (0.1 + 0.2). */
+const tidy = (x: number): number => Number(x.toPrecision(12));
+
+/**
+ * One generator's phases: the sum of its load processes' phases (a phase all of them pause for is a pause).
+ * @param phases the whole profile; @param processes the generator's processes' phase lists.
+ */
+export function generatorPhases(phases: readonly Phase[], processes: readonly Phase[][]): Phase[] {
+  return phases.map((orig, i) => {
+    const parts = processes.map((list) => list[i] as Phase);
+    if (orig.pause !== undefined) return { ...orig };
+    const running = parts.filter((part) => part.pause === undefined);
+    if (running.length === 0) return pauseFor(orig);
+    const sum: Phase = { ...orig };
+    for (const field of SHARED) {
+      if (orig[field] !== undefined) sum[field] = tidy(running.reduce((a, part) => a + (part[field] ?? 0), 0));
+    }
+    return sum;
+  });
+}
+
+/**
+ * Each load process's rows of every sequenced payload, `perProcess[generator][process]` = its phases, in
+ * plan order: each as many rows as the vusers it is planned to create, so together they read exactly the
+ * rows one plain run reads. Processes with no arrivals get none; when a single process creates vusers,
+ * none does (it reads the payload whole, exactly as a plain run).
+ */
+export function payloadShares(perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): Array<Array<PayloadShare | undefined>> {
+  if (perProcess.flat().filter((phases) => estimateArrivals(phases) > 0).length <= 1) return perProcess.map((procs) => procs.map(() => undefined));
+  let next = 0;
+  return perProcess.map((procs) =>
+    procs.map((phases) => {
+      const count = Math.round(estimateArrivals(phases));
+      if (count <= 0) return undefined;
+      const share = { start: next, count };
+      next += count;
+      return share;
+    }),
+  );
+}
