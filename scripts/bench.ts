@@ -25,7 +25,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkReachable, startLocalTarget } from './adapters/local-target';
+import { checkReachable, startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
 import type { BenchRatios, CpuSplit } from './bench/figures';
 import { GOALS, ceilingLine, comparisonRate, cpuMsPerVuserAt, cpuSecondsPerThousand, machineBound, median, ratioOf, searchLadder } from './bench/figures';

@@ -69,6 +69,8 @@ export interface LoadWindow {
  * in the run store or handed to the report. Started when the run opens.
  */
 export interface MetricsSource {
+  /** Starts sampling (once the target is known to answer). Idempotent. */
+  start(): void;
   /**
    * Stops sampling (waiting for the sample in flight to be stored) and returns what the platform
    * measured outside the run store for the load's window; undefined when the load never started or

@@ -7,17 +7,16 @@ import * as path from 'node:path';
 import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, removeFolders } from './adapters/run-folder';
-import { startTargetSampler } from './adapters/target-metrics';
 import { PlanError, planLoad } from './core/plan';
-import type { GeneratorSlice } from './core/plan';
+import type { GeneratorSlice, Plan } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
 import { ExitCode, UsageError } from './errors';
-import { GeneratorSpec, orchestrate } from './orchestrator';
-import type { Platform } from './platforms/platform';
+import { GeneratorSpec, RunOutcome, orchestrate } from './orchestrator';
+import type { OpenRun, Platform } from './platforms/platform';
 import { loadDifferences } from './report/compare';
 import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
-import { preflightHere, preflightSpec } from './preflight';
+import { preflightSpec } from './preflight';
 import { plannedLoad, readRunFolder } from './report/read-run';
 import { RunSummary, formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
@@ -34,8 +33,6 @@ export interface RunContext {
   readonly onInterrupt: (handler: () => void) => () => void;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
-  /** The built-in connect flow's token (RIG_SECRET_AUTH_TOKEN), which the local preflight sends as a vuser would. */
-  readonly authToken?: string;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
 }
@@ -114,96 +111,115 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
   const createdDirs = createRunFolder(runDir);
   ctx.onRunStarted?.({ runId, runDir });
-  const cleanups: Array<() => Promise<void>> = [];
-  const runCleanups = async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  };
-  let interruptCount = 0;
-  let signalInterrupt: () => void = () => undefined;
-  const interrupted = new Promise<void>((resolve) => {
-    signalInterrupt = resolve;
-  });
-  const removeHandler = ctx.onInterrupt(() => {
-    interruptCount++;
-    if (interruptCount === 1) {
-      ctx.log('interrupted: stopping generators and writing the partial report (Ctrl-C again to force)');
-      signalInterrupt();
-    } else {
-      ctx.log('forced stop');
-      void runCleanups().finally(() => process.exit(ExitCode.interrupted));
-    }
-  });
+  let run: OpenRun | undefined;
+  const interrupt = onInterrupt(ctx, () => run?.close() ?? Promise.resolve());
   try {
-    const target = await platform.prepareTarget(plan, runId);
-    cleanups.push(() => target.stop());
-    if (platform.finish) cleanups.unshift(() => platform.finish?.() ?? Promise.resolve());
-    ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
-
-    // Local agents get a credentialed target URL through their environment; the slices store it redacted.
-    const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
-    const script = withTarget(planned, secretTarget ? redactUrl(target.url) : target.url);
-    // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-    const probe = preflightSpec(script, target.url, scenario.builtIn);
-    await (platform.preflight ? platform.preflight(probe) : preflightHere(probe, ctx.log, ctx.authToken));
-    const generators = generatorSpecs(plan, script, platform);
-    const idle = plan.generators.length - generators.length;
-    if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
-    for (const line of fanOutNotes(plan, script)) ctx.log(line);
-    const store = platform.openStore(runId, runDir);
-    // Target-side figures (the reference target's /metrics; silently none for targets without it).
-    const targetSampler = startTargetSampler({ url: target.url, store });
-    cleanups.push(() => targetSampler.stop());
-    const fleet = platform.createFleet(runId, store);
-    cleanups.push(() => fleet.stop());
-    const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
-    const outcome = await orchestrate(
-      {
-        runId,
-        scriptDir: scenario.dir,
-        plan,
-        generators,
-        expectedSeconds: Math.ceil(phaseSeconds + sessionSeconds),
-        heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
-        readyTimeoutMs: platform.name === 'aws' ? 600_000 : 120_000,
-        // Locally the start instant reaches every load thread within one agent poll (50 ms) and one plugin poll
-        // (10 ms) of being written; 400 ms covers a busy machine without making every run wait longer than plain.
-        startLeadMs: platform.name === 'aws' ? 5000 : 400,
-        meta: { platform: platform.name, target: redactUrl(target.url), scenario: scenario.name, options: redactOptions(options) },
-        ...(secretTarget ? { secretTargetUrl: target.url } : {}),
-      },
-      { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted },
-    );
-    const cloudwatch = outcome.startAt && platform.collectExtra ? await platform.collectExtra({ start: outcome.startAt, end: outcome.endedAt }) : undefined;
-    await targetSampler.stop();
-    if (platform.syncToRunDir) await platform.syncToRunDir(store, runDir);
-    const { summary } = await writeReport(localStore(runDir), {
-      runId,
-      platform: platform.name,
-      target: redactUrl(target.url),
-      scenario: scenario.name,
-      plan,
-      ...(options.vusers !== undefined ? { requestedVusers: options.vusers } : {}),
-      generatorIds: generators.map((g) => g.id),
-      startAt: outcome.startAt,
-      endedAt: outcome.endedAt,
-      interrupted: outcome.interrupted,
-      timedOut: outcome.timedOut,
-      lostGenerators: outcome.lostGenerators,
-      portRange: platform.portRange,
-      ensure: input.ensure,
-      maxErrorRate: options.maxErrorRate,
-      ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: baselineDifferences } } : {}),
-      ...(cloudwatch ? { cloudwatch } : {}),
-    });
-    if (baseline) {
-      const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
-      ctx.log(`\n${table}\ncomparison: ${file}`);
-    }
-    ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
-    return { summary, exitCode: summary.result.exitCode };
+    run = await platform.open({ runId, runDir, plan });
+    const outcome = await executeRun(run, { input, platform, ctx, plan, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted });
+    return await reportRun(run, { input, platform, ctx, plan, runId, runDir, baselineDifferences, ...outcome });
   } finally {
-    removeHandler();
-    await runCleanups();
+    interrupt.remove();
+    await run?.close();
     removeFolders(createdDirs);
   }
+}
+
+/** Ctrl-C once: the run stops and reports what it has; twice: everything opened is closed and the process exits 130. */
+function onInterrupt(ctx: RunContext, closeRun: () => Promise<void>): { interrupted: Promise<void>; remove: () => void } {
+  let count = 0;
+  let signal: () => void = () => undefined;
+  const interrupted = new Promise<void>((resolve) => {
+    signal = resolve;
+  });
+  const remove = ctx.onInterrupt(() => {
+    count++;
+    if (count === 1) {
+      ctx.log('interrupted: stopping generators and writing the partial report (Ctrl-C again to force)');
+      signal();
+    } else {
+      ctx.log('forced stop');
+      void closeRun().finally(() => process.exit(ExitCode.interrupted));
+    }
+  });
+  return { interrupted, remove };
+}
+
+/** What executing and reporting a run share. */
+interface RunStage {
+  readonly input: RunInput;
+  readonly platform: Platform;
+  readonly ctx: RunContext;
+  readonly plan: Plan;
+  readonly runId: string;
+  readonly runDir: string;
+}
+
+/** Preflight, slices, fleet, the load: the run sequence on an opened run, until the load has ended. */
+async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void> }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
+  const { input, platform, ctx, plan, runId, runDir } = s;
+  const { target, store, fleet } = run;
+  ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
+  // Agents that get a credentialed target URL through their environment find it redacted in their slices.
+  const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
+  const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
+  // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
+  await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn));
+  const generators = generatorSpecs(plan, script, platform);
+  const idle = plan.generators.length - generators.length;
+  if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
+  for (const line of fanOutNotes(plan, script)) ctx.log(line);
+  // Target-side figures (the reference target's /metrics; silently none for targets without it).
+  run.metrics.start();
+  const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  const outcome = await orchestrate(
+    {
+      runId,
+      scriptDir: input.scenario.dir,
+      plan,
+      generators,
+      expectedSeconds: Math.ceil(s.phaseSeconds + s.sessionSeconds),
+      heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
+      ...run.timings,
+      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options) },
+      ...(secretTarget ? { secretTargetUrl: target.url } : {}),
+    },
+    { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted },
+  );
+  return { outcome, generators };
+}
+
+/** After the load: the platform's figures, the run folder filled, report.json/html, the comparison and the summary table. */
+async function reportRun(
+  run: OpenRun,
+  s: RunStage & { baselineDifferences: string[]; outcome: RunOutcome; generators: GeneratorSpec[] },
+): Promise<{ summary: RunSummary; exitCode: number }> {
+  const { input, platform, ctx, plan, runId, runDir, outcome } = s;
+  const { options, baseline } = input;
+  const cloudwatch = await run.metrics.collect(outcome.startAt === undefined ? undefined : { start: outcome.startAt, end: outcome.endedAt });
+  await run.copyToRunDir();
+  const { summary } = await writeReport(localStore(runDir), {
+    runId,
+    platform: platform.name,
+    target: redactUrl(run.target.url),
+    scenario: input.scenario.name,
+    plan,
+    ...(options.vusers !== undefined ? { requestedVusers: options.vusers } : {}),
+    generatorIds: s.generators.map((g) => g.id),
+    startAt: outcome.startAt,
+    endedAt: outcome.endedAt,
+    interrupted: outcome.interrupted,
+    timedOut: outcome.timedOut,
+    lostGenerators: outcome.lostGenerators,
+    portRange: platform.portRange,
+    ensure: input.ensure,
+    maxErrorRate: options.maxErrorRate,
+    ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
+    ...(cloudwatch ? { cloudwatch } : {}),
+  });
+  if (baseline) {
+    const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
+    ctx.log(`\n${table}\ncomparison: ${file}`);
+  }
+  ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
+  return { summary, exitCode: summary.result.exitCode };
 }

@@ -5,7 +5,7 @@
  * A target without `/metrics` (the user's own) simply yields no samples.
  */
 import { TARGET_METRICS_PREFIX, targetMetricsKey } from '../../load-generators/lib/run-protocol';
-import type { RunStore } from '../contracts';
+import type { CloudWatchSection, LoadWindow, MetricsSource, RunStore } from '../contracts';
 import * as http from 'node:http';
 import * as https from 'node:https';
 
@@ -92,6 +92,33 @@ export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
       // One last sample once the load has stopped: the target's final counts (e.g. after a Ctrl-C).
       inFlight = sample();
       await inFlight;
+    },
+  };
+}
+
+/** Options of {@link targetMetricsSource}. */
+export interface TargetMetricsSourceProps extends TargetSamplerProps {
+  /** What the platform measures besides the target's /metrics for the load's window (AWS: CloudWatch). */
+  readonly extra?: (window: LoadWindow | undefined) => Promise<CloudWatchSection | undefined>;
+}
+
+/**
+ * The metrics source every platform builds on: the target's /metrics sampled into the store from
+ * `start()` until `collect()`, then the platform's own extra figures.
+ */
+export function targetMetricsSource(props: TargetMetricsSourceProps): MetricsSource {
+  let sampler: TargetSampler | undefined;
+  let collected: Promise<CloudWatchSection | undefined> | undefined;
+  return {
+    start() {
+      if (!sampler && !collected) sampler = startTargetSampler(props);
+    },
+    collect(window) {
+      collected ??= (async () => {
+        await sampler?.stop();
+        return props.extra ? props.extra(window) : undefined;
+      })();
+      return collected;
     },
   };
 }

@@ -1,14 +1,51 @@
 /**
  * A platform is where a run's generators and target live (this machine, or the deployed AWS rig).
- * The run sequence (scripts/run.ts) is the same for every platform; each platform supplies its limits,
- * target, run store, fleet and extra data through this one interface, built in one place.
+ * The run sequence (scripts/run.ts) is the same for every platform: it plans with the platform's limits,
+ * then opens one run on it and uses what it gets back — target, run store, fleet, metrics source and
+ * timings — and closes it. Nothing in the sequence asks which platform it runs on.
  */
-import type { Fleet, RunStore, TargetHandle } from '../contracts';
+import type { Fleet, MetricsSource, RunStore, TargetHandle } from '../contracts';
 import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
 import type { ProbeSpec } from '../preflight';
-import type { CloudWatchSection } from '../report/write';
 
-/** What a platform provides to one run. */
+/** What one run is opened with. */
+export interface OpenRequest {
+  readonly runId: string;
+  /** The local run folder (the report is written there on every platform). */
+  readonly runDir: string;
+  readonly plan: Plan;
+}
+
+/** How long the run sequence waits on this platform. */
+export interface RunTimings {
+  /** From launch until every agent must have reported ready. */
+  readonly readyTimeoutMs: number;
+  /** Lead time between the last agent reporting ready and the shared start. */
+  readonly startLeadMs: number;
+}
+
+/** One run opened on a platform: everything the run sequence uses, and how to give it back. */
+export interface OpenRun {
+  readonly target: TargetHandle;
+  /** The run store the agents write to (the local run folder, or the run's S3 prefix). */
+  readonly store: RunStore;
+  readonly fleet: Fleet;
+  /** Target-side and platform figures; started once the target is proven reachable. */
+  readonly metrics: MetricsSource;
+  readonly timings: RunTimings;
+  /**
+   * Proves a client reaches the target before the fleet starts (scripts/preflight.ts); throws the
+   * run-stopping error. Local: the probe from this machine, now; AWS: from the first ready generator as
+   * the fleet launches, before it scales out.
+   */
+  preflight(spec: ProbeSpec): Promise<void>;
+  /** Makes the run folder hold the store's data (AWS: copies S3 into it; local: the store is the folder). */
+  copyToRunDir(): Promise<void>;
+  /** Stops everything the run started (fleet, metrics, target, scaled capacity), in reverse. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** What a platform provides: the figures the planner needs, and runs. */
 export interface Platform {
   readonly name: 'local' | 'aws';
   /** Limits of one generator, for the planner (processes = load processes per generator). */
@@ -21,24 +58,24 @@ export interface Platform {
   readonly maxConcurrent?: { readonly vusers: number; readonly why: string };
   /** Size of the ephemeral port range of one source address on a generator (for the verdict). */
   readonly portRange: number;
-  /** Starts the target for the run, or checks the one given with --target. Nothing else starts before it. */
-  prepareTarget(plan: Plan, runId: string): Promise<TargetHandle>;
   /**
-   * Proves a client reaches the target before the fleet starts (scripts/preflight.ts); throws the run-stopping
-   * error. aws: runs the probe from the first ready generator as the fleet launches, before it scales out.
-   * @default the probe from this machine, now
+   * true: the agents get a credentialed target URL through their environment and the slices keep it
+   * redacted (local); false: the slices carry the URL as it is (credentials are refused before the run).
    */
-  preflight?(spec: ProbeSpec): Promise<void>;
-  /** The run store the agents write to (local folder, or S3 prefix). */
-  openStore(runId: string, runDir: string): RunStore;
+  readonly secretsInEnvironment: boolean;
   /** Source address of generator g's load process k; undefined lets the agent choose. */
   sourceAddress(generatorIndex: number, processIndex: number): string | undefined;
-  /** The fleet that runs the agents. */
-  createFleet(runId: string, store: RunStore): Fleet;
-  /** After the load: data for the report from outside the run store (aws: CloudWatch for the window). */
-  collectExtra?(window: { readonly start: number; readonly end: number }): Promise<CloudWatchSection | undefined>;
-  /** Copies the run store into the local run folder when they differ (aws: S3 → runs/<id>/). */
-  syncToRunDir?(store: RunStore, runDir: string): Promise<void>;
-  /** After the report: scale the fleet down, tear down. Always called, idempotent. */
-  finish?(): Promise<void>;
+  /** Opens one run: starts (or checks) the target, opens the store, prepares the fleet. Undoes itself if it fails. */
+  open(request: OpenRequest): Promise<OpenRun>;
+}
+
+/** Cleanups run last-in first-out, each once, none stopping the others. */
+export function cleanupStack(): { push(cleanup: () => Promise<void>): void; run(): Promise<void> } {
+  const cleanups: Array<() => Promise<void>> = [];
+  return {
+    push: (cleanup) => void cleanups.push(cleanup),
+    async run() {
+      for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+    },
+  };
 }

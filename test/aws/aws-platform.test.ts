@@ -1,6 +1,6 @@
 import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -97,10 +97,14 @@ test('the planner asks for one more generator one arrival a second past the mode
   expect(planFor(rate + 1).warnings).toEqual([]);
 });
 
-test('prepareTarget checks credentials, the bucket and the group before anything starts; --target wins over the stack', async () => {
+const open = (p: ReturnType<typeof platform>['p'], plan: Parameters<ReturnType<typeof platform>['p']['open']>[0]['plan'] = PLAN, runId = 'r1') => p.open({ runId, runDir: '/nonexistent/run', plan });
+
+test('opening a run checks credentials, the bucket and the group before anything starts; --target wins over the stack', async () => {
   const { p, lines } = platform({ target: 'http://127.0.0.1:9' });
-  const t = await p.prepareTarget(PLAN, 'r1');
-  expect(t.url).toBe('http://127.0.0.1:9');
+  const run = await open(p);
+  expect(run.target.url).toBe('http://127.0.0.1:9');
+  expect(run.store.location).toBe('s3://bkt/runs/r1');
+  expect(run.timings).toEqual({ readyTimeoutMs: 600_000, startLeadMs: 5000 });
   expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
   expect(s3.commandCalls(HeadBucketCommand)[0]?.args[0].input).toEqual({ Bucket: 'bkt' });
   expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)[0]?.args[0].input).toEqual({ AutoScalingGroupNames: ['gen'] });
@@ -111,50 +115,58 @@ test('before anything scales: a vCPU quota too small for the plan, or an estimat
   const plan = planLoad({ phases: [{ duration: 60, arrivalCount: 600 }], generators: 3, limits: platform().p.limits, sessionSeconds: 60 });
   sq.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 4 } });
   const low = platform({ target: 'http://127.0.0.1:9' });
-  await expect(low.p.prepareTarget(plan, 'r1')).rejects.toThrow(UsageError);
-  await expect(low.p.prepareTarget(plan, 'r1')).rejects.toThrow(/the run needs 6 vCPUs of the quota .*L-1216C47A.*\(3 × c5\.large generators .*quota is 4/);
+  await expect(open(low.p, plan)).rejects.toThrow(UsageError);
+  await expect(open(low.p, plan)).rejects.toThrow(/the run needs 6 vCPUs of the quota .*L-1216C47A.*\(3 × c5\.large generators .*quota is 4/);
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
 
   sq.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 1000 } });
   const capped = platform({ target: 'http://127.0.0.1:9', maxCost: '0.01' });
-  await expect(capped.p.prepareTarget(plan, 'r2')).rejects.toThrow(/^the run is estimated at \$\d+\.\d\d, above --max-cost 0\.01/);
+  await expect(open(capped.p, plan, 'r2')).rejects.toThrow(/^the run is estimated at \$\d+\.\d\d, above --max-cost 0\.01/);
   expect(capped.lines.some((l) => /^estimated cost of this run: \$/.test(l))).toBe(true);
   const fits = platform({ target: 'http://127.0.0.1:9', maxCost: '100' });
-  await fits.p.prepareTarget(plan, 'r3');
+  await open(fits.p, plan, 'r3');
   expect(fits.lines).toEqual(expect.arrayContaining(['vCPU quota L-1216C47A: 6 of 1000 needed (other usage in the account not reported by AWS/Usage: not counted)', '--max-cost 100: the estimate fits']));
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
 });
 
 test('no credentials: one clear line, exit-2 error', async () => {
   sts.on(GetCallerIdentityCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
-  const err = await platform().p.prepareTarget(PLAN, 'r1').catch((e: Error) => e);
+  const err = await open(platform().p).catch((e: Error) => e);
   expect(err).toBeInstanceOf(UsageError);
   expect((err as Error).message).toMatch(/^no AWS credentials found/);
 });
 
 test('access denied on the bucket: one clear line', async () => {
   s3.on(HeadBucketCommand).rejects(new S3ServiceException({ name: 'Forbidden', $fault: 'client', $metadata: { httpStatusCode: 403 }, message: 'Forbidden' }));
-  await expect(platform().p.prepareTarget(PLAN, 'r1')).rejects.toThrow(/^access denied on the results bucket bkt/);
+  await expect(open(platform().p)).rejects.toThrow(/^access denied on the results bucket bkt/);
 });
 
 test('generator group gone (stale outputs): says to deploy', async () => {
   asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [] });
-  const err = await platform().p.prepareTarget(PLAN, 'r1').catch((e: Error) => e);
+  const err = await open(platform().p).catch((e: Error) => e);
   expect(err).toBeInstanceOf(UsageError);
   expect((err as Error).message).toMatch(/npm run deploy/);
 });
 
-test('finish scales the generators to 0 once the fleet was used; --keep-generators leaves them', async () => {
-  const { p } = platform();
-  p.createFleet('r1', { location: 's3://bkt/runs/r1', put: async () => undefined, get: async () => undefined, list: async () => [] });
-  await p.finish?.();
-  await p.finish?.();
+test('closing a run scales the generators to 0 once the fleet was launched (once, however often closed); --keep-generators leaves them', async () => {
+  const { p } = platform({ target: 'http://127.0.0.1:9' });
+  const unused = await open(p);
+  await unused.close();
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+  s3.on(GetObjectCommand).rejects(Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' }));
+  const run = await open(p, PLAN, 'r2');
+  // No slice in the (mocked, empty) bucket: the launch fails after the fleet was touched.
+  await expect(run.fleet.launch(['g01'])).rejects.toThrow(/no slice for generator g01/);
+  expect(run.fleet.status().size).toBe(0);
+  await run.close();
+  await run.close();
   expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input)).toEqual([{ AutoScalingGroupName: 'gen', DesiredCapacity: 0, HonorCooldown: false }]);
 
   asg.resetHistory();
-  const kept = platform({ keepGenerators: true });
-  kept.p.createFleet('r1', { location: 's3://bkt/runs/r1', put: async () => undefined, get: async () => undefined, list: async () => [] });
-  await kept.p.finish?.();
+  const kept = platform({ keepGenerators: true, target: 'http://127.0.0.1:9' });
+  const keptRun = await open(kept.p);
+  await keptRun.fleet.launch(['g01']).catch(() => undefined);
+  await keptRun.close();
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
   expect(kept.lines.some((l) => /left running \(--keep-generators\)/.test(l))).toBe(true);
 });
@@ -165,8 +177,10 @@ test('--teardown deletes the stacks in reverse order and waits for each', async 
     .resolvesOnce({ Stacks: [{ StackName: 'x', StackStatus: 'DELETE_IN_PROGRESS', CreationTime: new Date() }] })
     .rejects(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: 'Stack with id x does not exist' }));
   let removed = false;
-  const { p, lines } = platform({ teardown: true }, { removeOutputsFile: () => void (removed = true) });
-  await p.finish?.();
+  const { p, lines } = platform({ teardown: true, target: 'http://127.0.0.1:9' }, { removeOutputsFile: () => void (removed = true) });
+  const run = await open(p);
+  await run.close();
+  await run.close();
   expect(cfn.commandCalls(DeleteStackCommand).map((c) => c.args[0].input.StackName)).toEqual(['LoadTestRig-Generators', 'LoadTestRig-Target', 'LoadTestRig-Network']);
   expect(removed).toBe(true);
   expect(lines).toContain('teardown: done; nothing of the rig is left billing');

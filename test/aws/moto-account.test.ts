@@ -16,7 +16,7 @@ import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigura
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { runCli, tempDir } from '../helpers/cli';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
 

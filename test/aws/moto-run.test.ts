@@ -12,7 +12,7 @@ import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudf
 import { CloudWatchClient, DescribeAlarmsCommand, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, tempDir } from '../helpers/cli';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { ROOT, tempDir } from '../helpers/cli';
 
 const ARTILLERY = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');

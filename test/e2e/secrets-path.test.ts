@@ -6,7 +6,7 @@
  */
 import type { TargetHandle } from '../../scripts/contracts';
 import * as path from 'node:path';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { freePort } from '../aws/moto';
 import { ROOT, pidsOfRun, runCli, tempDir } from '../helpers/cli';
 

@@ -6,7 +6,7 @@ import type { TargetHandle } from '../../scripts/contracts';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { ROOT, runCli, tempDir } from '../helpers/cli';
 
 function filesUnder(dir: string): string[] {

@@ -18,7 +18,7 @@ import {
 import { DEFAULT_THRESHOLDS } from '../../scripts/core/verdict';
 import { GeneratorLimits, planLoad } from '../../scripts/core/plan';
 import { validateFlags } from '../../scripts/options';
-import { localPlatform } from '../../scripts/platforms/local';
+import { localPlatform } from '../../scripts/platforms/local/local';
 
 /** A profile whose peak concurrency is exactly `vusers`: one arrival a second, each staying past the last arrival. */
 function planFor(vusers: number, limits: GeneratorLimits): number {

@@ -1,7 +1,7 @@
 import type { TargetHandle } from '../../scripts/contracts';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { startLocalTarget } from '../../scripts/adapters/local-target';
+import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { RigError, UsageError } from '../../scripts/errors';
 import { ProbeResult, preflightError, preflightHere, preflightSpec } from '../../scripts/preflight';
 import { loadScenario } from '../../scripts/scenario';

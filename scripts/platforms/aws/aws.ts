@@ -4,17 +4,18 @@
  * target stack (or --target), and CloudWatch adds the run window's metrics to the report. Same run
  * sequence (scripts/run.ts) and orchestrator as the local platform.
  */
-import type { Clock, Fleet, RunStore, TargetHandle } from '../../contracts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localStore, s3Store } from '../../../load-generators/lib/run-store';
-import { checkReachable } from '../../adapters/local-target';
+import { targetMetricsSource } from '../../adapters/target-metrics';
+import type { Clock, CloudWatchSection, Fleet, LoadWindow, RunStore } from '../../contracts';
+import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
+import type { Plan } from '../../core/plan';
 import { RigError, UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
-import type { CloudWatchSection } from '../../report/write';
-import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
-import type { Platform } from '../platform';
+import { checkReachable } from '../local/target';
+import { Platform, RunTimings, cleanupStack } from '../platform';
 import { explainAwsError } from './aws-errors';
 import { checkBeforeScaling } from './before-scaling';
 import { runPrefix } from './bundle';
@@ -30,6 +31,8 @@ import { RestoreScaleIn, suspendScaleIn } from './scale-in';
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
 /** How often the rig's metrics are published to CloudWatch during the run. */
 const PUBLISH_INTERVAL_MS = 30_000;
+/** Instances take minutes to launch and boot; the start instant must reach agents polling S3. */
+const AWS_TIMINGS: RunTimings = { readyTimeoutMs: 600_000, startLeadMs: 5000 };
 
 /** What the AWS platform is built from (by the CLI, or a test). */
 export interface AwsPlatformProps {
@@ -98,27 +101,13 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
   const limits = generator.limits;
   const bucket = outputs.resultsBucketName;
   const region = api.region;
-  let store: RunStore | undefined;
-  let runId = '';
-  let publisher: RigMetricsPublisher | undefined;
-  let publishing: { stop: boolean; loop?: Promise<void> } | undefined;
-  let finished = false;
-  let fleetTouched = false;
-  let preflightSpec: ProbeSpec | undefined;
-  let restoreScaleIn: RestoreScaleIn | undefined;
-  let runDir: string | undefined;
+  let teardownDone = false;
 
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(api, s, outputs.rigMetricsNamespace, id) : undefined;
 
-  const stopPublishing = async () => {
-    if (!publishing) return;
-    publishing.stop = true;
-    await publishing.loop?.catch(() => undefined);
-  };
-
   /** Nothing starts before these pass: credentials, region, bucket access, the generator group. */
-  const preflight = async () => {
+  const checkAccount = async () => {
     try {
       await api.getCallerIdentity();
     } catch (err) {
@@ -142,6 +131,41 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
     }
   };
 
+  /** The target of the run, checked with the account and quotas before anything scales. */
+  const prepareTarget = async (plan: Plan): Promise<string> => {
+    await checkAccount();
+    // Quotas, zones and the cost estimate (--max-cost) before anything scales.
+    await checkBeforeScaling({
+      api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
+      processesPerGenerator: limits.processes, externalTarget: options.target !== undefined,
+      ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}), now: () => clock.now(),
+    });
+    const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
+    if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
+    // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
+    await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from inside the VPC`));
+    log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
+    return url;
+  };
+
+  /** After the run: scale the generators to 0 once they were launched (unless --keep-generators); tear down when asked. */
+  const scaleDown = async (fleetTouched: boolean) => {
+    if (fleetTouched && !options.keepGenerators) {
+      try {
+        await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });
+        log(`generator group ${outputs.generatorAsgName}: scaled to 0`);
+      } catch (err) {
+        log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); run: aws autoscaling set-desired-capacity --auto-scaling-group-name ${outputs.generatorAsgName} --desired-capacity 0`);
+      }
+    } else if (options.keepGenerators) {
+      log(`generator group ${outputs.generatorAsgName}: left running (--keep-generators); the safety net scales it to 0 after its maximum lifetime`);
+    }
+    if (options.teardown && !teardownDone) {
+      teardownDone = true;
+      await teardown();
+    }
+  };
+
   return {
     name: 'aws',
     limits,
@@ -150,139 +174,120 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
     arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
     ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
     portRange: AWS_PORT_RANGE,
+    // Slices live in S3: a credentialed target URL is refused before the run (scripts/core/redact.ts).
+    secretsInEnvironment: false,
+    sourceAddress: () => undefined,
     publisherFor,
 
-    async prepareTarget(plan, id): Promise<TargetHandle> {
-      runId = id;
-      await preflight();
-      // Quotas, zones and the cost estimate (--max-cost) before anything scales.
-      await checkBeforeScaling({
-        api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
-        processesPerGenerator: limits.processes, externalTarget: options.target !== undefined,
-        ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}), now: () => clock.now(),
+    async open({ runId, runDir, plan }) {
+      const url = await prepareTarget(plan);
+      const cleanups = cleanupStack();
+      let fleetTouched = false;
+      cleanups.push(() => scaleDown(fleetTouched));
+      const store = s3Store(`s3://${bucket}/${runPrefix(runId)}`, api.s3);
+      // From inside the VPC, as the load will: the first ready generator probes before the group scales out.
+      let probe: ProbeSpec | undefined;
+      const publisher = publisherFor(store, runId);
+      const publishing: { stop: boolean; loop?: Promise<void> } = { stop: false };
+      const stopPublishing = async () => {
+        publishing.stop = true;
+        await publishing.loop?.catch(() => undefined);
+      };
+      let restoreScaleIn: RestoreScaleIn | undefined;
+      cleanups.push(async () => {
+        await stopPublishing();
+        await restoreScaleIn?.();
       });
-      const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
-      if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
-      // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
-      await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from inside the VPC`));
-      log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
-      return { url, stop: async () => undefined };
-    },
-
-    openStore(id, dir) {
-      runId = id;
-      runDir = dir;
-      store = s3Store(`s3://${bucket}/${runPrefix(id)}`, api.s3);
-      return store;
-    },
-
-    sourceAddress: () => undefined,
-
-    // From inside the VPC, as the load will: the first ready generator probes before the group scales out.
-    async preflight(spec) {
-      preflightSpec = spec;
-    },
-
-    createFleet(id, s): Fleet {
-      fleetTouched = true;
-      const fleet = awsFleet({
-        api,
-        runId: id,
-        store: s,
-        root: props.root,
-        asgName: outputs.generatorAsgName,
-        bucket,
-        region,
-        agentHome: outputs.generatorAgentHome,
-        clock,
-        log,
-        ...(preflightSpec ? { preflight: preflightSpec } : {}),
-        heapLimitMiB: generator.heapLimitMiB,
-        ...(props.signal ? { signal: props.signal } : {}),
-        ...props.fleet,
-      });
-      publisher = publisherFor(s, id);
-      return {
+      let inner: Fleet | undefined;
+      const fleet: Fleet = {
         async launch(ids) {
+          fleetTouched = true;
           try {
             restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log);
           } catch (err) {
             throw explainAwsError(err, { region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
           }
-          await fleet.launch(ids);
+          inner = awsFleet({
+            api, runId, store, root: props.root, asgName: outputs.generatorAsgName, bucket, region,
+            agentHome: outputs.generatorAgentHome, clock, log, ...(probe ? { preflight: probe } : {}),
+            heapLimitMiB: generator.heapLimitMiB, ...(props.signal ? { signal: props.signal } : {}), ...props.fleet,
+          });
+          await inner.launch(ids);
           if (!publisher) return;
-          const p = publisher;
-          const state: { stop: boolean; loop?: Promise<void> } = { stop: false };
-          state.loop = (async () => {
-            while (!state.stop) {
-              // Short sleeps so stop() returns promptly.
-              for (let t = 0; t < PUBLISH_INTERVAL_MS && !state.stop; t += 1000) await clock.sleep(1000);
-              if (!state.stop) await p.publishNew().catch((err: Error) => log(`rig metrics: PutMetricData failed (${err.name}); retrying`));
+          publishing.loop = (async () => {
+            while (!publishing.stop) {
+              // Short sleeps so stopping returns promptly.
+              for (let t = 0; t < PUBLISH_INTERVAL_MS && !publishing.stop; t += 1000) await clock.sleep(1000);
+              if (!publishing.stop) await publisher.publishNew().catch((err: Error) => log(`rig metrics: PutMetricData failed (${err.name}); retrying`));
             }
           })();
-          publishing = state;
         },
-        status: () => fleet.status(),
-        exitReason: (id) => fleet.exitReason(id),
+        status: () => inner?.status() ?? new Map<string, number | null | undefined>(),
+        exitReason: (id) => inner?.exitReason(id),
         async stop() {
           await stopPublishing();
-          await fleet.stop();
+          await inner?.stop();
         },
       };
-    },
-
-    async collectExtra(window): Promise<CloudWatchSection | undefined> {
-      await stopPublishing();
-      if (publisher) {
-        try {
-          const n = await publisher.publishNew();
-          log(`rig metrics: published to CloudWatch namespace ${outputs.rigMetricsNamespace} (RunId=${runId}${n ? `, ${n} data points in the final batch` : ''})`);
-        } catch (err) {
-          log(`rig metrics: PutMetricData failed (${(err as Error).name}: ${(err as Error).message})`);
-        }
-      }
-      let section: CloudWatchSection | undefined;
-      try {
-        await waitForLastMinute(api, outputs, window, { clock, log }).catch((err: Error) => log(`cloudwatch: could not check for the last minute's datapoints (${err.name}); collecting now`));
-        section = await collectCloudWatch(api, outputs, window);
-        const images = runDir ? await saveWidgetImages(api, outputs, window, runDir, log) : [];
-        if (images.length) section = { ...section, images };
-        const withData = section.series.filter((s) => s.values.length > 0).length;
-        log(`cloudwatch: ${withData}/${section.series.length} series with data, ${section.alarms?.length ?? 0} alarm/scaling events (metrics of the last minute may still be arriving)`);
-      } catch (err) {
-        log(`cloudwatch: metrics not collected (${(err as Error).name}: ${(err as Error).message}); the report has the rig's own data`);
-      }
-      if (outputs.dashboardUrl) log(`dashboard: ${outputs.dashboardUrl}`);
-      return section;
-    },
-
-    async syncToRunDir(s, runDir) {
-      const local = localStore(runDir);
-      const keys = (await s.list('')).filter((k) => !k.startsWith('bundle/'));
-      for (const key of keys) {
-        const body = await s.get(key);
-        if (body !== undefined) await local.put(key, body);
-      }
-    },
-
-    async finish() {
-      if (finished) return;
-      finished = true;
-      await stopPublishing();
-      await restoreScaleIn?.();
-      if (fleetTouched && !options.keepGenerators) {
-        try {
-          await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });
-          log(`generator group ${outputs.generatorAsgName}: scaled to 0`);
-        } catch (err) {
-          log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); run: aws autoscaling set-desired-capacity --auto-scaling-group-name ${outputs.generatorAsgName} --desired-capacity 0`);
-        }
-      } else if (options.keepGenerators) {
-        log(`generator group ${outputs.generatorAsgName}: left running (--keep-generators); the safety net scales it to 0 after its maximum lifetime`);
-      }
-      if (options.teardown) await teardown();
+      cleanups.push(() => fleet.stop());
+      const metrics = targetMetricsSource({
+        url,
+        store,
+        extra: async (window) => {
+          await stopPublishing();
+          if (publisher) await publishLast(publisher, runId);
+          return window ? collectExtra(window, runDir) : undefined;
+        },
+      });
+      cleanups.push(() => metrics.collect(undefined).then(() => undefined));
+      return {
+        target: { url, stop: async () => undefined },
+        store,
+        fleet,
+        metrics,
+        timings: AWS_TIMINGS,
+        async preflight(spec) {
+          probe = spec;
+        },
+        async copyToRunDir() {
+          const local = localStore(runDir);
+          const keys = (await store.list('')).filter((k) => !k.startsWith('bundle/'));
+          for (const key of keys) {
+            const body = await store.get(key);
+            if (body !== undefined) await local.put(key, body);
+          }
+        },
+        close: () => cleanups.run(),
+      };
     },
   };
+
+  /** The last batch of the rig's own metrics, once the load has stopped. */
+  async function publishLast(publisher: RigMetricsPublisher, runId: string): Promise<void> {
+    try {
+      const n = await publisher.publishNew();
+      log(`rig metrics: published to CloudWatch namespace ${outputs.rigMetricsNamespace} (RunId=${runId}${n ? `, ${n} data points in the final batch` : ''})`);
+    } catch (err) {
+      log(`rig metrics: PutMetricData failed (${(err as Error).name}: ${(err as Error).message})`);
+    }
+  }
+
+  /** CloudWatch for the load's window: series, alarms and the dashboard's graphs saved into the run folder. */
+  async function collectExtra(window: LoadWindow, runDir: string): Promise<CloudWatchSection | undefined> {
+    let section: CloudWatchSection | undefined;
+    try {
+      await waitForLastMinute(api, outputs, window, { clock, log }).catch((err: Error) => log(`cloudwatch: could not check for the last minute's datapoints (${err.name}); collecting now`));
+      section = await collectCloudWatch(api, outputs, window);
+      const images = await saveWidgetImages(api, outputs, window, runDir, log);
+      if (images.length) section = { ...section, images };
+      const withData = section.series.filter((s) => s.values.length > 0).length;
+      log(`cloudwatch: ${withData}/${section.series.length} series with data, ${section.alarms?.length ?? 0} alarm/scaling events (metrics of the last minute may still be arriving)`);
+    } catch (err) {
+      log(`cloudwatch: metrics not collected (${(err as Error).name}: ${(err as Error).message}); the report has the rig's own data`);
+    }
+    if (outputs.dashboardUrl) log(`dashboard: ${outputs.dashboardUrl}`);
+    return section;
+  }
 
   async function teardown(): Promise<void> {
     const order = [...outputs.stackNames].reverse();

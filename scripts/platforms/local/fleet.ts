@@ -6,8 +6,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Fleet } from '../contracts';
-import { stopChild } from './local-target';
+import type { Fleet } from '../../contracts';
+import { stopChild } from './target';
 
 /** Options of the local fleet. */
 export interface LocalFleetOptions {

@@ -2,13 +2,13 @@
  * The local reference target (edge adapter): starts target-stack/app as child processes for a run,
  * waits for its one "listening" line, and always stops it.
  */
-import { redactUrl } from '../core/redact';
+import { redactUrl } from '../../core/redact';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
-import type { TargetHandle } from '../contracts';
-import { RigError, UsageError } from '../errors';
+import type { TargetHandle } from '../../contracts';
+import { RigError, UsageError } from '../../errors';
 
 /** Options for the local reference target. */
 export interface LocalTargetOptions {

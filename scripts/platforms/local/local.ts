@@ -1,0 +1,112 @@
+/**
+ * The local platform: generators are agent processes on this machine, each connecting from its own
+ * loopback source addresses; the target is the reference target started for the run (or --target).
+ */
+import * as path from 'node:path';
+import { localStore } from '../../../load-generators/lib/run-store';
+import type { MachineLimits } from '../../adapters/system-limits';
+import { targetMetricsSource } from '../../adapters/target-metrics';
+import type { TargetHandle } from '../../contracts';
+import { localGenerator } from '../../core/capacity-model';
+import type { Plan } from '../../core/plan';
+import type { RunOptions } from '../../options';
+import { preflightHere } from '../../preflight';
+import { Platform, RunTimings, cleanupStack } from '../platform';
+import { localFleet } from './fleet';
+import { checkReachable, startLocalTarget } from './target';
+
+/** Sockets one target worker should hold at most, as a share of its open-file limit. */
+const TARGET_WORKER_FILL = 0.8;
+/** Fault-injection variables forwarded to the local reference target. */
+const TARGET_ENV_KEYS = ['FAULT_DELIVERY_DELAY_MS', 'FAULT_WITHHOLD_FRACTION', 'FAULT_COOKIE_503_FRACTION', 'FAULT_SEED'];
+/**
+ * Locally the start instant reaches every load thread within one agent poll (50 ms) and one plugin poll
+ * (10 ms) of being written; 400 ms covers a busy machine without making every run wait longer than plain.
+ */
+const LOCAL_TIMINGS: RunTimings = { readyTimeoutMs: 120_000, startLeadMs: 400 };
+
+/** Loopback source address of the n-th load process (127.0.1.10 …): each gets its own port range. */
+export function loopbackSourceAddress(n: number): string {
+  return `127.0.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
+}
+
+/** Target worker processes for a peak of concurrent connections: each stays under its open-file limit. */
+export function targetWorkersFor(peakConcurrent: number, openFiles: number): number {
+  return Math.max(2, Math.ceil(peakConcurrent / (openFiles * TARGET_WORKER_FILL)));
+}
+
+/** What the local platform is built from (by the CLI, or a test). */
+export interface LocalPlatformProps {
+  readonly root: string;
+  readonly machine: MachineLimits;
+  readonly options: RunOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+}
+
+/** Builds the local platform from this machine's limits. */
+export function localPlatform(opts: LocalPlatformProps): Platform {
+  const { machine, options, log } = opts;
+  // One load process per core (Artillery's own runner gives a 2-core machine a single worker thread),
+  // each from its own loopback source address; limits from the capacity model and this machine.
+  const { limits, arrivalsPerSecond } = localGenerator(machine);
+  const processes = limits.processes;
+  // The built-in connect flow's token, which the preflight sends as a vuser would.
+  const authToken = opts.env.RIG_SECRET_AUTH_TOKEN || undefined;
+
+  const prepareTarget = async (plan: Plan, runId: string): Promise<TargetHandle> => {
+    if (options.target) {
+      await checkReachable(options.target);
+      return { url: options.target, stop: async () => undefined };
+    }
+    const workers = targetWorkersFor(plan.peakConcurrent, machine.openFiles);
+    const env: Record<string, string> = {
+      ...Object.fromEntries(TARGET_ENV_KEYS.filter((k) => opts.env[k] !== undefined).map((k) => [k, String(opts.env[k])])),
+      RIG_RUN_ID: runId,
+    };
+    const target = await startLocalTarget({ appDir: path.join(opts.root, 'target-stack', 'app'), port: options.targetPort, workers, env });
+    log(`local reference target: ${target.url} (${workers} workers)`);
+    return target;
+  };
+
+  return {
+    name: 'local',
+    limits,
+    // Local generators share this machine's cores: more of them add no arrival rate.
+    arrivalCapacity: { perSecond: arrivalsPerSecond, perGenerator: false },
+    portRange: machine.ephemeralPorts,
+    // Every local generator shares this machine's memory: the whole machine holds one generator's memory bound.
+    maxConcurrent: {
+      vusers: Math.floor(limits.memoryBytes / limits.bytesPerVuser),
+      why: `${(machine.freeMemoryBytes / 2 ** 30).toFixed(1)} GiB free, ~${Math.round(limits.bytesPerVuser / 1024)} KiB per vuser`,
+    },
+    secretsInEnvironment: true,
+    sourceAddress: (g, k) => loopbackSourceAddress(g * processes + k),
+
+    async open({ runId, runDir, plan }) {
+      const cleanups = cleanupStack();
+      try {
+        const target = await prepareTarget(plan, runId);
+        cleanups.push(() => target.stop());
+        const store = localStore(runDir);
+        const metrics = targetMetricsSource({ url: target.url, store });
+        cleanups.push(() => metrics.collect(undefined).then(() => undefined));
+        const fleet = localFleet({ agentScript: path.join(opts.root, 'load-generators', 'agent.js'), runDir: store.location, runId });
+        cleanups.push(() => fleet.stop());
+        return {
+          target,
+          store,
+          fleet,
+          metrics,
+          timings: LOCAL_TIMINGS,
+          preflight: (spec) => preflightHere(spec, log, authToken),
+          copyToRunDir: async () => undefined,
+          close: () => cleanups.run(),
+        };
+      } catch (err) {
+        await cleanups.run();
+        throw err;
+      }
+    },
+  };
+}
