@@ -15,6 +15,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { localStore } from '../../load-generators/lib/run-store';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import { POLL_BUDGET, awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
+import { until } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const asg = mockClient(AutoScalingClient);
@@ -62,10 +63,6 @@ async function setup(ids: string[]) {
   return { store, fleet, lines };
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(cond()).toBe(true);
-}
 
 beforeEach(() => {
   asg.reset();

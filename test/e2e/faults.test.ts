@@ -4,7 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pidsOfRun, pidsOfRunWith, startCli, tempDir, waitUntil } from '../helpers/cli';
+import { pidsOfRun, pidsOfRunWith, startCli, tempDir } from '../helpers/cli';
+import { until } from '../helpers/wait';
 import { Target, metrics, startTarget } from '../target/helpers';
 
 /** PIDs of one generator's agent (by its --generator argument) of a run. */
@@ -42,7 +43,7 @@ describe('faults during a local run', () => {
       await cli.waitFor(/shared start at/, 1000);
       expect(pidsOfRun(runId).length).toBeGreaterThan(0);
       process.kill(-cli.pid, signal);
-      await waitUntil(() => pidsOfRun(runId).length === 0, 25_000, 'every process of the run to stop');
+      await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 25_000, what: 'every process of the run to stop', pollMs: 100 });
       const result = await cli.exited;
       expect(result.code).toBe(130);
       const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
@@ -70,7 +71,7 @@ describe('faults during a local run', () => {
     expect(agent).toBeDefined();
     process.kill(agent as number, 'SIGKILL');
     // Its load process notices its agent is gone and stops: nothing of g02 runs on unattended.
-    await waitUntil(() => pidsOfRunWith(runId, 'RIG_GENERATOR_ID', 'g02').length === 0, 5000, "g02's load processes to stop");
+    await until(() => pidsOfRunWith(runId, 'RIG_GENERATOR_ID', 'g02').length === 0, { timeoutMs: 5000, what: "g02's load processes to stop", pollMs: 100 });
     const result = await cli.exited;
     expect(result.code).toBe(3);
     const s = result.json;
@@ -97,7 +98,7 @@ describe('faults during a local run', () => {
     await cli.waitFor(FIRST_PERIOD, 90_000);
     process.kill(cli.pid, 'SIGKILL');
     await cli.exited;
-    await waitUntil(() => pidsOfRun(runId).length === 0, 30_000, 'agents, load processes and target to stop on their own');
+    await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 30_000, what: 'agents, load processes and target to stop on their own', pollMs: 100 });
     const done = JSON.parse(fs.readFileSync(path.join(out, 'generators', 'g01', 'done.json'), 'utf8'));
     expect(done.reason).toMatch(/orphaned/);
     // What was measured before the orchestrator died is on disk, ready for `npm run report`.
@@ -157,7 +158,7 @@ describe('a run folder whose disk fills mid-run', () => {
     const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
     expect(summary).toMatchObject({ runId, status: 'rig-failure', exitCode: 3, error: expect.stringMatching(/ENOSPC/) });
     expect(result.json).toEqual(summary);
-    await waitUntil(() => pidsOfRun(runId).length === 0, 5000, 'every process of the run to stop');
+    await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 5000, what: 'every process of the run to stop', pollMs: 100 });
     expect(fs.existsSync(path.join(out, 'run.json'))).toBe(true);
     expect(fs.existsSync(path.join(out, 'generators', 'g01', 'slice.json'))).toBe(true);
   }, 120_000);

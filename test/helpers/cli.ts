@@ -131,16 +131,6 @@ export function startCli(args: readonly string[], opts: { env?: NodeJS.ProcessEn
   };
 }
 
-/** Polls `cond` every 100 ms until it holds; rejects after `timeoutMs` with `what`. */
-export async function waitUntil(cond: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!cond()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return Date.now() - started;
-}
-
 /** PIDs of a run's processes whose environment also has `key=value` (e.g. RIG_GENERATOR_ID=g02). */
 export function pidsOfRunWith(runId: string, key: string, value: string): number[] {
   return pidsOfRun(runId).filter((pid) => {

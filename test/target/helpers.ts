@@ -183,15 +183,6 @@ export function pidsWithTag(tag: string): number[] {
   return pids;
 }
 
-/** Poll a condition (for process-table state, which has no event to wait on). */
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export function closeAll(sockets: Socket[]): void {
   for (const s of sockets) s.close();
 }

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Socket } from 'socket.io-client';
-import { startTarget, spawnTarget, metrics, connectAcrossWorkers, alive, pidsWithTag, until, closeAll, Target } from './helpers';
+import { until } from '../helpers/wait';
+import { startTarget, spawnTarget, metrics, connectAcrossWorkers, alive, pidsWithTag, closeAll, Target } from './helpers';
 
 const started: Target[] = [];
 afterAll(async () => {
@@ -55,7 +56,7 @@ test('each worker accepts on its own SO_REUSEPORT socket: the primary holds no l
   await until(async () => {
     const m = await metrics(t).catch(() => undefined);
     return m !== undefined && m.workerRestarts === 1 && m.perWorker.length === 2;
-  }, 15000, 'a replacement worker to report');
+  }, { timeoutMs: 15000, what: 'a replacement worker to report' });
   const now: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
   expect(now).not.toContain(workerPids[0]);
   expect(listenerPids(t.listening.port, [t.listening.pid, ...now]).sort()).toEqual([...now].sort());
@@ -87,7 +88,7 @@ test('if the primary dies (SIGKILL), its workers exit instead of lingering as or
   const workerPids: number[] = (await metrics(t)).perWorker.map((w: any) => w.pid);
   t.proc.kill('SIGKILL');
   await t.exited;
-  await until(() => workerPids.every((pid) => !alive(pid)), 5000, 'orphaned workers to exit');
+  await until(() => workerPids.every((pid) => !alive(pid)), { timeoutMs: 5000, what: 'orphaned workers to exit' });
   expect(pidsWithTag(t.tag)).toEqual([]);
 });
 
@@ -104,7 +105,7 @@ test('port in use: one stderr line naming the port, exit code 2, nothing on stdo
       `target: port ${port} on 127.0.0.1 is already in use; pass another PORT or stop the other process\n`,
     );
     expect(s.stderr().match(/already in use/g)).toHaveLength(1);
-    await until(() => pidsWithTag(s.tag).length === 0, 3000, 'workers to be gone');
+    await until(() => pidsWithTag(s.tag).length === 0, { timeoutMs: 3000, what: 'workers to be gone' });
   } finally {
     await new Promise((r) => blocker.close(r));
   }
@@ -131,7 +132,7 @@ test('a worker killed mid-run: its sockets drop, a replacement starts, the targe
     // A request may still hit the dying worker's connection: that is "not yet", not a failure.
     const m = await metrics(t).catch(() => undefined);
     return m !== undefined && m.workers === 2 && !m.perWorker.some((w: any) => w.pid === victim);
-  }, 15000, 'a replacement worker to report');
+  }, { timeoutMs: 15000, what: 'a replacement worker to report' });
   const m = await metrics(t);
   expect(m.workerRestarts).toBe(1);
   const fresh = await connectAcrossWorkers(t, 1);
@@ -152,5 +153,5 @@ test('EXIT_WITH_PARENT=1: the target stops itself when the process that started 
   await new Promise<void>((resolve) => parent.stdout?.on('data', (d: Buffer) => d.toString().includes('"listening"') && resolve()));
   expect(pidsWithTag(tag).length).toBeGreaterThanOrEqual(3);
   parent.kill('SIGKILL');
-  await until(() => pidsWithTag(tag).length === 0, 8000, 'the orphaned target to stop');
+  await until(() => pidsWithTag(tag).length === 0, { timeoutMs: 8000, what: 'the orphaned target to stop' });
 });

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { until } from '../helpers/wait';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const sa = require('../../load-generators/lib/source-addresses') as {
@@ -99,14 +100,6 @@ describe('source addresses', () => {
   });
 });
 
-/** Resolves once `cond` holds (checked every event-loop turn), or fails after 5 s. */
-async function waitFor(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
   const http = require('node:http') as typeof import('node:http');
@@ -167,7 +160,7 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
       // On ports the process named (no bind-time port search in the kernel), each held until its socket closes.
       expect([connect!.boundPorts.held('127.0.3.1'), connect!.boundPorts.held('127.0.3.2')]).toEqual([1, 1]);
       for (const c of contexts) await connect!.closeSocket(c, new EventEmitter());
-      await waitFor(() => connect!.boundPorts.held('127.0.3.1') + connect!.boundPorts.held('127.0.3.2') === 0);
+      await until(() => connect!.boundPorts.held('127.0.3.1') + connect!.boundPorts.held('127.0.3.2') === 0, { pollMs: 0, what: 'both addresses released' });
     } finally {
       await new Promise((resolve) => ioServer.close(resolve));
     }
