@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import * as path from 'node:path';
 import { ExitCode, RigError, UsageError } from './errors';
-import { RawFlags, validateFlags } from './options';
+import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
 import { npmEatenFlags, npmEatenMessage } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
@@ -100,10 +100,7 @@ async function main(argv: string[]): Promise<number> {
     const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
     let platform;
     if (options.platform === 'local') {
-      if (options.teardown || options.keepGenerators) {
-        throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
-      }
-      if (o.generatorCapacity !== undefined) throw new UsageError("--generator-capacity only applies to --platform aws (local capacity comes from this machine's limits); drop it");
+      refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });
       log('platform: local (--platform local)');
       platform = localPlatformOf();
     } else {

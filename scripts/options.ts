@@ -2,7 +2,7 @@
  * The `npm run loadtest` flags (DESIGN.md), validated into one typed object before anything starts.
  * Pure: no file system, no environment — the CLI hands in what it parsed.
  */
-import ms from 'ms';
+import { MAX_DURATION_SECONDS, readDuration } from './core/capacity';
 import { UsageError } from './errors';
 import { usesBaseline } from './report/baseline';
 
@@ -78,31 +78,20 @@ export interface RunOptions {
   readonly baseline?: string;
 }
 
-/**
- * The longest duration the rig accepts: Node's timers (and Artillery's `think`, phase and pause timers)
- * hold at most 2^31-1 ms (~24.8 days); a longer one silently fires after 1 ms.
- */
-export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+export { MAX_DURATION_SECONDS };
 
-/** Parses a duration: plain seconds (`90`) or an ms-style string (`90s`, `20m`, `1h`). Returns seconds. */
+/** Parses a duration flag by the rig's one rule (scripts/core/capacity.ts readDuration). Returns seconds. */
 export function parseDurationSeconds(flag: string, value: string): number {
-  const trimmed = value.trim();
-  const seconds = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : (ms(trimmed as ms.StringValue) ?? NaN) / 1000;
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
-  }
-  checkTimerLimit(flag, value, seconds);
-  return seconds;
-}
-
-/** Refuses a duration no timer can hold (see {@link MAX_DURATION_SECONDS}). */
-function checkTimerLimit(flag: string, value: string, seconds: number): void {
-  if (seconds > MAX_DURATION_SECONDS) {
+  const d = readDuration(value);
+  if ('seconds' in d) return d.seconds;
+  if (d.problem === 'too-long') {
     throw new UsageError(`${flag} ${value} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; ask for at most ${flag} 24d`);
   }
+  throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
 }
 
-function parsePositiveInt(flag: string, value: string, max: number, hint: string): number {
+/** Parses a whole-number flag from 1 to `max`; `hint` is the example the error shows. */
+export function parsePositiveInt(flag: string, value: string, max: number, hint: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) {
     throw new UsageError(`${flag} ${JSON.stringify(value)} must be a whole number of at least 1, e.g. ${flag} ${hint}`);
@@ -139,6 +128,21 @@ function parseTarget(value: string): string {
     throw new UsageError(`--target ${value} must be http://, https://, ws:// or wss:// (or --target reference for the rig's reference target)`);
   }
   return value.replace(/\/+$/, '');
+}
+
+/** Flags only the AWS platform reads, as given (raw or parsed). */
+export interface AwsOnlyFlags {
+  readonly teardown?: boolean;
+  readonly keepGenerators?: boolean;
+  readonly generatorCapacity?: unknown;
+}
+
+/** Refuses, on a local run, the flags only --platform aws reads (they would be ignored silently). */
+export function refuseAwsOnlyFlags(flags: AwsOnlyFlags): void {
+  if (flags.teardown || flags.keepGenerators) {
+    throw new UsageError(`${flags.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
+  }
+  if (flags.generatorCapacity !== undefined) throw new UsageError("--generator-capacity only applies to --platform aws (local capacity comes from this machine's limits); drop it");
 }
 
 /** Validates every flag; throws {@link UsageError} on the first bad one. */
@@ -230,7 +234,9 @@ export const DEFAULT_PLATEAU_SECONDS = 30;
  */
 export function heldHoldSeconds(vusers: number, rampSeconds: number | undefined, plateauSeconds: number): number {
   const hold = (rampSeconds ?? defaultRampSeconds(vusers)) + plateauSeconds;
-  checkTimerLimit('--ramp plus --plateau', `(${hold} s)`, hold);
+  if (hold > MAX_DURATION_SECONDS) {
+    throw new UsageError(`--ramp plus --plateau (${hold} s) is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; ask for at most --ramp plus --plateau 24d`);
+  }
   return hold;
 }
 

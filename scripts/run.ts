@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, removeFolders } from './adapters/run-folder';
-import { PlanError, planLoad } from './core/plan';
+import { PlanError, planLoad, profileSeconds } from './core/plan';
 import type { GeneratorSlice, Plan } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
 import { ExitCode, UsageError } from './errors';
@@ -76,10 +76,13 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   // The flags were applied once (scripts/run-input.ts); planning needs only phases and the session length.
   const planned = input.script;
   const phases = planned.config.phases ?? [];
-  const phaseSeconds = phases.reduce((a, p) => a + Number(p.duration ?? p.pause ?? 0), 0);
-  const sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
   let plan;
+  let phaseSeconds: number;
+  let sessionSeconds: number;
   try {
+    // Durations as Artillery strings ("20m") count too: the run's deadline is never NaN.
+    phaseSeconds = profileSeconds(phases);
+    sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
     plan = planLoad({
       phases,
       generators: options.generators,

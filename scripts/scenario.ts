@@ -10,6 +10,7 @@ import * as yaml from 'js-yaml';
 const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
+import { parseDuration } from './core/plan';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -221,7 +222,7 @@ function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
  * in one plain run; undefined for a process with none. Pure.
  */
 export function processScript(script: ArtilleryScript, phases: Phase[], share: { start: number; count: number } | undefined): ArtilleryScript {
-  const config: ArtilleryScript['config'] = { ...script.config, phases };
+  const config: ArtilleryScript['config'] = { ...script.config, phases: phases.map(inSeconds) };
   const payload = config.payload;
   if (share && payload && typeof payload === 'object') {
     const list = (Array.isArray(payload) ? payload : [payload]) as Array<Record<string, unknown>>;
@@ -229,6 +230,17 @@ export function processScript(script: ArtilleryScript, phases: Phase[], share: {
     config.payload = Array.isArray(payload) ? shared : shared[0];
   }
   return { ...script, config };
+}
+
+/**
+ * A phase with its durations as numbers of seconds: the rig reads "1.5" as 1.5 s (scripts/core/capacity.ts
+ * readDuration), Artillery would read it as 1.5 ms; handing Artillery numbers keeps one meaning.
+ */
+function inSeconds(phase: Phase): Phase {
+  const out: Phase = { ...phase };
+  if (phase.duration !== undefined) out.duration = parseDuration(phase.duration, 'duration');
+  if (phase.pause !== undefined) out.pause = parseDuration(phase.pause, 'pause');
+  return out;
 }
 
 /** How long one vuser's session lasts, for concurrency planning: `hold` plus connect time, else unknown. */

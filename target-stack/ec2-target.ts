@@ -8,7 +8,7 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from '../lib/nag';
 import { RIG_HOME, addHostTuning, installNodeCommands, pinnedNodeVersion, userDataPreamble } from '../lib/user-data';
-import { CpuScalingSettings, SCALING_PERIOD, ScaledTarget, cpuStepScaling } from './scaling';
+import { SCALING_PERIOD, ScaledTarget, ScaledTargetProps, cpuStepScaling } from './scaling';
 
 /** Port the reference target listens on. */
 export const TARGET_PORT = 3000;
@@ -17,20 +17,9 @@ export const TARGET_PORT = 3000;
 export const TARGET_APP_DIR = path.resolve(__dirname, 'app');
 
 /** Properties of {@link Ec2Target}. */
-export interface Ec2TargetProps extends CpuScalingSettings {
-  /** VPC whose public subnets the instances run in. */
-  readonly vpc: ec2.IVpc;
+export interface Ec2TargetProps extends ScaledTargetProps {
   /** Instance type (t2/t3). */
   readonly instanceType: ec2.InstanceType;
-  /** Fewest instances. */
-  readonly minCapacity: number;
-  /** Most instances. */
-  readonly maxCapacity: number;
-  /**
-   * REDIS_URL for the Socket.IO Redis adapter.
-   * @default - no Redis; rooms stay within one instance
-   */
-  readonly redisUrl?: string;
   /**
    * Whether operators may open Session Manager shells on the target instances (AmazonSSMManagedInstanceCore
    * on their role). Off by default: the target runs the code under test and needs no management channel.

@@ -9,26 +9,15 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TARGET_PORT } from './ec2-target';
-import { CpuScalingSettings, SCALING_PERIOD, ScaledTarget, cpuStepScaling } from './scaling';
+import { SCALING_PERIOD, ScaledTarget, ScaledTargetProps, cpuStepScaling } from './scaling';
 
 /** Properties of {@link FargateTarget}. */
-export interface FargateTargetProps extends CpuScalingSettings {
-  /** VPC whose public subnets the tasks run in. */
-  readonly vpc: ec2.IVpc;
-  /** Fewest tasks. */
-  readonly minCapacity: number;
-  /** Most tasks. */
-  readonly maxCapacity: number;
+export interface FargateTargetProps extends ScaledTargetProps {
   /**
    * The user's own image (it must listen on PORT 3000 and answer GET /healthz with 200).
    * @default - the reference target, built from target-stack/app with target-stack/docker/Dockerfile
    */
   readonly image?: string;
-  /**
-   * REDIS_URL for the Socket.IO Redis adapter.
-   * @default - no Redis; rooms stay within one task
-   */
-  readonly redisUrl?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 
 /** CPU step-scaling settings shared by the EC2 and Fargate targets. */
 export interface CpuScalingSettings {
@@ -10,6 +11,21 @@ export interface CpuScalingSettings {
   readonly scaleInCpuPercent: number;
   /** Minutes (60 s datapoints) the condition must hold: evaluation periods = datapoints to alarm. */
   readonly breachDurationMinutes: number;
+}
+
+/** Properties both targets (EC2 instances, Fargate tasks) take. */
+export interface ScaledTargetProps extends CpuScalingSettings {
+  /** VPC whose public subnets the instances or tasks run in. */
+  readonly vpc: ec2.IVpc;
+  /** Fewest instances or tasks. */
+  readonly minCapacity: number;
+  /** Most instances or tasks. */
+  readonly maxCapacity: number;
+  /**
+   * REDIS_URL for the Socket.IO Redis adapter.
+   * @default - no Redis; rooms stay within one instance or task
+   */
+  readonly redisUrl?: string;
 }
 
 /** What a target exposes for scaling outputs and the dashboard. */

@@ -69,27 +69,52 @@ export interface NormalizedPhase {
 const ARRIVAL_KEYS = ['arrivalRate', 'rampTo', 'arrivalCount'] as const;
 
 /**
- * Seconds in an Artillery duration: a number of seconds, an integer string
- * ("30"), or an `ms` string ("90s", "20m", "1h", "1500ms").
+ * The longest duration the rig accepts: Node's timers (and Artillery's `think`, phase and pause timers)
+ * hold at most 2^31-1 ms (~24.8 days); a longer one silently fires after 1 ms.
+ */
+export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** A duration in seconds, or why the value is not one. */
+export type DurationReading = { readonly seconds: number } | { readonly problem: 'not-a-duration' | 'not-positive' | 'too-long' };
+
+/**
+ * The rig's one duration rule, for flags (`--ramp`, `--hold`, `--plateau`) and script phases alike: a
+ * number of seconds, a string of plain seconds ("90", "1.5"), or an `ms` string ("90s", "20m", "1h",
+ * "1500ms"); longer than zero and at most {@link MAX_DURATION_SECONDS}. (Artillery itself would read
+ * "1.5" as 1.5 ms; the load processes get every phase duration as a number of seconds: scripts/scenario.ts.)
+ */
+export function readDuration(value: unknown): DurationReading {
+  let seconds = Number.NaN;
+  if (typeof value === 'number') seconds = value;
+  else if (typeof value === 'string') {
+    const s = value.trim();
+    seconds = /^\d+(\.\d+)?$/.test(s) ? Number(s) : ((ms(s as ms.StringValue) as number | undefined) ?? Number.NaN) / 1000;
+  }
+  if (!Number.isFinite(seconds)) return { problem: 'not-a-duration' };
+  if (seconds <= 0) return { problem: 'not-positive' };
+  if (seconds > MAX_DURATION_SECONDS) return { problem: 'too-long' };
+  return { seconds };
+}
+
+/**
+ * Seconds of a phase's duration ({@link readDuration}).
  *
  * @throws PlanError('invalid') naming the phase and field.
  */
 export function parseDuration(value: unknown, where: string): number {
-  let seconds: number;
-  if (typeof value === 'number') {
-    seconds = value;
-  } else if (typeof value === 'string') {
-    const s = value.trim();
-    if (/^\d+$/.test(s)) seconds = Number(s);
-    // Artillery would read "1.5" as 1.5 *milliseconds* (ms's default unit): refuse the trap.
-    else if (/^\d*\.\d+$/.test(s)) throw new PlanError('invalid', `${where}: "${value}" is ambiguous; write "${s}s" for seconds`);
-    else seconds = (ms(s as ms.StringValue) as number | undefined ?? Number.NaN) / 1000;
-  } else {
+  const d = readDuration(value);
+  if ('seconds' in d) return d.seconds;
+  if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);
+  if (d.problem === 'too-long') throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold`);
+  if (typeof value !== 'string' && typeof value !== 'number') {
     throw new PlanError('invalid', `${where} must be a number of seconds or a duration like "90s" (got ${JSON.stringify(value)})`);
   }
-  if (!Number.isFinite(seconds)) throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
-  if (seconds <= 0) throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);
-  return seconds;
+  throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
+}
+
+/** Seconds from the first phase's start to the last one's end. @throws PlanError('invalid') for bad phases. */
+export function profileSeconds(phases: Phase[]): number {
+  return normalizePhases(phases).reduce((sum, p) => sum + p.seconds, 0);
 }
 
 function numberField(p: Phase, key: string, where: string): number | undefined {

@@ -19,6 +19,8 @@ export {
   estimatePeakConcurrent,
   parseDuration,
   peakArrivalRate,
+  profileSeconds,
+  readDuration,
 } from './capacity';
 export { payloadShares, splitLoad, splitPhases } from './split';
 export type { PayloadShare } from './split';

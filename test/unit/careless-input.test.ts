@@ -7,11 +7,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
 import { createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
-import { planLoad } from '../../scripts/core/plan';
+import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan';
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
 import { UsageError } from '../../scripts/errors';
 import { npmEatenFlags } from '../../scripts/npm-flags';
-import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, validateFlags } from '../../scripts/options';
+import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
+import { processScript } from '../../scripts/scenario';
+import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
 import { generatorSpecs } from '../../scripts/run';
 
 describe('durations no timer can hold', () => {
@@ -115,3 +117,29 @@ describe('credentials that would be stored', () => {
     expect(storedCredentialsProblem('local', 'http://u:pw@127.0.0.1:80')).toBeUndefined();
   });
 });
+
+describe('one rule for each kind of input', () => {
+  it('durations: flags and script phases read "1.5" as 1.5 s, and the load processes get numbers of seconds', () => {
+    expect(validateFlags({ ramp: '1.5' }).rampSeconds).toBe(1.5);
+    expect(parseDuration('1.5', 'phase 0.duration')).toBe(1.5);
+    for (const v of ['90', '90s', '20m', '1500ms', 2.5]) expect(parseDuration(v, 'd')).toBe(validateFlags({ ramp: String(v) }).rampSeconds);
+    const script = processScript({ config: {}, scenarios: [{}] }, [{ duration: '1.5', arrivalRate: 2 }, { pause: '20m' }, { duration: 30, arrivalCount: 3 }], undefined);
+    expect(script.config.phases).toEqual([{ duration: 1.5, arrivalRate: 2 }, { pause: 1200 }, { duration: 30, arrivalCount: 3 }]);
+    // A profile's length counts string durations (the run's deadline was NaN for "20m").
+    expect(profileSeconds([{ duration: '20m', arrivalRate: 1 }, { pause: '30s' }, { duration: 1.5, arrivalCount: 1 }])).toBe(1231.5);
+  });
+  it('whole numbers: --generator-capacity is read like --vusers', () => {
+    expect(parseGeneratorCapacity('48000')).toBe(48000);
+    expect(parseGeneratorCapacity(undefined)).toBeUndefined();
+    expect(() => parseGeneratorCapacity('1.5')).toThrow('--generator-capacity "1.5" must be a whole number of at least 1, e.g. --generator-capacity 48000');
+    expect(() => parseGeneratorCapacity('1000001')).toThrow('--generator-capacity 1000001 is more than the 1,000,000 this rig accepts; ask for fewer');
+    expect(() => validateFlags({ vusers: '1.5' })).toThrow('--vusers "1.5" must be a whole number of at least 1, e.g. --vusers 300');
+  });
+  it('flags only AWS reads are refused on a local run, whichever way local was chosen', () => {
+    expect(() => refuseAwsOnlyFlags({ teardown: true })).toThrow('--teardown only applies to --platform aws; drop it for a local run');
+    expect(() => refuseAwsOnlyFlags({ keepGenerators: true })).toThrow('--keep-generators only applies to --platform aws; drop it for a local run');
+    expect(() => refuseAwsOnlyFlags({ generatorCapacity: '100' })).toThrow(/^--generator-capacity only applies to --platform aws/);
+    expect(() => refuseAwsOnlyFlags({ teardown: false, keepGenerators: false })).not.toThrow();
+  });
+});
+

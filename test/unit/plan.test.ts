@@ -355,7 +355,7 @@ describe('invalid input', () => {
     [[{ duration: 10, arrivalRate: Number.NaN }], /phase 0\.arrivalRate must be a finite number/],
     [[{ duration: 0, arrivalRate: 1 }], /phase 0\.duration must be longer than zero/],
     [[{ duration: '10 parsecs', arrivalRate: 1 }], /phase 0\.duration: "10 parsecs" is not a valid duration/],
-    [[{ duration: '1.5', arrivalRate: 1 }], /ambiguous/],
+    [[{ duration: '25d', arrivalRate: 1 }], /phase 0\.duration: "25d" is longer than the 2147483 s \(~24\.8 days\) a timer can hold/],
     [[{ arrivalRate: 1 }], /phase 0\.duration is required/],
     [[{ duration: 10, arrivalCount: 2.5 }], /whole number/],
     [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { capacityPerGenerator } from '../../core/capacity';
 import { UsageError } from '../../errors';
-import type { RunOptions } from '../../options';
+import { RunOptions, parsePositiveInt, refuseAwsOnlyFlags } from '../../options';
 import type { DeployedGenerator, InstanceSpec } from '../../core/capacity-model';
 import type { Platform } from '../platform';
 import type * as Aws from './aws';
@@ -28,12 +28,7 @@ export function credentialsHinted(env: NodeJS.ProcessEnv, home = os.homedir()): 
 
 /** Parses `--generator-capacity`: vusers one generator holds. */
 export function parseGeneratorCapacity(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000) {
-    throw new UsageError(`--generator-capacity ${JSON.stringify(value)} must be a whole number of vusers per generator from 1 to 1,000,000, e.g. --generator-capacity 48000`);
-  }
-  return n;
+  return value === undefined ? undefined : parsePositiveInt('--generator-capacity', value, 1_000_000, '48000');
 }
 
 /** What the CLI passes in. */
@@ -94,10 +89,7 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   });
   log(choice.line);
   if (choice.platform === 'local' || !choice.outputs) {
-    if (options.teardown || options.keepGenerators) {
-      throw new UsageError(`${options.teardown ? '--teardown' : '--keep-generators'} only applies to --platform aws; drop it for a local run`);
-    }
-    if (p.generatorCapacity !== undefined) throw new UsageError('--generator-capacity only applies to --platform aws (local capacity comes from this machine\'s limits); drop it');
+    refuseAwsOnlyFlags({ ...options, generatorCapacity: p.generatorCapacity });
     return p.local();
   }
   if (options.teardown && options.keepGenerators) {
