@@ -25,7 +25,7 @@ test('bundleFiles: load-generators without node_modules or logs, plus a user sce
   fs.writeFileSync(path.join(mine, 'node_modules', 'x', 'index.js'), '');
   fs.writeFileSync(path.join(mine, 'run.log'), '');
   const keys = bundleFiles({ root: ROOT, scenarioDir: mine, separateScenario: true }).map((f) => f.key);
-  expect(keys).toEqual(expect.arrayContaining(['load-generators/agent.js', 'load-generators/lib/run-store.js', 'load-generators/plugins/artillery-plugin-rig/index.js', 'scenario/test.yml']));
+  expect(keys).toEqual(expect.arrayContaining(['load-generators/agent.js', 'load-generators/lib/run-store.js', 'load-generators/lib/run-protocol.js', 'load-generators/plugins/artillery-plugin-rig/index.js', 'scenario/test.yml']));
   expect(keys.filter((k) => k.includes('node_modules') || k.endsWith('.log'))).toEqual([]);
 });
 

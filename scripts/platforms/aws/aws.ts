@@ -14,7 +14,7 @@ import type { Plan } from '../../core/plan';
 import { RigError, UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
-import { checkReachable } from '../local/target';
+import { checkReachable } from '../../adapters/reachability';
 import { Platform, RunTimings, cleanupStack } from '../platform';
 import { explainAwsError } from './aws-errors';
 import { checkBeforeScaling } from './before-scaling';

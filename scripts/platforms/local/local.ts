@@ -13,7 +13,8 @@ import type { RunOptions } from '../../options';
 import { preflightHere } from '../../preflight';
 import { Platform, RunTimings, cleanupStack } from '../platform';
 import { localFleet } from './fleet';
-import { checkReachable, startLocalTarget } from './target';
+import { checkReachable } from '../../adapters/reachability';
+import { startLocalTarget } from './target';
 
 /** Sockets one target worker should hold at most, as a share of its open-file limit. */
 const TARGET_WORKER_FILL = 0.8;

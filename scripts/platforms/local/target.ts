@@ -2,10 +2,7 @@
  * The local reference target (edge adapter): starts target-stack/app as child processes for a run,
  * waits for its one "listening" line, and always stops it.
  */
-import { redactUrl } from '../../core/redact';
 import { ChildProcess, spawn } from 'node:child_process';
-import * as http from 'node:http';
-import * as https from 'node:https';
 import * as path from 'node:path';
 import type { TargetHandle } from '../../contracts';
 import { RigError, UsageError } from '../../errors';
@@ -67,22 +64,5 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
       resolve();
     });
     child.kill('SIGTERM');
-  });
-}
-
-/** Checks that something answers HTTP at the target; a refusal is bad input (exit 2), nothing started. */
-export function checkReachable(url: string, timeoutMs = 5000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // A ws:// or wss:// target (engine: ws) answers HTTP on the same port: any response proves it is up.
-    const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
-    const client = httpUrl.startsWith('https:') ? https : http;
-    const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, { timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve();
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(new UsageError(`target ${redactUrl(url)} is unreachable (${err.code ?? err.message}); start the target or fix the URL (--target, or the script's config.target)`));
-    });
   });
 }
