@@ -344,6 +344,8 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
   const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
   expect(report.status).toBe('partial');
   expect(JSON.stringify(report)).toMatch(/g02/);
+  // The AWS fleet says how the generator was lost, not only a bare exit code.
+  expect(res.stderr).toMatch(/generator g02 lost \(agent exit 3, instance left the generator group/);
   // g01 finished its whole share.
   const g01 = report.rig.generators.find((g: { id: string }) => g.id === 'g01');
   expect({ created: g01.counters['vusers.created'], stderr: res.stderr }).toEqual({ created: 10, stderr: res.stderr });
