@@ -132,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs, authToken: process.env.RIG_SECRET_AUTH_TOKEN || undefined, onRunStarted: (r) => (runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, exit: (c) => process.exit(c), heartbeatTimeoutMs, authToken: process.env.RIG_SECRET_AUTH_TOKEN || undefined, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {

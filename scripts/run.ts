@@ -31,6 +31,8 @@ export interface RunContext {
   readonly log: (line: string) => void;
   /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
   readonly onInterrupt: (handler: () => void) => () => void;
+  /** Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit. */
+  readonly exit: (code: number) => never;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
   /** The built-in connect flow's token (RIG_SECRET_AUTH_TOKEN), which the local preflight sends as a vuser would. */
@@ -135,7 +137,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
       signalInterrupt();
     } else {
       ctx.log('forced stop');
-      void runCleanups().finally(() => process.exit(ExitCode.interrupted));
+      void runCleanups().finally(() => ctx.exit(ExitCode.interrupted));
     }
   });
   try {

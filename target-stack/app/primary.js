@@ -23,7 +23,10 @@ function log(msg) {
   process.stderr.write(`target[primary pid ${process.pid}]: ${msg}\n`);
 }
 
-function main() {
+/**
+ * @param {{ exit: (code: number) => never }} entry how the entry point ends the process (server.js: process.exit)
+ */
+function main({ exit }) {
   /** @type {import('./config').TargetConfig} */
   let cfg;
   try {
@@ -31,7 +34,7 @@ function main() {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
-      process.exit(2);
+      exit(2);
     }
     throw err;
   }
@@ -192,7 +195,7 @@ function main() {
     exitCode = code;
     process.exitCode = code; // also if the loop empties before the last worker's exit event is seen
     const workers = Object.values(cluster.workers || {});
-    if (workers.length === 0) process.exit(exitCode);
+    if (workers.length === 0) exit(exitCode);
     for (const w of workers) {
       if (!w) continue;
       if (code === 2 || !announced) w.process.kill('SIGKILL');
@@ -200,7 +203,7 @@ function main() {
     }
     const force = setTimeout(() => {
       for (const w of Object.values(cluster.workers || {})) if (w) w.process.kill('SIGKILL');
-      setTimeout(() => process.exit(exitCode), 300).unref();
+      setTimeout(() => exit(exitCode), 300).unref();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
   }
@@ -230,7 +233,7 @@ function main() {
   function exitIfAllDead() {
     if (Object.values(cluster.workers || {}).every((w) => !w || w.isDead())) {
       store.close();
-      process.exit(exitCode);
+      exit(exitCode);
     }
   }
 
@@ -277,7 +280,7 @@ function main() {
     },
     (/** @type {NodeJS.ErrnoException} */ err) => {
       process.stderr.write(listenErrorLine(err.code, err.message));
-      process.exit(listenErrorExit(err.code));
+      exit(listenErrorExit(err.code));
     },
   );
 

@@ -98,7 +98,10 @@ function validRoom(room) {
   return typeof room === 'string' && room.length > 0 && room.length <= 256 && room !== WITHHELD_ROOM;
 }
 
-async function main() {
+/**
+ * @param {{ exit: (code: number) => never }} entry how the entry point ends the process (server.js: process.exit)
+ */
+async function main({ exit }) {
   const cfg = loadConfig(process.env);
   const workerId = cluster.worker ? cluster.worker.id : 0;
   const metrics = new WorkerMetrics(workerId, (bucket) => ipc.send({ t: 'bucket', ...bucket }));
@@ -303,16 +306,16 @@ async function main() {
     if (stopping) return;
     stopping = true;
     metrics.close();
-    const force = setTimeout(() => process.exit(0), 3000);
+    const force = setTimeout(() => exit(0), 3000);
     force.unref();
     io.close(() => {
-      closeAdapter().finally(() => process.exit(0));
+      closeAdapter().finally(() => exit(0));
     });
   };
   ipc.on('shutdown', stop);
   process.on('SIGTERM', stop);
   process.on('SIGINT', () => {}); // Ctrl-C reaches the whole process group: the primary orchestrates the stop
-  process.on('disconnect', () => process.exit(0)); // the primary is gone: never linger as an orphan
+  process.on('disconnect', () => exit(0)); // the primary is gone: never linger as an orphan
 
   server.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
     ipc.send({ t: 'listen-error', code: err.code || 'ERROR', message: err.message });

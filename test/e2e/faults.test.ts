@@ -2,7 +2,9 @@
  * Faults on the local platform, each against the real CLI, real agents, real Artillery and the real
  * reference target: Ctrl-C, a generator killed, the orchestrator killed, a target worker killed.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { pidsOfRun, pidsOfRunWith, startCli, tempDir, waitUntil } from '../helpers/cli';
 import { Target, metrics, startTarget } from '../target/helpers';
@@ -56,7 +58,7 @@ describe('faults during a local run', () => {
       expect(c['vusers.created'] - c['ws.connected']).toBeLessThanOrEqual(10);
       expect(fs.existsSync(path.join(out, 'report.html'))).toBe(true);
       // No temporary folder of the run is left behind.
-      expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
+      expect(fs.readdirSync(os.tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
     },
     120_000,
   );
@@ -85,7 +87,7 @@ describe('faults during a local run', () => {
     expect(s.rig.lostGenerators[0].reason).toMatch(/^agent killed by SIGKILL/);
     expect(pidsOfRun(runId)).toEqual([]);
     // Even the killed agent's temporary folder is gone.
-    expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
+    expect(fs.readdirSync(os.tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
   }, 120_000);
 
   it('the orchestrator killed (SIGKILL): agents notice the stale heartbeat and stop themselves; the target stops too', async () => {
@@ -133,7 +135,6 @@ describe('faults during a local run', () => {
 });
 
 describe('a run folder whose disk fills mid-run', () => {
-  const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
   const mountPoint = tempDir('rig-tiny-disk-');
   beforeAll(() => {
     // A 160 KiB tmpfs: room for the start of a run, not for all of it. Needs root (as on CI and dev machines here).

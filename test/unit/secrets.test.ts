@@ -6,6 +6,7 @@ import { AccessDeniedException, GetParametersByPathCommand, InvalidFilterKey, SS
 import { mockClient } from 'aws-sdk-client-mock';
 
 type Page = { Parameters?: Array<{ Name?: string; Value?: string }>; NextToken?: string };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadSsmSecrets, secretEnvName } = require('../../load-generators/lib/secrets') as {
   loadSsmSecrets: (path: string, getPage?: (input: Record<string, unknown>) => Promise<Page>) => Promise<{ env: Record<string, string>; note?: string }>;
   secretEnvName: (name: string) => string;

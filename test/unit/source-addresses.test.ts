@@ -1,6 +1,10 @@
+import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Server } from 'socket.io';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const sa = require('../../load-generators/lib/source-addresses') as {
@@ -80,7 +84,6 @@ describe('source addresses', () => {
   });
 
   test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
-    const net = require('node:net') as typeof import('node:net');
     const server = net.createServer((s) => s.on('error', () => undefined));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as import('node:net').AddressInfo).port;
@@ -109,7 +112,6 @@ async function waitFor(cond: () => boolean): Promise<void> {
 }
 
 describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
-  const http = require('node:http') as typeof import('node:http');
   let server: import('node:http').Server;
   let url = '';
   const seen: string[] = [];
@@ -136,15 +138,15 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   test('each vuser of the connect flow leaves from the next address of the list', async () => {
     let connect: { fetchCookie(context: object, events: import('node:events').EventEmitter): Promise<void> } | undefined;
     jest.isolateModules(() => {
+      // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       connect = require('../../load-generators/processors/connect');
     });
-    const { EventEmitter } = require('node:events') as typeof import('node:events');
     for (let i = 0; i < 4; i++) await connect!.fetchCookie({ vars: { target: url } }, new EventEmitter());
     expect(seen).toEqual(['127.0.3.1', '127.0.3.2', '127.0.3.1', '127.0.3.2']);
   });
 
   test('the vusers\' Socket.IO connections leave from the addresses too, on ports the process names', async () => {
-    const { Server } = require('socket.io') as typeof import('socket.io');
     const web = http.createServer();
     const ioServer = new Server(web, { transports: ['websocket'] });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
@@ -158,10 +160,11 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
         boundPorts: { held(address: string): number };
       } | undefined;
       jest.isolateModules(() => {
+        // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         connect = require('../../load-generators/processors/connect');
       });
-      const { EventEmitter } = require('node:events') as typeof import('node:events');
-      const contexts = [{ vars: { target: ioUrl, cookie: 'sid=abc' } }, { vars: { target: ioUrl, cookie: 'sid=abc' } }];
+        const contexts = [{ vars: { target: ioUrl, cookie: 'sid=abc' } }, { vars: { target: ioUrl, cookie: 'sid=abc' } }];
       for (const c of contexts) await connect!.openSocket(c, new EventEmitter());
       expect(handshakes).toEqual(['127.0.3.1', '127.0.3.2']);
       // On ports the process named (no bind-time port search in the kernel), each held until its socket closes.
@@ -176,6 +179,7 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   test('clock samples and publisher requests leave from the first address, not from the whole list', async () => {
     let clock: { requestJson(method: string, url: string): Promise<{ status: number; body: { now: number } }> } | undefined;
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       clock = require('../../load-generators/processors/clock');
     });
     const res = await clock!.requestJson('GET', `${url}/time`);
