@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * Generator safety net (Lambda, Node 22 runtime, AWS SDK v3 from the runtime).
@@ -19,25 +20,48 @@ function overdueInstances(instances, nowMs, maxLifetimeMinutes) {
   return instances.filter((i) => nowMs - new Date(i.launchTime).getTime() >= limitMs);
 }
 
-/** @param {{ ec2?: any, autoscaling?: any, now?: () => number, env?: Record<string, string | undefined> }} [deps] */
+/**
+ * The two AWS calls the safety net makes: the SDK's in the Lambda, fakes in unit tests.
+ * @typedef {(input: import('@aws-sdk/client-ec2').DescribeInstancesCommandInput) => Promise<Pick<import('@aws-sdk/client-ec2').DescribeInstancesCommandOutput, 'Reservations' | 'NextToken'>>} DescribeInstances
+ * @typedef {(input: import('@aws-sdk/client-auto-scaling').SetDesiredCapacityCommandInput) => Promise<unknown>} SetDesiredCapacity
+ */
+
+// Required lazily: the Lambda runtime provides the SDK; unit tests inject fakes instead.
+/** @returns {DescribeInstances} */
+function sdkDescribeInstances() {
+  /** @type {typeof import('@aws-sdk/client-ec2')} */
+  const sdk = require('@aws-sdk/client-ec2');
+  const client = new sdk.EC2Client({});
+  return (input) => client.send(new sdk.DescribeInstancesCommand(input));
+}
+
+/** @returns {SetDesiredCapacity} */
+function sdkSetDesiredCapacity() {
+  /** @type {typeof import('@aws-sdk/client-auto-scaling')} */
+  const sdk = require('@aws-sdk/client-auto-scaling');
+  const client = new sdk.AutoScalingClient({});
+  return (input) => client.send(new sdk.SetDesiredCapacityCommand(input));
+}
+
+/**
+ * @param {{
+ *   ec2?: { describeInstances: DescribeInstances },
+ *   autoscaling?: { setDesiredCapacity: SetDesiredCapacity },
+ *   now?: () => number,
+ *   env?: Record<string, string | undefined>,
+ * }} [deps]
+ */
 async function run(deps = {}) {
   const env = deps.env || process.env;
   const groupName = env.GENERATOR_ASG_NAME;
   const maxMinutes = Number(env.MAX_LIFETIME_MINUTES);
   if (!groupName || !(maxMinutes > 0)) throw new Error('GENERATOR_ASG_NAME and MAX_LIFETIME_MINUTES must be set');
-  // Required lazily: the runtime provides the SDK; unit tests inject fakes instead.
-  const ec2Sdk = deps.ec2 ? null : require('@aws-sdk/client-ec2');
-  const asgSdk = deps.autoscaling ? null : require('@aws-sdk/client-auto-scaling');
-  const ec2 = deps.ec2 || new ec2Sdk.EC2Client({});
-  const autoscaling = deps.autoscaling || new asgSdk.AutoScalingClient({});
-  const describe = ec2Sdk
-    ? (input) => ec2.send(new ec2Sdk.DescribeInstancesCommand(input))
-    : (input) => ec2.describeInstances(input);
-  const setDesired = asgSdk
-    ? (input) => autoscaling.send(new asgSdk.SetDesiredCapacityCommand(input))
-    : (input) => autoscaling.setDesiredCapacity(input);
+  const describe = deps.ec2 ? deps.ec2.describeInstances : sdkDescribeInstances();
+  const setDesired = deps.autoscaling ? deps.autoscaling.setDesiredCapacity : sdkSetDesiredCapacity();
 
+  /** @type {{ instanceId: string, launchTime: Date | string | number }[]} */
   const instances = [];
+  /** @type {string | undefined} */
   let NextToken;
   do {
     const page = await describe({
@@ -48,7 +72,9 @@ async function run(deps = {}) {
       NextToken,
     });
     for (const r of page.Reservations || []) {
-      for (const i of r.Instances || []) instances.push({ instanceId: i.InstanceId, launchTime: i.LaunchTime });
+      for (const i of r.Instances || []) {
+        if (i.InstanceId && i.LaunchTime) instances.push({ instanceId: i.InstanceId, launchTime: i.LaunchTime });
+      }
     }
     NextToken = page.NextToken;
   } while (NextToken);
