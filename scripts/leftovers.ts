@@ -1,6 +1,6 @@
 /**
  * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
- * (`loadtest-rig=true`, set on every stack in lib/rig.ts) through the Resource Groups Tagging API, and
+ * (`loadtest-rig=true`, set on every stack in bin/rig.ts) through the Resource Groups Tagging API, and
  * names what stays by design (the shared CDK bootstrap stack and its assets).
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
@@ -11,7 +11,7 @@ import { ExitCode, UsageError } from './errors';
 import { explainAwsError } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
 
-/** The tag every rig stack carries (lib/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
+/** The tag every rig stack carries (bin/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
 export const RIG_TAG = { key: 'loadtest-rig', value: 'true' } as const;
 
 /** What stays after `npm run teardown`, and why (printed with every answer). */

@@ -17,12 +17,13 @@ import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
 import { preflightHere, preflightSpec } from './preflight';
 import { plannedLoad, readRunFolder } from './report/read-run';
-import { RunSummary, formatSummaryTable } from './report/summary';
+import { formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { ArtilleryScript, applyOptions, expectedSessionSeconds, processScript } from './scenario';
 import { maxVusersNotes, payloadNotes, payloadShares } from './fan-out';
 import type { Phase } from './core/plan';
+import type { RunSummary } from './report/types';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {

@@ -8,7 +8,7 @@ import type { Fleet } from '../adapters/local-fleet';
 import type { TargetHandle } from '../adapters/local-target';
 import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
 import type { ProbeSpec } from '../preflight';
-import type { CloudWatchSection } from '../report/write';
+import type { CloudWatchSection } from '../report/types';
 
 /** What a platform provides to one run. */
 export interface Platform {

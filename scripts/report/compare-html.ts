@@ -11,7 +11,7 @@ import type { RunFolder } from './read-run';
 import { buildCharts, chartsSection, renderPage } from './html';
 import { escapeHtml as e } from './html/escape';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from './html/overlay';
-import type { ReportJson } from './write';
+import type { ReportJson } from './types';
 
 /** The comparison page's file name in the run's folder. */
 export const compareFileName = (baseRunId: string): string => `compare-${baseRunId.replace(/[^A-Za-z0-9._-]/g, '_')}.html`;

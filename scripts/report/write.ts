@@ -5,52 +5,17 @@
  */
 import type { RunStore } from '../../load-generators/lib/run-store';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
-import { ArtilleryReport, aggregate } from '../core/merge';
+import { aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { BaselineInput, evaluateRunChecks } from './baseline';
 import { collectRun } from './collect';
-import { Distribution, distributionsOf } from './distribution';
+import { distributionsOf } from './distribution';
 import { renderHtml } from './html';
-import { PERIOD_MS, RunSummary, buildSummary } from './summary';
+import { PERIOD_MS, buildSummary } from './summary';
 import type { EnsureCheck } from './thresholds';
-
-/** A CloudWatch series for the report (AWS runs; filled in by the AWS metrics adapter). */
-export interface CloudWatchSeries {
-  readonly id: string;
-  readonly label: string;
-  readonly unit?: string;
-  /** Epoch ms, ascending. */
-  readonly timestamps: readonly number[];
-  readonly values: ReadonlyArray<number | null>;
-}
-
-/** CloudWatch data of an AWS run: series plus alarm state changes (shown when present). */
-export interface CloudWatchSection {
-  readonly series: readonly CloudWatchSeries[];
-  readonly alarms?: ReadonlyArray<{ readonly at: number; readonly name: string; readonly state: string }>;
-  /** The dashboard's graphs for the run window, saved as PNGs in the run folder (`file` is relative to it). */
-  readonly images?: ReadonlyArray<{ readonly title: string; readonly file: string }>;
-}
-
-/** report.json: the summary JSON, then the raw material of the report. */
-export interface ReportJson extends RunSummary {
-  readonly intermediate: ArtilleryReport['intermediate'];
-  readonly byGenerator: ArtilleryReport['byGenerator'];
-  readonly timeline: {
-    readonly periodMs: number;
-    /** Every health sample of every load process, sorted by time. */
-    readonly health: readonly HealthSample[];
-    /** Target-side samples (reference target's /metrics), sorted by time. */
-    readonly target: readonly TargetSample[];
-  };
-  /** Phases of each generator as planned. */
-  readonly phases: ReadonlyArray<{ readonly generator: string; readonly phases: unknown[] }>;
-  readonly cloudwatch?: CloudWatchSection;
-  /** Latency distributions of the whole run, from the merged sketches (histogram buckets and ranges). */
-  readonly distributions?: Record<string, Distribution>;
-}
+import type { CloudWatchSection, ReportJson, RunSummary } from './types';
 
 /** The run's end state: everything the report needs that is not in run.json or the raw data. */
 export interface RunOutcomeRecord {

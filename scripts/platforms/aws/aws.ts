@@ -14,7 +14,6 @@ import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
-import type { CloudWatchSection } from '../../report/write';
 import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
 import type { Platform } from '../platform';
 import { explainAwsError } from './aws-errors';
@@ -27,6 +26,7 @@ import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
 import { RestoreScaleIn, suspendScaleIn } from './scale-in';
+import type { CloudWatchSection } from '../../report/types';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';

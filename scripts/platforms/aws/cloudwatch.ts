@@ -7,9 +7,9 @@
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import type { RunStore } from '../../../load-generators/lib/run-store';
 import { PeriodMetrics, deserializePeriod, summarize } from '../../core/merge';
-import type { CloudWatchSection, CloudWatchSeries } from '../../report/write';
 import type { AwsApi } from './clients';
 import { CW_AGENT_METRICS, RIG_METRICS } from '../../../lib/metric-names';
+import type { CloudWatchSection, CloudWatchSeries } from '../../report/types';
 
 /** Which resources of the deployed rig to read metrics for (from the stacks' outputs). */
 export interface MetricSources {

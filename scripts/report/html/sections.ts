@@ -2,9 +2,9 @@
  * The report's text sections as HTML strings (pure). Every value from the run goes through
  * {@link escapeHtml}; nothing else is interpolated.
  */
-import type { ReportJson } from '../write';
 import { isBookkeeping } from '../artillery-format';
 import { escapeHtml as e } from './escape';
+import type { ReportJson } from '../types';
 
 
 /** Number for a table cell: integers as they are, others to one decimal. */
