@@ -55,10 +55,12 @@ class RecoveringClusterAdapter extends NodeClusterAdapter {
   }
 
   /**
+   * The session (from the primary's store), or null when it cannot be recovered: Socket.IO then starts a new one.
+   * @override
    * @param {string} pid
    * @param {string} offset
+   * @returns {Promise<any>}
    */
-  // @ts-ignore -- the base declares a sync signature returning Promise | null
   async restoreSession(pid, offset) {
     const reply = await ipc.request({ t: 'restore', pid, offset });
     return reply.session || null;
