@@ -1,10 +1,7 @@
 // Unit tests of the generator safety-net Lambda's logic (the CDK wiring is in generator-fleet.test.ts).
+import * as net from '../../lib/safety-net/index.js';
+
 describe('lib/safety-net', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const net = require('../../lib/safety-net/index.js') as {
-    overdueInstances: (i: { instanceId: string; launchTime: Date }[], now: number, max: number) => { instanceId: string }[];
-    run: (deps: object) => Promise<{ scaledToZero: boolean; overdue: string[] }>;
-  };
   beforeEach(() => { jest.spyOn(console, 'log').mockImplementation(() => undefined); });
   afterEach(() => { jest.restoreAllMocks(); });
   const now = Date.parse('2025-01-01T12:00:00Z');

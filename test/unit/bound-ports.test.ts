@@ -10,23 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const bp = require('../../load-generators/lib/bound-ports') as {
-  ephemeralRange(file?: string): { low: number; high: number };
-  createPortPool(range: { low: number; high: number }, random?: () => number): {
-    acquire(address: string): number;
-    release(address: string, port: number): void;
-    held(address: string): number;
-  };
-  connectFrom(
-    pool: ReturnType<typeof bp.createPortPool>,
-    address: string,
-    connect: (o: net.NetConnectOpts) => net.Socket,
-    options: object,
-    cb: (err: NodeJS.ErrnoException | null, socket?: net.Socket) => void,
-  ): void;
-  boundAgent(pool: ReturnType<typeof bp.createPortPool>, address: string, secure: boolean): http.Agent;
-};
+import * as bp from '../../load-generators/lib/bound-ports';
 
 /** A free loopback port range of `n` ports (bound, then released). */
 async function freePorts(n: number): Promise<number> {

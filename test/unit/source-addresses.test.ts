@@ -6,15 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Server } from 'socket.io';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const sa = require('../../load-generators/lib/source-addresses') as {
-  privateIPv4Addresses(i: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env: NodeJS.ProcessEnv): string[];
-  assignSourceAddresses(specs: Array<{ sourceAddress?: string; script?: unknown }>, addresses: string[]): string[];
-  sourceAddressesFor(specs: Array<{ sourceAddress?: string; script?: unknown }>, io: object): Promise<string[]>;
-  countPortsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<Map<string, number> | undefined>;
-  countSocketsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<{ ports: Map<string, number>; established: Map<string, number> } | undefined>;
-  countPortsFromProc(addresses: string[], file: string): Map<string, number> | undefined;
-};
+import * as sa from '../../load-generators/lib/source-addresses';
 
 const nic = (address: string, internal = false): os.NetworkInterfaceInfo =>
   ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: `${address}/24` }) as os.NetworkInterfaceInfo;
@@ -136,7 +128,7 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   beforeEach(() => void seen.splice(0));
 
   test('each vuser of the connect flow leaves from the next address of the list', async () => {
-    let connect: { fetchCookie(context: object, events: import('node:events').EventEmitter): Promise<void> } | undefined;
+    let connect: typeof import('../../load-generators/processors/connect') | undefined;
     jest.isolateModules(() => {
       // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -154,11 +146,7 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
       const handshakes: string[] = [];
       ioServer.on('connection', (sock) => void handshakes.push(`${sock.handshake.address}`));
       const ioUrl = `http://127.0.0.1:${(web.address() as import('node:net').AddressInfo).port}`;
-      let connect: {
-        openSocket(context: { vars: object }, events: import('node:events').EventEmitter): Promise<void>;
-        closeSocket(context: object, events: import('node:events').EventEmitter): Promise<void>;
-        boundPorts: { held(address: string): number };
-      } | undefined;
+      let connect: typeof import('../../load-generators/processors/connect') | undefined;
       jest.isolateModules(() => {
         // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -177,7 +165,7 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   });
 
   test('clock samples and publisher requests leave from the first address, not from the whole list', async () => {
-    let clock: { requestJson(method: string, url: string): Promise<{ status: number; body: { now: number } }> } | undefined;
+    let clock: typeof import('../../load-generators/processors/clock') | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       clock = require('../../load-generators/processors/clock');
