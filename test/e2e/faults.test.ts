@@ -63,6 +63,22 @@ describe('faults during a local run', () => {
     120_000,
   );
 
+  it('Ctrl-C twice: the second forces the stop (the run\'s cleanups, then exit 130 from the CLI), nothing left running', async () => {
+    const out = path.join(tempDir('rig-force-'), 'run');
+    const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '30s', '--hold', '10s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    await cli.waitFor(/shared start at/, 90_000);
+    process.kill(-cli.pid, 'SIGINT');
+    await cli.waitFor(/interrupted: stopping generators/, 10_000);
+    process.kill(-cli.pid, 'SIGINT');
+    const result = await cli.exited;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/forced stop/);
+    // Forced: the CLI ended the process once the cleanups ran, without waiting for the partial report.
+    expect(fs.existsSync(path.join(out, 'report.json'))).toBe(false);
+    await waitUntil(() => pidsOfRun(runId).length === 0, 25_000, 'every process of the run to stop');
+  }, 120_000);
+
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
     const out = path.join(tempDir('rig-lost-'), 'run');
     const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '24s', '--hold', '2s', '--out', out, '--json']);
