@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
+import { longFlags, npmEatenRefusal } from './npm-flags';
 import { ExitCode, UsageError } from './errors';
 import { explainAwsError } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
@@ -81,6 +82,11 @@ async function main(argv: string[]): Promise<number> {
     .option('--json', 'print the leftovers as JSON on stdout')
     .exitOverride()
     .allowExcessArguments(false);
+  const refusal = npmEatenRefusal(process.env, longFlags(program), argv);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    return ExitCode.badInput;
+  }
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {

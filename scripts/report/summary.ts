@@ -9,6 +9,7 @@ import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { decideResult, resultLine } from './result';
 import { heldText } from './findings';
+import { thresholdStatus } from './threshold-status';
 import { clockRows, scenarioFigures } from './scenario-figures';
 import type { GeneratorSummary, RunSummary, ThresholdResult } from './types';
 
@@ -141,7 +142,7 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
     ]);
   }
   if (limited.length > 5) rig.push(['  …', `${limited.length - 5} more rig-limited periods in report.html`]);
-  for (const t of s.thresholds) rig.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
+  for (const t of s.thresholds) rig.push([`ensure ${t.expression}`, thresholdStatus(t).text]);
   const table = (rs: Array<[string, string]>) => {
     const width = Math.max(0, ...rs.map(([k]) => k.length));
     return rs.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
