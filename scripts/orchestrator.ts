@@ -108,6 +108,8 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
         scriptDir: spec.scriptDir,
         processes: g.processes,
         heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+        // Agents poll control/start.json at most every quarter of this (≤ 1 s), so they learn the instant in time.
+        startLeadMs: spec.startLeadMs,
         ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
       }),
     );
