@@ -1,7 +1,8 @@
 /**
  * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
  * (`loadtest-rig=true`, set on every stack in lib/rig.ts) through the Resource Groups Tagging API, and
- * names what stays by design (the shared CDK bootstrap stack and its assets).
+ * names what stays by design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it
+ * also restores a target scale-in that a killed run left suspended past its deadline (scale-in.ts).
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
 import * as fs from 'node:fs';
@@ -10,6 +11,9 @@ import { Command } from 'commander';
 import { ExitCode, RigError, UsageError } from './errors';
 import { explainAwsError } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
+import { parseOutputsFile } from './platforms/aws/discovery';
+import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
+import { s3Store } from '../load-generators/lib/run-store';
 
 /** The tag every rig stack carries (lib/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
 export const RIG_TAG = { key: 'loadtest-rig', value: 'true' } as const;
@@ -74,6 +78,25 @@ export function regionOf(flag: string | undefined, outputsText: string | undefin
   return r;
 }
 
+/**
+ * With the stacks deployed (cdk-outputs.json names the scale-in alarm and the results bucket): restores a target
+ * scale-in a killed run left suspended past its deadline. A failure here is said, never fatal to the listing.
+ */
+export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
+  let outputs;
+  try {
+    outputs = outputsText ? parseOutputsFile(outputsText, file) : undefined;
+  } catch {
+    return; // a broken outputs file names no alarm
+  }
+  if (!outputs?.scaleInAlarmName) return;
+  try {
+    await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, s3Store(`s3://${outputs.resultsBucketName}`, api.s3), now, log);
+  } catch (err) {
+    log(`note: could not check the target's scale-in alarm ${outputs.scaleInAlarmName} (${(err as Error).name}: ${(err as Error).message})`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const program = new Command('leftovers')
     .description('List what still carries the rig\'s tag after a teardown')
@@ -93,7 +116,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     region = regionOf(o.region, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, process.env);
     const { createAwsApi } = await import('./platforms/aws/clients');
-    const found = await findLeftovers(createAwsApi({ region }));
+    const api = createAwsApi({ region });
+    await restoreLeftScaleIn(api, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, outputsFile, log);
+    const found = await findLeftovers(api);
     for (const line of leftoverLines(region, found)) log(line);
     if (o.json) process.stdout.write(`${JSON.stringify({ region, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
     return found.length === 0 ? ExitCode.ok : ExitCode.thresholdsBreached;
