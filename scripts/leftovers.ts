@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { ExitCode, RigError, UsageError } from './errors';
 import { explainAwsError } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
-import { parseOutputsFile } from './platforms/aws/discovery';
+import { RigOutputs, describeRigStacks, parseOutputsFile } from './platforms/aws/discovery';
 import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
 import { s3Store } from '../load-generators/lib/run-store';
 
@@ -79,21 +79,23 @@ export function regionOf(flag: string | undefined, outputsText: string | undefin
 }
 
 /**
- * With the stacks deployed (cdk-outputs.json names the scale-in alarm and the results bucket): restores a target
- * scale-in a killed run left suspended past its deadline. A failure here is said, never fatal to the listing.
+ * While the stacks are deployed (cdk-outputs.json, else CloudFormation, names the scale-in alarm and the results
+ * bucket): restores a target scale-in a killed run left suspended past its deadline. A failure here is said,
+ * never fatal to the listing.
  */
 export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
-  let outputs;
   try {
-    outputs = outputsText ? parseOutputsFile(outputsText, file) : undefined;
-  } catch {
-    return; // a broken outputs file names no alarm
-  }
-  if (!outputs?.scaleInAlarmName) return;
-  try {
+    let outputs: RigOutputs | undefined;
+    try {
+      outputs = outputsText ? parseOutputsFile(outputsText, file) : undefined;
+    } catch {
+      /* a broken outputs file names no alarm: ask CloudFormation */
+    }
+    outputs ??= await describeRigStacks(api);
+    if (!outputs?.scaleInAlarmName) return;
     await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, s3Store(`s3://${outputs.resultsBucketName}`, api.s3), now, log);
   } catch (err) {
-    log(`note: could not check the target's scale-in alarm ${outputs.scaleInAlarmName} (${(err as Error).name}: ${(err as Error).message})`);
+    log(`note: could not check the target's scale-in alarm (${(err as Error).name}: ${(err as Error).message})`);
   }
 }
 
