@@ -9,8 +9,8 @@
  *                           (≤ 1 s), so the agent learns the instant well before it comes; then never again
  *   control/abort.json      backoff from 1 s up to ABORT_CEILING_MS (5 s): an abort reaches every agent within
  *                           5 s plus one read (the CLI also cancels the agents' commands on AWS)
- *   control/heartbeat.json  every third of the heartbeat timeout: an orphaned agent stops within
- *                           timeout + a third of it + one abort interval
+ *   control/heartbeat.json  every third of the heartbeat timeout: an orphaned agent stops within the
+ *                           timeout + two reads of the last beat (≤ 50 s after it with the default 30 s)
  *
  * The start instant is absolute: agents sleep until it on their own clock. On EC2 that clock is kept by the
  * Amazon Time Sync Service (chrony against 169.254.169.123, the default on Amazon Linux 2023); AWS's EC2 User

@@ -121,7 +121,7 @@ test('100 generators, ready over one minute, 5-minute run: ≤ 18,000 GETs of th
   expect(store.gets.get('control/heartbeat.json')).toBeLessThanOrEqual(N * (365 / 10 + 1));
 });
 
-test('an abort reaches a watching agent within the abort ceiling; a stopped heartbeat orphans it within timeout + a third', async () => {
+test('an abort reaches a watching agent within the abort ceiling; a stopped heartbeat orphans it within the timeout + two heartbeat reads', async () => {
   const { clock, run, t0 } = virtualClock();
   const store = countingStore();
   store.data.set('control/heartbeat.json', JSON.stringify({ at: 5 })); // the CLI's clock need not agree with the agent's
@@ -152,7 +152,7 @@ test('an abort reaches a watching agent within the abort ceiling; a stopped hear
   await done;
   expect(orphanStops.map(([r]) => r)).toEqual(['orphaned: the orchestrator heartbeat stopped']);
   expect(orphanStops[0]?.[1]).toBeGreaterThan(beatsStop + 30_000 - 10_000);
-  expect(orphanStops[0]?.[1]).toBeLessThanOrEqual(beatsStop + 30_000 + 10_000 + ABORT_CEILING_MS);
+  expect(orphanStops[0]?.[1]).toBeLessThanOrEqual(beatsStop + 30_000 + 2 * 10_000);
 });
 
 test('a late agent (the instant already passed when it first reads) gets the instant on its first read and starts at once', async () => {
