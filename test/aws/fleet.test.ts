@@ -212,12 +212,18 @@ describe('preflight from the first ready generator', () => {
   });
 });
 
-test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
-  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+/** Every generator's instance in service, and a store with their slices. */
+async function inServiceFleet(ids: string[]) {
   const instances = ids.map((_, i): [string, string] => [`i-${String(i).padStart(17, '0')}`, 'InService']);
   asg.on(DescribeAutoScalingGroupsCommand).resolves(group(instances));
   const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-')));
   for (const [index, id] of ids.entries()) await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  return { store, instances };
+}
+
+test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
+  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+  const { store } = await inServiceFleet(ids);
   // Count the poll loop's sleeps: one per tick (pollMs 2000 = the default).
   const clock = fakeClock();
   let pollSleeps = 0;
@@ -236,10 +242,7 @@ test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUD
 
 test('a running generator\'s SSM invocation is read less and less often (≤ every 30 s), and a failed command is still noticed within that', async () => {
   const ids = ['g01', 'g02', 'g03', 'g04'];
-  const instances = ids.map((_, i): [string, string] => [`i-${String(i).padStart(17, '0')}`, 'InService']);
-  asg.on(DescribeAutoScalingGroupsCommand).resolves(group(instances));
-  const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-')));
-  for (const [index, id] of ids.entries()) await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  const { store, instances } = await inServiceFleet(ids);
   const clock = fakeClock();
   let ticks = 0;
   let readsAt60 = -1; // taken at the 60th tick exactly, however fast the fake clock runs ahead of the test
