@@ -7,7 +7,12 @@
  * MAX_LIFETIME_MINUTES, set the group's desired capacity to 0. A forgotten fleet of c5.large
  * instances bills by the second; a real run never needs a generator older than the limit.
  * ASG maxInstanceLifetime cannot do this (its minimum is one day, and it replaces rather than stops).
+ *
+ * And: a target scale-in that a run suspended and never restored (its CLI was killed: SIGKILL, a closed
+ * laptop) is restored once the run's deadline has passed. Runs leave a mark under runs/_scale-in/ in the
+ * results bucket (RESULTS_BUCKET); the decision is scale-in-decision.js, the same the CLI makes.
  */
+const { SCALE_IN_MARK_PREFIX, parseMark, scaleInDecision } = require('./scale-in-decision');
 
 /**
  * Instances launched at least maxLifetimeMinutes before nowMs.
@@ -86,6 +91,99 @@ async function run(deps = {}) {
   return { running: instances.length, overdue: overdue.map((i) => i.instanceId), scaledToZero: true };
 }
 
+/**
+ * The calls the scale-in duty makes on the results bucket and CloudWatch: the SDK's in the Lambda, fakes in tests.
+ * @typedef {{
+ *   listObjectsV2: (input: import('@aws-sdk/client-s3').ListObjectsV2CommandInput) => Promise<Pick<import('@aws-sdk/client-s3').ListObjectsV2CommandOutput, 'Contents' | 'IsTruncated' | 'NextContinuationToken'>>,
+ *   getObject: (input: { Bucket: string, Key: string }) => Promise<string>,
+ *   putObject: (input: import('@aws-sdk/client-s3').PutObjectCommandInput) => Promise<unknown>,
+ * }} MarkStore
+ * @typedef {{
+ *   describeAlarms: (input: import('@aws-sdk/client-cloudwatch').DescribeAlarmsCommandInput) => Promise<Pick<import('@aws-sdk/client-cloudwatch').DescribeAlarmsCommandOutput, 'MetricAlarms'>>,
+ *   enableAlarmActions: (input: import('@aws-sdk/client-cloudwatch').EnableAlarmActionsCommandInput) => Promise<unknown>,
+ * }} AlarmActions
+ */
+
+/** @returns {MarkStore} */
+function sdkMarkStore() {
+  /** @type {typeof import('@aws-sdk/client-s3')} */
+  const sdk = require('@aws-sdk/client-s3');
+  const client = new sdk.S3Client({});
+  return {
+    listObjectsV2: (input) => client.send(new sdk.ListObjectsV2Command(input)),
+    getObject: async (input) => {
+      const body = (await client.send(new sdk.GetObjectCommand(input))).Body;
+      return body ? body.transformToString() : '';
+    },
+    putObject: (input) => client.send(new sdk.PutObjectCommand(input)),
+  };
+}
+
+/** @returns {AlarmActions} */
+function sdkAlarmActions() {
+  /** @type {typeof import('@aws-sdk/client-cloudwatch')} */
+  const sdk = require('@aws-sdk/client-cloudwatch');
+  const client = new sdk.CloudWatchClient({});
+  return {
+    describeAlarms: (input) => client.send(new sdk.DescribeAlarmsCommand(input)),
+    enableAlarmActions: (input) => client.send(new sdk.EnableAlarmActionsCommand(input)),
+  };
+}
+
+/**
+ * Restores every target scale-in a run left suspended past its deadline.
+ * @param {{ s3?: MarkStore, cloudwatch?: AlarmActions, now?: () => number, env?: Record<string, string | undefined> }} [deps]
+ * @returns {Promise<Array<{ alarmName: string, action: string, why: string }>>}
+ */
+async function restoreScaleIn(deps = {}) {
+  const env = deps.env || process.env;
+  const bucket = env.RESULTS_BUCKET;
+  if (!bucket) return [];
+  const store = deps.s3 || sdkMarkStore();
+  const alarms = deps.cloudwatch || sdkAlarmActions();
+  const list = store.listObjectsV2;
+  const get = store.getObject;
+  const put = store.putObject;
+  const describe = alarms.describeAlarms;
+  const enable = alarms.enableAlarmActions;
+
+  /** @type {string[]} */
+  const keys = [];
+  /** @type {string | undefined} */
+  let ContinuationToken;
+  do {
+    const page = await list({ Bucket: bucket, Prefix: `${SCALE_IN_MARK_PREFIX}/`, ContinuationToken });
+    for (const o of page.Contents || []) if (o.Key && o.Key.endsWith('.json')) keys.push(o.Key);
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+
+  const out = [];
+  for (const Key of keys) {
+    const mark = parseMark(await get({ Bucket: bucket, Key }));
+    if (!mark || mark.state !== 'suspended') continue;
+    const res = await describe({ AlarmNames: [mark.alarmName] });
+    const alarm = (res.MetricAlarms || []).find((a) => a.AlarmName === mark.alarmName);
+    const decision = scaleInDecision({ actionsEnabled: alarm ? alarm.ActionsEnabled !== false : undefined, mark, now: (deps.now || Date.now)() });
+    if (decision.action === 'restore') {
+      await enable({ AlarmNames: [mark.alarmName] });
+      await put({ Bucket: bucket, Key, Body: JSON.stringify({ ...mark, state: 'restored' }) });
+      console.log(JSON.stringify({ msg: 'target scale-in restored', alarmName: mark.alarmName, why: decision.why }));
+    }
+    out.push({ alarmName: mark.alarmName, action: decision.action, why: decision.why });
+  }
+  return out;
+}
+
+/** Both duties; one failing does not keep the other from running. */
+async function handler() {
+  const [generators, scaleIn] = await Promise.allSettled([run(), restoreScaleIn()]);
+  for (const r of [generators, scaleIn]) if (r.status === 'rejected') console.log(JSON.stringify({ msg: 'safety net duty failed', error: String(r.reason && r.reason.message || r.reason) }));
+  if (generators.status === 'rejected') throw generators.reason;
+  if (scaleIn.status === 'rejected') throw scaleIn.reason;
+  return { ...generators.value, scaleIn: scaleIn.value };
+}
+
 exports.overdueInstances = overdueInstances;
 exports.run = run;
-exports.handler = async () => run();
+exports.restoreScaleIn = restoreScaleIn;
+exports.handler = handler;

@@ -13,6 +13,7 @@ import { TargetHandle, checkReachable } from '../../adapters/local-target';
 import { RigError, UsageError } from '../../errors';
 import type { Clock } from '../../orchestrator';
 import type { RunOptions } from '../../options';
+import type { Plan } from '../../core/plan';
 import type { ProbeSpec } from '../../preflight';
 import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
 import type { Platform } from '../platform';
@@ -25,7 +26,7 @@ import { saveWidgetImages, waitForLastMinute } from './cloudwatch-extras';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
-import { RestoreScaleIn, suspendScaleIn } from './scale-in';
+import { RestoreScaleIn, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 import type { CloudWatchSection } from '../../report/types';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
@@ -108,6 +109,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
   let fleetTouched = false;
   let preflightSpec: ProbeSpec | undefined;
   let restoreScaleIn: RestoreScaleIn | undefined;
+  let plannedRun: Plan | undefined;
   let runDir: string | undefined;
 
   const publisherFor = (s: RunStore, id: string) =>
@@ -156,6 +158,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
 
     async prepareTarget(plan, id): Promise<TargetHandle> {
       runId = id;
+      plannedRun = plan;
       await preflight();
       // Quotas, zones and the cost estimate (--max-cost) before anything scales.
       await checkBeforeScaling({
@@ -207,7 +210,10 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       return {
         async launch(ids) {
           try {
-            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log);
+            // The mark (with its deadline) lets the next run, `npm run leftovers` or the safety net restore it after a kill.
+            const now = clock.now();
+            const restoreBy = scaleInRestoreBy(now, plannedRun ?? { generators: [] }, props.fleet?.instanceTimeoutMs);
+            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log, { marks: s3Store(`s3://${bucket}`, api.s3), runId: id, now: () => clock.now(), restoreBy });
           } catch (err) {
             throw explainAwsError(err, { region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
           }
