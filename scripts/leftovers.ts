@@ -1,13 +1,8 @@
 /**
  * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
-<<<<<<< HEAD
  * (`loadtest-rig=true`, set on every stack in bin/rig.ts) through the Resource Groups Tagging API, and
- * names what stays by design (the shared CDK bootstrap stack and its assets).
-=======
- * (`loadtest-rig=true`, set on every stack in lib/rig.ts) through the Resource Groups Tagging API, and
  * names what stays by design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it
  * also restores a target scale-in that a killed run left suspended past its deadline (scale-in.ts).
->>>>>>> 9ad78c5a7f82e6340674d1ea65ecb70b294e2a31
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
 import * as fs from 'node:fs';
