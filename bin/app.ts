@@ -7,7 +7,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { RigConfigError, parseRigConfig, readRigContext } from '../lib/config';
-import { buildRig } from '../lib/rig';
+import { buildRig } from './rig';
 
 const app = new App();
 let config;

@@ -216,7 +216,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     Tags.of(asg).add(GENERATOR_ROLE_TAG.key, GENERATOR_ROLE_TAG.value, { applyToLaunchedInstances: true });
     this.autoScalingGroup = asg;
 
-    this.safetyNet = this.createSafetyNet(asg, maxLifetime);
+    this.safetyNet = this.createSafetyNet(asg, maxLifetime, props.resultsBucket);
     this.acknowledgeFindings(asg, role, props.resultsBucket, secretsFinding);
   }
 
@@ -236,7 +236,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     }));
   }
 
-  private createSafetyNet(asg: autoscaling.AutoScalingGroup, maxLifetime: Duration): lambda.IFunction {
+  private createSafetyNet(asg: autoscaling.AutoScalingGroup, maxLifetime: Duration, bucket: s3.IBucket): lambda.IFunction {
     const logGroup = new logs.LogGroup(this, 'SafetyNetLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -248,10 +248,11 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       timeout: Duration.seconds(30),
       memorySize: 128,
       logGroup,
-      description: `Scales the generator group to 0 when an instance has run longer than ${maxLifetime.toMinutes()} minutes`,
+      description: `Scales the generator group to 0 when an instance has run longer than ${maxLifetime.toMinutes()} minutes; restores target scale-in a killed run left suspended`,
       environment: {
         GENERATOR_ASG_NAME: asg.autoScalingGroupName,
         MAX_LIFETIME_MINUTES: String(maxLifetime.toMinutes()),
+        RESULTS_BUCKET: bucket.bucketName,
       },
     });
     // DescribeInstances has no resource-level permissions; AWS requires "*".
@@ -265,6 +266,14 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
         resourceName: `*:autoScalingGroupName/${asg.autoScalingGroupName}`,
       }, Stack.of(this))],
     }));
+    // Scale-in a killed run left suspended (lib/safety-net/scale-in-decision.js): its marks, and the target's alarms.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('runs/_scale-in/*')] }));
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['runs/_scale-in/*'] } } }));
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: ['*'] }));
+    fn.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['cloudwatch:EnableAlarmActions'],
+      resources: [Arn.format({ service: 'cloudwatch', resource: 'alarm', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: 'LoadTestRig-Target-*' }, Stack.of(this))],
+    }));
     new events.Rule(this, 'SafetyNetSchedule', {
       description: 'loadtest-rig: check generator lifetimes every 5 minutes',
       schedule: events.Schedule.rate(Duration.minutes(5)),
@@ -273,7 +282,9 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     const asgLogicalId = Stack.of(this).getLogicalId(asg.node.defaultChild as autoscaling.CfnAutoScalingGroup);
     acknowledge(fn,
       { id: iam4('service-role/AWSLambdaBasicExecutionRole'), reason: 'AWSLambdaBasicExecutionRole only lets the safety net write its own logs.' },
-      { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement).' },
+      { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement); cloudwatch:DescribeAlarms is read-only, granted on * as in iam/operator-policy.json.' },
+      { id: iam5(`Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/runs/_scale-in/*`), reason: 'The scale-in marks runs leave (one object per target alarm): read, and rewritten as restored.' },
+      { id: iam5('Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:LoadTestRig-Target-*'), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
       {
         id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
         reason: 'SetDesiredCapacity is limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',

@@ -26,6 +26,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkReachable } from './adapters/reachability';
+import { longFlags, npmEatenRefusal } from './npm-flags';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
 import type { BenchRatios, CpuSplit } from './bench/figures';
@@ -87,23 +88,25 @@ function ceilings(ladder: readonly TrialResult[], best: Partial<Record<System, n
   return lines;
 }
 
+const BENCH_OPTIONS = {
+  rates: { type: 'string' },
+  trial: { type: 'string', default: '20' },
+  hold: { type: 'string', default: '5' },
+  'mem-rate': { type: 'string', default: '100' },
+  'mem-seconds': { type: 'string', default: '60' },
+  budget: { type: 'string', default: '15' },
+  workers: { type: 'string' },
+  target: { type: 'string' },
+  json: { type: 'string' },
+  pin: { type: 'boolean', default: false },
+  'target-cpus': { type: 'string', default: '1' },
+  'generator-cpus': { type: 'string', default: '0' },
+} as const;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      rates: { type: 'string' },
-      trial: { type: 'string', default: '20' },
-      hold: { type: 'string', default: '5' },
-      'mem-rate': { type: 'string', default: '100' },
-      'mem-seconds': { type: 'string', default: '60' },
-      budget: { type: 'string', default: '15' },
-      workers: { type: 'string' },
-      target: { type: 'string' },
-      json: { type: 'string' },
-      pin: { type: 'boolean', default: false },
-      'target-cpus': { type: 'string', default: '1' },
-      'generator-cpus': { type: 'string', default: '0' },
-    },
-  });
+  const refusal = npmEatenRefusal(process.env, longFlags(BENCH_OPTIONS), process.argv.slice(2));
+  if (refusal) throw new BenchUsageError(refusal.replace(/^error: /, ''));
+  const { values } = parseArgs({ options: BENCH_OPTIONS });
   const mode = values.pin ? 'pinned' : 'shared';
   const rates = String(values.rates ?? DEFAULT_RATES[mode]).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
   const trialSeconds = positive('trial', values.trial);

@@ -5,9 +5,9 @@
  */
 import { Command, Option } from 'commander';
 import * as path from 'node:path';
-import { ExitCode, RigError, UsageError } from './errors';
+import { ExitCode, RigError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
-import { npmEatenFlags, npmEatenMessage } from './npm-flags';
+import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
 import { redactText } from './core/redact';
@@ -53,9 +53,9 @@ export function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const eaten = npmEatenFlags(process.env, buildProgram(), argv);
-  if (eaten.length > 0) {
-    process.stderr.write(`error: ${npmEatenMessage(eaten)}\n`);
+  const refusal = npmEatenRefusal(process.env, longFlags(buildProgram()), argv);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
     return ExitCode.badInput;
   }
   const program = buildProgram();
@@ -129,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
@@ -160,11 +160,25 @@ async function main(argv: string[]): Promise<number> {
       log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
       return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
     }
-    log(`rig failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return failed('rig-failure', ExitCode.rigFailure, err instanceof Error ? err.message : String(err));
+    // A bug in the rig, not the user's input: one line, and the stack kept where a bug report can quote it.
+    const stackFile = runInfo.runDir ? keepStack(runInfo.runDir, err) : undefined;
+    log(`rig failure: ${unexpectedErrorLine(err, stackFile)}`);
+    if (process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
+    return failed('rig-failure', ExitCode.rigFailure, errorText(err));
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Writes an unexpected error's stack into the run folder (rig-error.txt); its path, or undefined if it cannot. */
+function keepStack(runDir: string, err: unknown): string | undefined {
+  const file = path.join(runDir, 'rig-error.txt');
+  try {
+    writeFileAtomic(file, `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return file;
+  } catch {
+    return undefined;
   }
 }
 

@@ -20,3 +20,18 @@ export const ExitCode = {
   rigFailure: 3,
   interrupted: 130,
 } as const;
+
+/** Text of an error for the one-line forms (its first line; a non-Error as a string). */
+export function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0] ?? text;
+}
+
+/**
+ * The one line for an error the rig did not expect (a bug in the rig, not the user's input): its message, and
+ * where its stack went — a file (the run folder's rig-error.txt) or, with RIG_DEBUG=1, the lines that follow.
+ */
+export function unexpectedErrorLine(err: unknown, stackAt?: string): string {
+  const where = stackAt ? `its stack is in ${stackAt}` : 'rerun with RIG_DEBUG=1 to print its stack';
+  return `${errorText(err)} (an unexpected error in the rig: ${where}; please include it in a bug report)`;
+}

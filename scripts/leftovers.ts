@@ -1,17 +1,22 @@
 /**
  * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
- * (`loadtest-rig=true`, set on every stack in lib/rig.ts) through the Resource Groups Tagging API, and
- * names what stays by design (the shared CDK bootstrap stack and its assets).
+ * (`loadtest-rig=true`, set on every stack in bin/rig.ts) through the Resource Groups Tagging API, and
+ * names what stays by design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it
+ * also restores a target scale-in that a killed run left suspended past its deadline (scale-in.ts).
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { ExitCode, RigError, UsageError } from './errors';
+import { longFlags, npmEatenRefusal } from './npm-flags';
+import { ExitCode, UsageError } from './errors';
 import { explainAwsError } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
+import { RigOutputs, describeRigStacks, parseOutputsFile } from './platforms/aws/discovery';
+import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
+import { s3Store } from '../load-generators/lib/run-store';
 
-/** The tag every rig stack carries (lib/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
+/** The tag every rig stack carries (bin/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
 export const RIG_TAG = { key: 'loadtest-rig', value: 'true' } as const;
 
 /** What stays after `npm run teardown`, and why (printed with every answer). */
@@ -74,6 +79,27 @@ export function regionOf(flag: string | undefined, outputsText: string | undefin
   return r;
 }
 
+/**
+ * While the stacks are deployed (cdk-outputs.json, else CloudFormation, names the scale-in alarm and the results
+ * bucket): restores a target scale-in a killed run left suspended past its deadline. A failure here is said,
+ * never fatal to the listing.
+ */
+export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
+  try {
+    let outputs: RigOutputs | undefined;
+    try {
+      outputs = outputsText ? parseOutputsFile(outputsText, file) : undefined;
+    } catch {
+      /* a broken outputs file names no alarm: ask CloudFormation */
+    }
+    outputs ??= await describeRigStacks(api);
+    if (!outputs?.scaleInAlarmName) return;
+    await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, s3Store(`s3://${outputs.resultsBucketName}`, api.s3), now, log);
+  } catch (err) {
+    log(`note: could not check the target's scale-in alarm (${(err as Error).name}: ${(err as Error).message})`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const program = new Command('leftovers')
     .description('List what still carries the rig\'s tag after a teardown')
@@ -81,6 +107,11 @@ async function main(argv: string[]): Promise<number> {
     .option('--json', 'print the leftovers as JSON on stdout')
     .exitOverride()
     .allowExcessArguments(false);
+  const refusal = npmEatenRefusal(process.env, longFlags(program), argv);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    return ExitCode.badInput;
+  }
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
@@ -93,7 +124,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     region = regionOf(o.region, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, process.env);
     const { createAwsApi } = await import('./platforms/aws/clients');
-    const found = await findLeftovers(createAwsApi({ region }));
+    const api = createAwsApi({ region });
+    await restoreLeftScaleIn(api, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, outputsFile, log);
+    const found = await findLeftovers(api);
     for (const line of leftoverLines(region, found)) log(line);
     if (o.json) process.stdout.write(`${JSON.stringify({ region, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
     return found.length === 0 ? ExitCode.ok : ExitCode.thresholdsBreached;

@@ -3,6 +3,7 @@
  * → shared start instant → watch periods live → collect → merge → report. Everything that touches
  * the outside world comes in through {@link OrchestratorDeps}.
  */
+import { backoff } from '../load-generators/lib/backoff';
 import { CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
 import type { AbortControl, Clock, DoneMarker, ErrorMarker, Fleet, Heartbeat, ReadyMarker, RunStore, Slice, StartControl } from './contracts';
 import { RigError } from './errors';
@@ -98,6 +99,8 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       scriptDir: spec.scriptDir,
       processes: [...g.processes],
       heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+      // Agents poll control/start.json at most every quarter of this (≤ 1 s), so they learn the instant in time.
+      startLeadMs: spec.startLeadMs,
       ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
     };
     await store.put(generatorKeys(g.id).slice, JSON.stringify(slice));
@@ -121,9 +124,16 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
 
     // Ready barrier: every agent has its load processes loaded and blocked before the start.
     const readyDeadline = clock.now() + spec.readyTimeoutMs;
+    // Only the generators not yet ready are read, backing off to half the start lead (≤ 2 s): a booting
+    // 100-generator fleet costs ~1 GET/s per generator at most, not 10.
+    const seenReady = new Set<string>();
+    const readyPoll = backoff({ initialMs: 100, ceilingMs: Math.min(2000, Math.max(100, spec.startLeadMs / 2)) });
     for (;;) {
       if (interrupted) break;
-      const ready = await Promise.all(ids.map(async (id) => (await store.get(generatorKeys(id).ready)) !== undefined));
+      await Promise.all(ids.filter((id) => !seenReady.has(id)).map(async (id) => {
+        if ((await store.get(generatorKeys(id).ready)) !== undefined) seenReady.add(id);
+      }));
+      const ready = ids.map((id) => seenReady.has(id));
       if (ready.every(Boolean)) break;
       for (const [id, code] of fleet.status()) {
         if (code === undefined) continue;
@@ -135,7 +145,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
         const missing = ids.filter((_, i) => !ready[i]);
         throw new RigError(`generator${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not ready within ${spec.readyTimeoutMs / 1000} s`);
       }
-      await clock.sleep(100);
+      await clock.sleep(readyPoll.next());
     }
 
     if (!interrupted) {

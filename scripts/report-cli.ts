@@ -16,7 +16,8 @@ import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } 
 import type { AbortControl, DoneMarker, RunStore, StartControl } from './contracts';
 import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
-import { ExitCode, UsageError } from './errors';
+import { ExitCode, UsageError, unexpectedErrorLine } from './errors';
+import { longFlags, npmEatenRefusal } from './npm-flags';
 import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
 import { writeComparison } from './report/compare-html';
@@ -111,7 +112,9 @@ export function compareFolders(baseDir: string, runDir: string, opts: { ensure: 
 const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- --compare runs/<baseline-id> runs/<run-id> [--ensure EXPR]… [--json]';
 
 /** Runs the command line; returns the exit code. */
-export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void): Promise<number> {
+export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void, env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const refusal = npmEatenRefusal(env, longFlags(REPORT_OPTIONS), argv);
+  if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
   let parsed: ReturnType<typeof parseCli>;
   try {
     parsed = parseCli(argv);
@@ -129,20 +132,21 @@ export async function main(argv: readonly string[], out: (text: string) => void,
   return rebuildReport(positionals[0] as string, log);
 }
 
-const parseCli = (argv: readonly string[]) =>
-  parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } });
+const REPORT_OPTIONS = { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } as const;
+const parseCli = (argv: readonly string[]) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: REPORT_OPTIONS });
 
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const out = (text: string) => process.stdout.write(`${text}\n`);
-  main(process.argv.slice(2), out, log).then(
+  main(process.argv.slice(2), out, log, process.env).then(
     (code) => (process.exitCode = code),
     (err: unknown) => {
       if (err instanceof UsageError) {
         log(`error: ${err.message}`);
         process.exitCode = ExitCode.badInput;
       } else {
-        log(`cannot ${process.argv.includes('--compare') ? 'compare the runs' : 'rebuild the report'}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        log(`rig failure: cannot ${process.argv.includes('--compare') ? 'compare the runs' : 'rebuild the report'}: ${unexpectedErrorLine(err)}`);
+        if (process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
         process.exitCode = ExitCode.rigFailure;
       }
     },

@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, UsageError } from './errors';
+import { npmEatenRefusal } from './npm-flags';
 import { openInChromium } from './report/chromium';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -52,6 +53,8 @@ export async function screenshotFirstScreen(runDir: string, png: string, executa
 }
 
 async function main(argv: readonly string[], log: (line: string) => void): Promise<number> {
+  const refusal = npmEatenRefusal(process.env, ['--out'], argv);
+  if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
   const outAt = argv.indexOf('--out');
   const png = path.resolve(outAt >= 0 ? (argv[outAt + 1] ?? '') : path.join(ROOT, 'docs', 'report-first-screen.png'));
   const folder = argv.find((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));

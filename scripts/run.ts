@@ -18,11 +18,12 @@ import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
 import { preflightSpec } from './preflight';
 import { plannedLoad, readRunFolder } from './report/read-run';
-import { RunSummary, formatSummaryTable } from './report/summary';
+import { formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { maxVusersNotes, payloadNotes } from './fan-out';
+import type { RunSummary } from './report/types';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -31,6 +32,8 @@ export interface RunContext {
   readonly log: (line: string) => void;
   /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
   readonly onInterrupt: (handler: () => void) => () => void;
+  /** Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit. */
+  readonly exit: (code: number) => never;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
@@ -141,7 +144,7 @@ function onInterrupt(ctx: RunContext, closeRun: () => Promise<void>): { interrup
       signal();
     } else {
       ctx.log('forced stop');
-      void closeRun().finally(() => process.exit(ExitCode.interrupted));
+      void closeRun().finally(() => ctx.exit(ExitCode.interrupted));
     }
   });
   return { interrupted, remove };

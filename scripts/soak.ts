@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { longFlags, npmEatenRefusal } from './npm-flags';
 import { ExitCode } from './errors';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -26,7 +27,13 @@ function runOnce(args: readonly string[]): Promise<{ code: number | null; last: 
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { runs: { type: 'string' }, vusers: { type: 'string' }, generators: { type: 'string' } } });
+  const options = { runs: { type: 'string' }, vusers: { type: 'string' }, generators: { type: 'string' } } as const;
+  const refusal = npmEatenRefusal(process.env, longFlags(options), process.argv.slice(2));
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    return ExitCode.badInput;
+  }
+  const { values } = parseArgs({ options });
   const runs = Number(values.runs ?? 100);
   if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) {
     process.stderr.write(`error: --runs ${values.runs} must be a whole number from 1 to 10000, e.g. --runs 100\n`);

@@ -69,7 +69,6 @@ function install() {
   const roots = [process.cwd(), __dirname, path.dirname(require.resolve('artillery/package.json', { paths: [__dirname, process.cwd()] }))];
   try {
     const arrivalsDir = path.dirname(require.resolve('arrivals/package.json', { paths: roots }));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return calm(require(require.resolve('nanotimer', { paths: [arrivalsDir] })));
   } catch {
     return false; // no Artillery here (or a different layout): leave timers as they are

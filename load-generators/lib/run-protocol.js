@@ -44,7 +44,7 @@
  */
 /**
  * generators/<id>/slice.json
- * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, targetFromEnv?: boolean }} Slice
+ * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, startLeadMs?: number, targetFromEnv?: boolean }} Slice
  */
 /** control/heartbeat.json @typedef {{ at: number }} Heartbeat */
 /** control/start.json (and the spool's start.json) @typedef {{ startAt: number }} StartControl */

@@ -56,7 +56,7 @@ async function loadSsmSecrets(path, getPage = sdkGetPage()) {
   } catch (err) {
     if (!isAccessDenied(err)) {
       const e = /** @type {Error} */ (err);
-      throw new Error(`cannot read scenario secrets under ${path} (${e.name}: ${String(e.message).split('\n')[0]}); every generator stops — fix the parameter store access or the path and run again`);
+      throw new Error(`cannot read scenario secrets under ${path} (${e.name}: ${String(e.message).split('\n')[0]}); every generator stops — fix the parameter store access or the path and run again`, { cause: err });
     }
     const e = /** @type {Error} */ (err);
     return { env: {}, note: `scenario secrets: none (the generator role may not read ${path}: ${e.name}); scenarios see no RIG_SECRET_* variables` };

@@ -124,9 +124,8 @@ function getCookieOnce(url, localAddress) {
 async function fetchCookie(context, events) {
   const url = `${targetOf(context)}/set-cookie`;
   for (let attempt = 0; ; attempt++) {
-    let retryable;
     /** what the retry is for: `http_<status>` or the network error's code */
-    let cause = 'network';
+    let cause;
     try {
       const { status, cookie } = await getCookieOnce(url, sourceOf(context));
       if (status === 200 && cookie) {
@@ -134,15 +133,13 @@ async function fetchCookie(context, events) {
         events.emit('counter', 'cookie.ok', 1);
         return;
       }
-      retryable = status >= 500;
       cause = `http_${status}`;
-      if (!retryable) {
+      if (status < 500) {
         events.emit('counter', 'cookie.failed', 1);
         throw Object.assign(new Error(`set-cookie answered ${status}`), { code: `COOKIE_HTTP_${status}` });
       }
     } catch (err) {
       if (/** @type {any} */ (err).code && String(/** @type {any} */ (err).code).startsWith('COOKIE_HTTP_')) throw err;
-      retryable = true;
       cause = String(/** @type {any} */ (err).code || 'network');
     }
     if (attempt >= MAX_RETRIES) {

@@ -78,7 +78,7 @@ export function decodeSketch(bytes: Uint8Array, name: string): DDSketch {
   try {
     return DDSketch.fromProto(bytes);
   } catch (err) {
-    throw new Error(`histogram "${name}" is not a DDSketch protobuf: ${(err as Error).message}`);
+    throw new Error(`histogram "${name}" is not a DDSketch protobuf: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -16,8 +16,8 @@
  */
 import type { ArtilleryReportSection } from '../core/merge';
 import { RIG_INTERNAL_HISTOGRAMS } from './distribution';
-import type { ThresholdResult } from './summary';
 import { EnsureCheck, evaluateEnsure, evaluateThresholds, flagEnsureChecks, metricVariables } from './thresholds';
+import type { ThresholdResult } from './types';
 
 type Aggregate = Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>;
 

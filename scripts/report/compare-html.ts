@@ -10,8 +10,9 @@ import { Comparison, compareRuns, formatComparison, formatDelta, formatNumber } 
 import type { RunFolder } from './read-run';
 import { buildCharts, chartsSection, renderPage } from './html';
 import { escapeHtml as e } from './html/escape';
+import { thresholdStatus } from './threshold-status';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from './html/overlay';
-import type { ReportJson } from './write';
+import type { ReportJson } from './types';
 
 /** The comparison page's file name in the run's folder. */
 export const compareFileName = (baseRunId: string): string => `compare-${baseRunId.replace(/[^A-Za-z0-9._-]/g, '_')}.html`;
@@ -51,7 +52,10 @@ ${body}
 function thresholds(run: ReportJson): string {
   if (!run.thresholds.length) return '';
   return `<h2>This run's thresholds</h2><div class="card"><table><tbody>${run.thresholds
-    .map((t) => `<tr><td class="name"><code>${e(t.expression)}</code></td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'held' : 'BREACHED'}${t.error ? ` (${e(t.error)})` : ''}</td></tr>`)
+    .map((t) => {
+      const status = thresholdStatus(t);
+      return `<tr><td class="name"><code>${e(t.expression)}</code></td><td class="${status.tone}">${e(status.text)}</td></tr>`;
+    })
     .join('')}</tbody></table></div>`;
 }
 

@@ -5,7 +5,7 @@
  * so, never compared silently.
  */
 import { isBookkeeping } from './artillery-format';
-import type { RunSummary } from './summary';
+import type { RunSummary } from './types';
 
 /** What defines a run's load: a different value in the baseline makes the comparison apples to oranges. */
 export interface RunLoad {

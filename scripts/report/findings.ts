@@ -1,9 +1,9 @@
+import type { ReportJson } from './types';
 /**
  * What a reader looks for first, computed from report.json (pure): the key findings with their severity
  * (loss is red, so a run where a fifth of the vusers heard nothing cannot look green), the table of
  * error types with when they first and last appeared, and the phases on the elapsed-time axis.
  */
-import type { ReportJson } from './write';
 
 /** How a finding reads: fine, worth a look, or loss/failure. */
 export type Severity = 'ok' | 'warn' | 'bad';

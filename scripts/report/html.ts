@@ -13,7 +13,7 @@ import { assertInlineScriptSafe, escapeHtml as e, jsonForScript } from './html/e
 import { distributionSection, errorsSection, findingsCard, resultBanner } from './html/first-screen';
 import { headerSection, rigSection, summarySection, thresholdsSection, verdictSection } from './html/sections';
 import { REPORT_CSS } from './html/style';
-import type { ReportJson } from './write';
+import type { ReportJson } from './types';
 
 export { buildCharts };
 export type { ChartSet, ChartSpec };

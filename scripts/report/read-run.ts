@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '../errors';
 import { ComparedRun, RunLoad, phasesOf } from './compare';
-import type { ReportJson } from './write';
+import type { ReportJson } from './types';
 
 /** The parts of run.json a comparison reads. */
 interface RunJson {

@@ -4,17 +4,8 @@
  * so they can never disagree.
  */
 import { ExitCode } from '../errors';
-import type { RunSummary, ThresholdResult } from './summary';
 import { metricVariables } from './thresholds';
-
-/** `result` of the summary JSON. */
-export interface RunResult {
-  readonly passed: boolean;
-  /** The documented exit code (0, 1, 3 or 130). */
-  readonly exitCode: number;
-  /** Why it failed, every reason in words; when it passed, what held. */
-  readonly reasons: readonly string[];
-}
+import type { RunResult, RunSummary, ThresholdResult } from './types';
 
 /** What the result is decided from: the summary without its result. */
 export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & {

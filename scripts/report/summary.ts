@@ -4,74 +4,17 @@
  */
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
-import { Verdict, decideVerdict } from '../core/verdict';
+import { decideVerdict } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
-import { RunResult, decideResult, resultLine } from './result';
+import { decideResult, resultLine } from './result';
 import { heldText } from './findings';
-import { FigureRow, clockRows, scenarioFigures } from './scenario-figures';
+import { thresholdStatus } from './threshold-status';
+import { clockRows, scenarioFigures } from './scenario-figures';
+import type { GeneratorSummary, RunSummary, ThresholdResult } from './types';
 
 /** Artillery's reporting period. */
 export const PERIOD_MS = 10_000;
-
-/** One generator in the summary's `rig` section. */
-export interface GeneratorSummary {
-  readonly id: string;
-  readonly counters: Record<string, number>;
-  readonly startedAt?: number;
-  readonly health: {
-    readonly peakCpuPercent?: number;
-    readonly peakRssBytes?: number;
-    readonly peakOpenFiles?: number;
-    readonly openFilesLimit?: number;
-    readonly peakPortsInUse?: number;
-    readonly peakEventLoopLagMs?: number;
-  };
-  readonly lost?: string;
-}
-
-/** A threshold's outcome. */
-export interface ThresholdResult {
-  readonly expression: string;
-  readonly ok: boolean;
-  readonly error?: string;
-  /** The values the expression read, when its text does not name them all (`baseline.*`, a bare `p99`). */
-  readonly values?: string;
-  /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
-  readonly optional?: boolean;
-}
-
-/** The summary JSON. */
-export interface RunSummary {
-  readonly runId: string;
-  readonly platform: 'local' | 'aws';
-  readonly target: string;
-  readonly scenario: string;
-  readonly status: 'completed' | 'interrupted' | 'partial' | 'timed-out';
-  readonly startedAt?: number;
-  readonly endedAt: number;
-  readonly aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>;
-  readonly rig: {
-    readonly plan: { readonly generators: number; readonly arrivalsPerGenerator: number[]; readonly peakConcurrent: number; readonly capacityPerGenerator: number; readonly bindingLimit: string };
-    readonly generators: GeneratorSummary[];
-    readonly startSkewMs: number | null;
-    readonly verdict: Verdict['verdict'];
-    readonly verdictDetail: Verdict;
-    readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
-    /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
-    readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
-    /** The most vusers held at once (target connections, generator sockets) next to `--vusers N`. */
-    readonly held?: { readonly requested?: number; readonly targetConnections?: number; readonly generatorSockets?: number };
-  };
-  readonly failedRatio: number;
-  /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */
-  readonly figures: FigureRow[];
-  readonly thresholds: ThresholdResult[];
-  /** Passed or failed, the exit code, and every reason in words (the first thing report.html shows). */
-  readonly result: RunResult;
-  /** `--baseline`: the run compared with, and how its scenario or load differs (empty: comparable). */
-  readonly baseline?: { readonly runId: string; readonly differences: readonly string[] };
-}
 
 /** What the summary is built from. */
 export interface SummaryInput {
@@ -199,7 +142,7 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
     ]);
   }
   if (limited.length > 5) rig.push(['  …', `${limited.length - 5} more rig-limited periods in report.html`]);
-  for (const t of s.thresholds) rig.push([`ensure ${t.expression}`, t.ok ? 'ok' : `BREACHED${t.error ? ` (${t.error})` : ''}`]);
+  for (const t of s.thresholds) rig.push([`ensure ${t.expression}`, thresholdStatus(t).text]);
   const table = (rs: Array<[string, string]>) => {
     const width = Math.max(0, ...rs.map(([k]) => k.length));
     return rs.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);

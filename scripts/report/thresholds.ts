@@ -10,7 +10,7 @@ const { compileExpression } = require('filtrex') as { compileExpression: (expr: 
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors';
 import type { ArtilleryReportSection } from '../core/merge';
-import type { ThresholdResult } from './summary';
+import type { ThresholdResult } from './types';
 
 /** Flattens the aggregate into name → number, the variables an expression can use. */
 export function metricVariables(aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>): Map<string, number> {

@@ -3,38 +3,19 @@
  * then the merged periods and the timelines) and report.html. One code path for the end of a run and
  * for `npm run report -- runs/<id>`; the run's end state goes to outcome.json so a rebuild is exact.
  */
-import type { CloudWatchSection, RunStore } from '../contracts';
+import type { RunStore } from '../contracts';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
-import { ArtilleryReport, aggregate } from '../core/merge';
+import { aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
 import type { HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { BaselineInput, evaluateRunChecks } from './baseline';
 import { collectRun } from './collect';
-import { Distribution, distributionsOf } from './distribution';
+import { distributionsOf } from './distribution';
 import { renderHtml } from './html';
-import { PERIOD_MS, RunSummary, buildSummary } from './summary';
+import { PERIOD_MS, buildSummary } from './summary';
 import type { EnsureCheck } from './thresholds';
-
-export type { CloudWatchSection, CloudWatchSeries } from '../contracts';
-
-/** report.json: the summary JSON, then the raw material of the report. */
-export interface ReportJson extends RunSummary {
-  readonly intermediate: ArtilleryReport['intermediate'];
-  readonly byGenerator: ArtilleryReport['byGenerator'];
-  readonly timeline: {
-    readonly periodMs: number;
-    /** Every health sample of every load process, sorted by time. */
-    readonly health: readonly HealthSample[];
-    /** Target-side samples (reference target's /metrics), sorted by time. */
-    readonly target: readonly TargetSample[];
-  };
-  /** Phases of each generator as planned. */
-  readonly phases: ReadonlyArray<{ readonly generator: string; readonly phases: unknown[] }>;
-  readonly cloudwatch?: CloudWatchSection;
-  /** Latency distributions of the whole run, from the merged sketches (histogram buckets and ranges). */
-  readonly distributions?: Record<string, Distribution>;
-}
+import type { CloudWatchSection, ReportJson, RunSummary } from './types';
 
 /** The run's end state: everything the report needs that is not in run.json or the raw data. */
 export interface RunOutcomeRecord {

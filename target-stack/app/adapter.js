@@ -27,7 +27,7 @@ ipc.on('offset', (msg) => {
 });
 
 class RecoveringClusterAdapter extends NodeClusterAdapter {
-  /** @param {any} message */
+  /** @override @param {any} message */
   doPublish(message) {
     if (message.type === BROADCAST && message.data && message.data.requestId === undefined) {
       const seqReq = ++nextSeqReq;
@@ -41,6 +41,7 @@ class RecoveringClusterAdapter extends NodeClusterAdapter {
   }
 
   /**
+   * @override
    * @param {any} message
    * @param {string} [offset]
    */
@@ -48,16 +49,18 @@ class RecoveringClusterAdapter extends NodeClusterAdapter {
     return super.onMessage(message, offset ?? (message && message.offset));
   }
 
-  /** @param {any} session */
+  /** @override @param {any} session */
   persistSession(session) {
     ipc.send({ t: 'persist', session });
   }
 
   /**
+   * The session (from the primary's store), or null when it cannot be recovered: Socket.IO then starts a new one.
+   * @override
    * @param {string} pid
    * @param {string} offset
+   * @returns {Promise<any>}
    */
-  // @ts-ignore -- the base declares a sync signature returning Promise | null
   async restoreSession(pid, offset) {
     const reply = await ipc.request({ t: 'restore', pid, offset });
     return reply.session || null;

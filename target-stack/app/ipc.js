@@ -65,4 +65,23 @@ function on(t, handler) {
   });
 }
 
-module.exports = { SOURCE, send, request, on };
+/**
+ * Primary side: send a message to one worker (dropped when it is gone; an EPIPE never crashes the primary).
+ * @param {import('node:cluster').Worker} worker
+ * @param {Record<string, unknown>} msg
+ */
+function sendToWorker(worker, msg) {
+  if (worker.isConnected()) worker.send({ source: SOURCE, ...msg }, undefined, () => {});
+}
+
+/**
+ * Primary side: answer a worker's request (see `request`).
+ * @param {import('node:cluster').Worker} worker
+ * @param {{ reqId?: unknown }} req
+ * @param {Record<string, unknown>} body
+ */
+function replyTo(worker, req, body) {
+  sendToWorker(worker, { reply: true, reqId: req.reqId, ...body });
+}
+
+module.exports = { SOURCE, send, request, on, sendToWorker, replyTo };

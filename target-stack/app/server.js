@@ -10,11 +10,14 @@
 // the typings declare a default export; at run time the CommonJS module is the Cluster object itself
 const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 
+/** Only this entry point ends the process; primary and worker call it when they are done. */
+const entry = { exit: (/** @type {number} */ code) => process.exit(code) };
+
 if (cluster.isPrimary) {
-  require('./primary').main();
+  require('./primary').main(entry);
 } else {
   require('./worker')
-    .main()
+    .main(entry)
     .catch((/** @type {Error} */ err) => {
       process.stderr.write(`target[worker pid ${process.pid}]: failed to start: ${err && err.stack}\n`);
       process.exit(1);

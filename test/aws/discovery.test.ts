@@ -1,6 +1,6 @@
 import { CloudFormationClient, CloudFormationServiceException, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { STACK_NAMES } from '../../lib/rig';
+import { STACK_NAMES } from '../../bin/rig';
 import { UsageError } from '../../scripts/errors';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import { DiscoveryDeps, RIG_STACK_NAMES, choosePlatform, describeRigStacks, parseOutputsFile } from '../../scripts/platforms/aws/discovery';

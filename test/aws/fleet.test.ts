@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { localStore } from '../../load-generators/lib/run-store';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
-import { POLL_BUDGET, awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
+import { POLL_BUDGET, SSM_CHECK_CEILING_MS, awsFleet, exitCodeOfDone } from '../../scripts/platforms/aws/fleet';
 import { until } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -209,12 +209,18 @@ describe('preflight from the first ready generator', () => {
   });
 });
 
-test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
-  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+/** Every generator's instance in service, and a store with their slices. */
+async function inServiceFleet(ids: string[]) {
   const instances = ids.map((_, i): [string, string] => [`i-${String(i).padStart(17, '0')}`, 'InService']);
   asg.on(DescribeAutoScalingGroupsCommand).resolves(group(instances));
   const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fleet-')));
   for (const [index, id] of ids.entries()) await store.put(`generators/${id}/slice.json`, JSON.stringify({ generator: id, index, scriptDir: path.join(ROOT, 'load-generators', 'scenarios'), processes: [] }));
+  return { store, instances };
+}
+
+test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUDGET status reads per tick, and each is still seen', async () => {
+  const ids = Array.from({ length: 100 }, (_, i) => `g${String(i + 1).padStart(3, '0')}`);
+  const { store } = await inServiceFleet(ids);
   // Count the poll loop's sleeps: one per tick (pollMs 2000 = the default).
   const clock = fakeClock();
   let pollSleeps = 0;
@@ -229,4 +235,32 @@ test('polling stays flat for a large fleet: 100 generators cost at most POLL_BUD
   expect(calls.length).toBeGreaterThanOrEqual(pollSleeps * POLL_BUDGET);
   // Round-robin: the first ten ticks saw every generator once.
   expect(new Set(calls.slice(0, 100)).size).toBe(100);
+});
+
+test('a running generator\'s SSM invocation is read less and less often (≤ every 30 s), and a failed command is still noticed within that', async () => {
+  const ids = ['g01', 'g02', 'g03', 'g04'];
+  const { store, instances } = await inServiceFleet(ids);
+  const clock = fakeClock();
+  let ticks = 0;
+  let readsAt60 = -1; // taken at the 60th tick exactly, however fast the fake clock runs ahead of the test
+  const tick = () => {
+    ticks++;
+    if (ticks === 60) readsAt60 = ssm.commandCalls(GetCommandInvocationCommand).length;
+  };
+  const counting = { now: clock.now, sleep: (ms: number) => (ms === 2000 && tick(), clock.sleep(ms)) };
+  const fleet = awsFleet({ api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1', agentHome: '/opt/loadtest-rig/load-generators', clock: counting, log: (l) => { if (l.startsWith('generator g03')) noticedAt = ticks; } });
+  let noticedAt = -1;
+  await fleet.launch(ids);
+  await until(() => ticks >= 60); // two minutes of 2-s ticks, every generator InProgress
+  const reads = readsAt60;
+  // Before: one read per generator per tick (4 × 60 = 240). Now each backs off 2 s → 30 s: a handful of short
+  // steps, then one read every 15–30 s.
+  expect(reads).toBeLessThanOrEqual(ids.length * (5 + 120 / 15 + 1));
+  expect(reads).toBeGreaterThanOrEqual(ids.length * (120 / SSM_CHECK_CEILING_MS) * 1000);
+  // g03's agent crashes: its command fails; noticed within the ceiling (15 ticks) plus one tick.
+  ssm.on(GetCommandInvocationCommand, { InstanceId: instances[2]?.[0] }).resolves({ Status: 'Failed', ResponseCode: 3 });
+  const failedAt = ticks;
+  await until(() => fleet.status().get('g03') === 3);
+  expect(noticedAt - failedAt).toBeLessThanOrEqual(SSM_CHECK_CEILING_MS / 2000 + 1);
+  await fleet.stop();
 });

@@ -7,15 +7,17 @@
 import type { TargetHandle } from '../../scripts/contracts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand, ListMetricsCommand, PutMetricAlarmCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
-import { runCli, tempDir } from '../helpers/cli';
+import { runCli, startCli, tempDir } from '../helpers/cli';
+import { scaleInMarkKey } from '../../lib/safety-net/scale-in-decision';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';
+import { WidgetImageEndpoint, pngSize, startWidgetImageEndpoint } from './widget-image-endpoint';
 
 jest.setTimeout(170_000);
 
@@ -27,6 +29,8 @@ const SCALE_OUT = 'LoadTestRig-Target-ScaleOut';
 const SCALE_IN = 'LoadTestRig-Target-ScaleIn';
 
 let moto: Moto;
+/** CloudWatch for the CLI: GetMetricWidgetImage answered on loopback (moto has none), every other call moto's. */
+let widgets: WidgetImageEndpoint;
 let target: TargetHandle;
 let work: string;
 let agentHome: string;
@@ -143,11 +147,13 @@ beforeAll(async () => {
   agentHome = path.join(work, 'opt', 'loadtest-rig', 'load-generators');
   fs.mkdirSync(agentHome, { recursive: true });
   moto = await startMoto();
+  widgets = await startWidgetImageEndpoint(moto.endpoint);
   target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1 });
   await createStandIns();
 }, 60_000);
 
 afterAll(async () => {
+  await widgets?.stop();
   await target?.stop();
   await moto?.stop();
 });
@@ -169,7 +175,7 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   let res;
   try {
     res = await runCli(['--platform', 'aws', '--vusers', '40', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
-      env: { ...moto.env, AWS_PROFILE: '' },
+      env: { ...moto.env, AWS_PROFILE: '', AWS_ENDPOINT_URL_CLOUDWATCH: widgets.url },
       timeoutMs: 150_000,
     });
   } finally {
@@ -244,6 +250,26 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(series.gen_mem_max).toContain(23);
   expect(series.gen_open_files_max).toContain(1200);
   expect(report.cloudwatch.alarms.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([SCALE_OUT, SCALE_IN]));
+  // The dashboard's graphs for the run window: PNGs in the run folder (the size each widget asked for), listed
+  // in report.json and shown in report.html, so --teardown does not take them away. The rest of CloudWatch
+  // (metric data, alarms, alarm history) went to moto through the same endpoint.
+  expect(widgets.widgets.length).toBeGreaterThan(0);
+  expect(report.cloudwatch.images).toHaveLength(widgets.widgets.length);
+  const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
+  for (const [k, img] of (report.cloudwatch.images as Array<{ title: string; file: string }>).entries()) {
+    const png = fs.readFileSync(path.join(out, img.file));
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(pngSize(png)).toEqual({ width: widgets.widgets[k]?.width, height: widgets.widgets[k]?.height });
+    expect(img.title).toBe(widgets.widgets[k]?.title);
+    expect(html).toContain(`<img src="${img.file}" alt="${img.title}"`);
+  }
+  // The graphs cover the run window (whole minutes around it).
+  for (const w of widgets.widgets) {
+    expect(Date.parse(String(w.start))).toBeLessThanOrEqual(summary.startedAt);
+    expect(Date.parse(String(w.end))).toBeGreaterThan(summary.startedAt);
+  }
+  expect(widgets.passed).toEqual(expect.arrayContaining(['GetMetricData', 'DescribeAlarms']));
+  expect(res.stderr).toContain(`cloudwatch: ${widgets.widgets.length} graph${widgets.widgets.length === 1 ? '' : 's'} saved in ${path.join(out, 'cloudwatch')}`);
   // Collected only once the window's last minute had datapoints (the feed above keeps them coming).
   expect(res.stderr).not.toMatch(/still has no datapoints/);
 
@@ -349,4 +375,40 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
   // g01 finished its whole share.
   const g01 = report.rig.generators.find((g: { id: string }) => g.id === 'g01');
   expect({ created: g01.counters['vusers.created'], stderr: res.stderr }).toEqual({ created: 10, stderr: res.stderr });
+});
+
+test('a CLI killed mid-run (SIGKILL) leaves scale-in suspended with its mark; past the deadline `npm run leftovers` restores it', async () => {
+  const cfg = clientConfig(moto);
+  const cw = new CloudWatchClient(cfg);
+  const s3 = new S3Client(cfg);
+  const scaleInEnabled = async () => (await cw.send(new DescribeAlarmsCommand({ AlarmNames: [SCALE_IN] }))).MetricAlarms?.[0]?.ActionsEnabled;
+  const ssmAgent = new FakeSsmAgent(moto, agentHome, work);
+  ssmAgent.start();
+  const env = { ...moto.env, AWS_PROFILE: '' };
+  const cli = startCli(['--platform', 'aws', '--vusers', '10', '--ramp', '4s', '--hold', '60s', '--generators', '1', '--target', target.url, '--out', path.join(work, 'run-killed')], { env });
+  try {
+    await cli.waitFor(/all generators ready; shared start/, 120_000);
+    process.kill(-cli.pid, 'SIGKILL'); // the closed laptop: no finally, no restore
+    await cli.exited;
+  } finally {
+    await ssmAgent.stop();
+    await new AutoScalingClient(cfg).send(new SetDesiredCapacityCommand({ AutoScalingGroupName: GEN_ASG, DesiredCapacity: 0 }));
+  }
+  expect(await scaleInEnabled()).toBe(false);
+  const key = scaleInMarkKey(SCALE_IN);
+  const mark = JSON.parse(await getText(s3, key)) as { runId: string; suspendedAt: number; restoreBy: number };
+  expect(mark).toEqual({ alarmName: SCALE_IN, runId: expect.stringMatching(/\S/), suspendedAt: expect.any(Number), restoreBy: expect.any(Number), state: 'suspended' });
+  expect(mark.restoreBy - mark.suspendedAt).toBeGreaterThanOrEqual(30 * 60_000);
+
+  // Before the deadline the run might still be going (another machine): leftovers leaves it.
+  const early = await runCli(['--region', 'us-east-1'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
+  expect(early.stderr).not.toContain('target scale-in restored');
+  expect(await scaleInEnabled()).toBe(false);
+
+  // The deadline passes (the mark as it reads then); leftovers restores scale-in and marks it restored.
+  await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: JSON.stringify({ ...mark, restoreBy: Date.now() - 1000 }) }));
+  const late = await runCli(['--region', 'us-east-1'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
+  expect(late.stderr).toContain(`target scale-in restored (alarm ${SCALE_IN}: actions enabled): run ${mark.runId} suspended scale-in at ${new Date(mark.suspendedAt).toISOString()}`);
+  expect(await scaleInEnabled()).toBe(true);
+  expect(JSON.parse(await getText(s3, key)).state).toBe('restored');
 });

@@ -1,4 +1,5 @@
-import { suspendScaleIn } from '../../scripts/platforms/aws/scale-in';
+import { scaleInDecision, scaleInMarkKey } from '../../lib/safety-net/scale-in-decision';
+import { restoreOverdueScaleIn, scaleInRestoreBy, suspendScaleIn } from '../../scripts/platforms/aws/scale-in';
 
 /** A fake CloudWatch with one alarm; records the calls made. */
 function cloudwatch(actionsEnabled: boolean | undefined) {
@@ -44,4 +45,74 @@ test('a failed restore says how to finish it by hand', async () => {
   const lines: string[] = [];
   await (await suspendScaleIn(api, 'in', (l) => lines.push(l)))();
   expect(lines[lines.length - 1]).toBe('could not restore target scale-in (Throttling: throttled); run: aws cloudwatch enable-alarm-actions --alarm-names in');
+});
+
+describe('after a killed CLI: the mark and its deadline', () => {
+  const T = Date.UTC(2026, 10, 23, 12, 0, 0);
+  const mark = { alarmName: 'in', runId: 'r1', suspendedAt: T, restoreBy: T + 3_600_000, state: 'suspended' as const };
+
+  test('the decision: restore only a run\'s own suspension, and only past its deadline', () => {
+    expect(scaleInDecision({ actionsEnabled: undefined, mark, now: T }).action).toBe('none');
+    expect(scaleInDecision({ actionsEnabled: true, mark, now: T + 9e9 }).action).toBe('none');
+    expect(scaleInDecision({ actionsEnabled: false, mark: undefined, now: T + 9e9 })).toEqual({ action: 'none', why: 'alarm actions were disabled by someone other than a run (no rig mark): left as they are' });
+    expect(scaleInDecision({ actionsEnabled: false, mark: { ...mark, state: 'restored' }, now: T + 9e9 }).action).toBe('none');
+    expect(scaleInDecision({ actionsEnabled: false, mark, now: T + 3_599_999 })).toEqual({ action: 'wait', why: 'run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and restores it by 2026-11-23T13:00:00.000Z' });
+    expect(scaleInDecision({ actionsEnabled: false, mark, now: T + 3_600_000 })).toEqual({ action: 'restore', why: 'run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and had not restored it by 2026-11-23T13:00:00.000Z (its CLI was killed or lost)' });
+  });
+
+  test('the deadline: launch timeout + the longest generator\'s phases + 2-minute overrun + 30 minutes', () => {
+    const plan = { generators: [{ phases: [{ duration: 60 }, { pause: 30 }] }, { phases: [{ duration: 600 }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
+    expect(scaleInRestoreBy(T, plan)).toBe(T + 600_000 + (600 + 120) * 1000 + 1_800_000);
+    expect(scaleInRestoreBy(T, { generators: [] }, 60_000)).toBe(T + 60_000 + 120_000 + 1_800_000);
+  });
+
+  /** A fake CloudWatch whose alarm state follows the calls, and a mark store in memory; one ordered log of both. */
+  function world(enabled: boolean) {
+    const log: string[] = [];
+    const state = { enabled };
+    const data = new Map<string, string>();
+    const api = {
+      describeAlarms: async () => ({ MetricAlarms: [{ AlarmName: 'in', ActionsEnabled: state.enabled }], $metadata: {} }),
+      disableAlarmActions: async () => void (log.push('disable'), (state.enabled = false)),
+      enableAlarmActions: async () => void (log.push('enable'), (state.enabled = true)),
+    };
+    const marks = {
+      get: async (k: string) => data.get(k),
+      put: async (k: string, body: string | Buffer) => void (log.push(`mark ${JSON.parse(String(body)).state} ${JSON.parse(String(body)).runId}`), data.set(k, String(body))),
+    };
+    return { api, marks, log, state, data };
+  }
+
+  test('a run marks before it disables and marks restored after it enables', async () => {
+    const w = world(true);
+    const restore = await suspendScaleIn(w.api, 'in', () => undefined, { marks: w.marks, runId: 'r1', now: () => T, restoreBy: T + 60_000 });
+    await restore();
+    expect(w.log).toEqual(['mark suspended r1', 'disable', 'enable', 'mark restored r1']);
+    expect(JSON.parse(w.data.get(scaleInMarkKey('in')) as string)).toEqual({ alarmName: 'in', runId: 'r1', suspendedAt: T, restoreBy: T + 60_000, state: 'restored' });
+  });
+
+  test('killed mid-run: before the deadline the next run and leftovers leave it; past it, leftovers restores it, or the next run takes it over', async () => {
+    const w = world(true);
+    await suspendScaleIn(w.api, 'in', () => undefined, { marks: w.marks, runId: 'r1', now: () => T, restoreBy: T + 60_000 }); // never restored: SIGKILL
+    expect(w.state.enabled).toBe(false);
+    const lines: string[] = [];
+    // Another run while r1 may still be running: left to r1.
+    await (await suspendScaleIn(w.api, 'in', (l) => lines.push(l), { marks: w.marks, runId: 'r2', now: () => T + 30_000, restoreBy: T + 90_000 }))();
+    expect(lines).toEqual(['target scale-in: alarm in is suspended by another run (run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and restores it by 2026-11-23T12:01:00.000Z); left to that run']);
+    expect(await restoreOverdueScaleIn(w.api, 'in', w.marks, T + 59_999, (l) => lines.push(l))).toMatch(/^run r1 suspended scale-in at .* and restores it by/);
+    expect(w.state.enabled).toBe(false);
+    // Past the deadline, `npm run leftovers` (or the safety net) restores it.
+    await restoreOverdueScaleIn(w.api, 'in', w.marks, T + 60_000, (l) => lines.push(l));
+    expect(w.state.enabled).toBe(true);
+    expect(lines[lines.length - 1]).toBe('target scale-in restored (alarm in: actions enabled): run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and had not restored it by 2026-11-23T12:01:00.000Z (its CLI was killed or lost)');
+
+    // Killed again; this time the next run comes first and takes the suspension over, restoring it at its end.
+    const v = world(true);
+    await suspendScaleIn(v.api, 'in', () => undefined, { marks: v.marks, runId: 'r1', now: () => T, restoreBy: T + 60_000 });
+    const took: string[] = [];
+    const restore = await suspendScaleIn(v.api, 'in', (l) => took.push(l), { marks: v.marks, runId: 'r3', now: () => T + 120_000, restoreBy: T + 180_000 });
+    expect(took[0]).toBe('target scale-in: run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and had not restored it by 2026-11-23T12:01:00.000Z (its CLI was killed or lost); this run takes it over and restores it at its end');
+    await restore();
+    expect(v.log).toEqual(['mark suspended r1', 'disable', 'mark suspended r3', 'enable', 'mark restored r3']);
+  });
 });

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RawContext, parseRigConfig } from '../../lib/config';
-import { Rig, buildRig } from '../../lib/rig';
+import { Rig, buildRig } from '../../bin/rig';
 
 // aws-cdk-lib's own StepScalingPolicy passes a deprecated prop internally; keep test output readable.
 process.env.JSII_DEPRECATED = 'quiet';

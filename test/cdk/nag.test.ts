@@ -6,7 +6,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseRigConfig } from '../../lib/config';
-import { buildRig } from '../../lib/rig';
+import { buildRig } from '../../bin/rig';
 
 const ROOT = path.join(__dirname, '../..');
 

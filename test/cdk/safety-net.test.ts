@@ -1,10 +1,7 @@
 // Unit tests of the generator safety-net Lambda's logic (the CDK wiring is in generator-fleet.test.ts).
+import * as net from '../../lib/safety-net/index.js';
+
 describe('lib/safety-net', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const net = require('../../lib/safety-net/index.js') as {
-    overdueInstances: (i: { instanceId: string; launchTime: Date }[], now: number, max: number) => { instanceId: string }[];
-    run: (deps: object) => Promise<{ scaledToZero: boolean; overdue: string[] }>;
-  };
   beforeEach(() => { jest.spyOn(console, 'log').mockImplementation(() => undefined); });
   afterEach(() => { jest.restoreAllMocks(); });
   const now = Date.parse('2025-01-01T12:00:00Z');
@@ -37,5 +34,48 @@ describe('lib/safety-net', () => {
     });
     expect(result.scaledToZero).toBe(false);
     expect(calls).toEqual([]);
+  });
+
+  describe('scale-in a killed run left suspended', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { restoreScaleIn } = require('../../lib/safety-net/index.js') as {
+      restoreScaleIn: (deps: object) => Promise<Array<{ alarmName: string; action: string; why: string }>>;
+    };
+    /** The bucket's marks and the alarms' states, with the calls made. */
+    function account(marks: Record<string, object>, enabled: Record<string, boolean>) {
+      const calls: string[] = [];
+      const objects = new Map(Object.entries(marks).map(([k, v]) => [k, JSON.stringify(v)]));
+      const s3 = {
+        listObjectsV2: async (input: { Prefix: string }) => ({ Contents: [...objects.keys()].filter((k) => k.startsWith(input.Prefix)).map((Key) => ({ Key })) }),
+        getObject: async (input: { Key: string }) => objects.get(input.Key),
+        putObject: async (input: { Key: string; Body: string }) => void (calls.push(`put ${input.Key} ${JSON.parse(input.Body).state}`), objects.set(input.Key, input.Body)),
+      };
+      const cloudwatch = {
+        describeAlarms: async (input: { AlarmNames: string[] }) => ({ MetricAlarms: input.AlarmNames.filter((n) => n in enabled).map((AlarmName) => ({ AlarmName, ActionsEnabled: enabled[AlarmName] })) }),
+        enableAlarmActions: async (input: { AlarmNames: string[] }) => void calls.push(`enable ${input.AlarmNames.join(',')}`),
+      };
+      return { s3, cloudwatch, calls };
+    }
+    const mark = (alarmName: string, restoreBy: number, state = 'suspended') => ({ alarmName, runId: 'r1', suspendedAt: now - 3_600_000, restoreBy, state });
+
+    test('past the deadline: alarm actions enabled and the mark rewritten as restored; before it, or someone else\'s, left alone', async () => {
+      const a = account(
+        {
+          'runs/_scale-in/LoadTestRig-Target-In.json': mark('LoadTestRig-Target-In', now - 1),
+          'runs/_scale-in/LoadTestRig-Target-Early.json': mark('LoadTestRig-Target-Early', now + 60_000),
+          'runs/_scale-in/LoadTestRig-Target-Done.json': mark('LoadTestRig-Target-Done', now - 1, 'restored'),
+          'runs/_scale-in/LoadTestRig-Target-Gone.json': mark('LoadTestRig-Target-Gone', now - 1),
+          'runs/other/run.json': { alarmName: 'x' },
+        },
+        { 'LoadTestRig-Target-In': false, 'LoadTestRig-Target-Early': false, 'LoadTestRig-Target-Done': false },
+      );
+      const out = await restoreScaleIn({ env: { RESULTS_BUCKET: 'results' }, now: () => now, s3: a.s3, cloudwatch: a.cloudwatch });
+      expect(a.calls).toEqual(['enable LoadTestRig-Target-In', 'put runs/_scale-in/LoadTestRig-Target-In.json restored']);
+      expect(out.map((o) => `${o.alarmName} ${o.action}`).sort()).toEqual(['LoadTestRig-Target-Early wait', 'LoadTestRig-Target-Gone none', 'LoadTestRig-Target-In restore']);
+    });
+
+    test('no RESULTS_BUCKET (a stack deployed before this duty): nothing read', async () => {
+      await expect(restoreScaleIn({ env: {}, s3: {}, cloudwatch: {} })).resolves.toEqual([]);
+    });
   });
 });

@@ -2,6 +2,7 @@
  * Bad input, table-driven: each case is refused with one clear line naming the flag or file and the
  * fix, exit code 2, nothing started, no run folder left behind.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -139,7 +140,6 @@ describe('bad CDK context is refused before synthesis', () => {
     { name: 'scaleOutCpuPercent 150', context: { scaleOutCpuPercent: 150 }, mentions: /"scaleOutCpuPercent"/ },
   ];
   it.each(cdkCases)('$name → exit 2, one clear line, nothing synthesized', (c) => {
-    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
     const outdir = tempDir('rig-bad-cdk-');
     const r = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'bin/app.ts'], {
       cwd: ROOT,

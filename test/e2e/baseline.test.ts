@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliResult, runCli, tempDir } from '../helpers/cli';
-import type { ReportJson } from '../../scripts/report/write';
+import type { ReportJson } from '../../scripts/report/types';
 
 // A vuser lost to a cookie timeout on a loaded machine is not what these tests are about.
 const RUN = ['--vusers', '20', '--generators', '1', '--ramp', '2s', '--hold', '2s', '--scenario', 'pubsub', '--max-error-rate', '50'];

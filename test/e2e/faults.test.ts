@@ -2,7 +2,9 @@
  * Faults on the local platform, each against the real CLI, real agents, real Artillery and the real
  * reference target: Ctrl-C, a generator killed, the orchestrator killed, a target worker killed.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { pidsOfRun, pidsOfRunWith, startCli, tempDir } from '../helpers/cli';
 import { until } from '../helpers/wait';
@@ -57,10 +59,26 @@ describe('faults during a local run', () => {
       expect(c['vusers.created'] - c['ws.connected']).toBeLessThanOrEqual(10);
       expect(fs.existsSync(path.join(out, 'report.html'))).toBe(true);
       // No temporary folder of the run is left behind.
-      expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
+      expect(fs.readdirSync(os.tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
     },
     120_000,
   );
+
+  it('Ctrl-C twice: the second forces the stop (the run\'s cleanups, then exit 130 from the CLI), nothing left running', async () => {
+    const out = path.join(tempDir('rig-force-'), 'run');
+    const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '30s', '--hold', '10s', '--out', out, '--json']);
+    const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    await cli.waitFor(/shared start at/, 90_000);
+    process.kill(-cli.pid, 'SIGINT');
+    await cli.waitFor(/interrupted: stopping generators/, 10_000);
+    process.kill(-cli.pid, 'SIGINT');
+    const result = await cli.exited;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/forced stop/);
+    // Forced: the CLI ended the process once the cleanups ran, without waiting for the partial report.
+    expect(fs.existsSync(path.join(out, 'report.json'))).toBe(false);
+    await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 25_000, what: 'every process of the run to stop', pollMs: 100 });
+  }, 120_000);
 
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
     const out = path.join(tempDir('rig-lost-'), 'run');
@@ -86,7 +104,7 @@ describe('faults during a local run', () => {
     expect(s.rig.lostGenerators[0].reason).toMatch(/^agent killed by SIGKILL/);
     expect(pidsOfRun(runId)).toEqual([]);
     // Even the killed agent's temporary folder is gone.
-    expect(fs.readdirSync(require('node:os').tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
+    expect(fs.readdirSync(os.tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
   }, 120_000);
 
   it('the orchestrator killed (SIGKILL): agents notice the stale heartbeat and stop themselves; the target stops too', async () => {
@@ -134,7 +152,6 @@ describe('faults during a local run', () => {
 });
 
 describe('a run folder whose disk fills mid-run', () => {
-  const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
   const mountPoint = tempDir('rig-tiny-disk-');
   beforeAll(() => {
     // A 160 KiB tmpfs: room for the start of a run, not for all of it. Needs root (as on CI and dev machines here).

@@ -24,6 +24,17 @@ describe('npm and the rig', () => {
     expect(errors).toEqual(['error: npm took --vusers for itself because no "--" came before the flags; put "--" first: npm run loadtest -- --vusers …']);
   });
 
+  it.each([
+    [['run', 'report', '--compare', 'runs/a', 'runs/b'], 'error: npm took --compare for itself because no "--" came before the flags; put "--" first: npm run report -- --compare …'],
+    [['run', 'soak', '--runs', '3'], 'error: npm took --runs for itself because no "--" came before the flags; put "--" first: npm run soak -- --runs …'],
+    [['run', 'bench', '--pin'], 'bench: npm took --pin for itself because no "--" came before the flags; put "--" first: npm run bench -- --pin …'],
+    [['run', 'leftovers', '--region', 'eu-west-1'], 'error: npm took --region for itself because no "--" came before the flags; put "--" first: npm run leftovers -- --region …'],
+  ])('every npm script names flags npm took for itself: npm %j → exit 2, nothing run', (args, line) => {
+    const r = npm(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => /^(error|bench):/.test(l))).toEqual([line]);
+  });
+
   it('`npm run -s loadtest -- … --json` puts only the summary JSON on stdout', () => {
     const r = npm(['run', '-s', 'loadtest', '--', '--vusers', '0', '--json']);
     expect(r.status).toBe(2);

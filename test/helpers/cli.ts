@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -50,7 +51,7 @@ export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv;
 
 /** A fresh, empty folder under the OS temp dir. */
 export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(require('node:os').tmpdir(), prefix));
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 /** PIDs of live processes tagged with a run's id (every agent, Artillery and target process of the run). */

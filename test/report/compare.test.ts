@@ -10,9 +10,9 @@ import { renderComparisonHtml } from '../../scripts/report/compare-html';
 import { buildCharts } from '../../scripts/report/html';
 import { BASE_LABEL, RUN_LABEL, overlayCharts } from '../../scripts/report/html/overlay';
 import { loadOf } from '../../scripts/report/read-run';
-import type { ReportJson } from '../../scripts/report/write';
 import { ARTIFACTS, chartData, openRendered } from './browser';
 import { T0, XSS, hostileReport } from './fixture';
+import type { ReportJson } from '../../scripts/report/types';
 
 const DAY = 86_400_000;
 

@@ -12,8 +12,8 @@ import * as fs from 'node:fs';
 import { CliResult, ROOT, runCli, tempDir } from '../helpers/cli';
 import { Target, getJson, startTarget } from '../target/helpers';
 import { resultLine } from '../../scripts/report/result';
-import type { ReportJson } from '../../scripts/report/write';
 import { openReport } from './browser';
+import type { ReportJson } from '../../scripts/report/types';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 jest.setTimeout(150_000);

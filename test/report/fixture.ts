@@ -1,7 +1,7 @@
 /** A synthetic report.json with hostile text everywhere the report shows run data. */
 import { decideVerdict } from '../../scripts/core/verdict';
 import type { HistogramSummary } from '../../scripts/core/merge';
-import type { ReportJson } from '../../scripts/report/write';
+import type { ReportJson } from '../../scripts/report/types';
 
 export const XSS = '<img src=x onerror=alert(1)>';
 export const T0 = 1_700_000_000_000;

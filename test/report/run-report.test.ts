@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliResult, ROOT, runCli, tempDir } from '../helpers/cli';
-import type { ReportJson } from '../../scripts/report/write';
 import { chartData, openReport } from './browser';
+import type { ReportJson } from '../../scripts/report/types';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const RUN = ['--vusers', '60', '--generators', '2', '--ramp', '4s', '--hold', '2s'];

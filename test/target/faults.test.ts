@@ -1,9 +1,6 @@
 import { Socket } from 'socket.io-client';
 import { Target, startTarget, getJson, postJson, metrics, connect, subscribe, next, closeAll } from './helpers';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const faults = require('../../target-stack/app/faults') as {
-  makeWithholdDecider: (seed: string, fraction: number) => (id: string) => boolean;
-};
+import * as faults from '../../target-stack/app/faults';
 
 describe('FAULT_DELIVERY_DELAY_MS', () => {
   const D = 300;

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import {
   comparisonRate,
   cpuMsPerVuser,
@@ -136,8 +137,8 @@ describe('bench figures', () => {
     expect(pinnedCommand([0, 2], ['node', 'run.js', '--x'])).toEqual(['taskset', '-c', '0,2', 'node', 'run.js', '--x']);
     expect(pinnedCommand(undefined, ['node', 'run.js'])).toEqual(['node', 'run.js']);
     // This process's own affinity, as the --pin checks read it: a non-empty subset of the online CPUs.
-    const cpus = allowedCpus(require('node:os').cpus().length);
+    const cpus = allowedCpus(os.cpus().length);
     expect(cpus.length).toBeGreaterThan(0);
-    expect(cpus.every((c) => c >= 0 && c < require('node:os').cpus().length)).toBe(true);
+    expect(cpus.every((c) => c >= 0 && c < os.cpus().length)).toBe(true);
   });
 });

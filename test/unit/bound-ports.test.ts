@@ -2,29 +2,15 @@
  * Connections from a source address on named ports (load-generators/lib/bound-ports.js): the port pool,
  * and real loopback connections through it — the port the server sees, release on close, a taken port skipped.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const bp = require('../../load-generators/lib/bound-ports') as {
-  ephemeralRange(file?: string): { low: number; high: number };
-  createPortPool(range: { low: number; high: number }, random?: () => number): {
-    acquire(address: string): number;
-    release(address: string, port: number): void;
-    held(address: string): number;
-  };
-  connectFrom(
-    pool: ReturnType<typeof bp.createPortPool>,
-    address: string,
-    connect: (o: net.NetConnectOpts) => net.Socket,
-    options: object,
-    cb: (err: NodeJS.ErrnoException | null, socket?: net.Socket) => void,
-  ): void;
-  boundAgent(pool: ReturnType<typeof bp.createPortPool>, address: string, secure: boolean): http.Agent;
-};
+import * as bp from '../../load-generators/lib/bound-ports';
 
 /** A free loopback port range of `n` ports (bound, then released). */
 async function freePorts(n: number): Promise<number> {
@@ -135,8 +121,6 @@ describe('connections on named ports (real loopback sockets)', () => {
   });
 
   test('an HTTPS request through the bound agent leaves from the address after the TLS handshake', async () => {
-    const https = require('node:https') as typeof import('node:https');
-    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tls-'));
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');

@@ -9,8 +9,8 @@ import { buildProgram } from '../../scripts/cli';
 import { createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
 import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan';
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
-import { UsageError } from '../../scripts/errors';
-import { npmEatenFlags } from '../../scripts/npm-flags';
+import { UsageError, unexpectedErrorLine } from '../../scripts/errors';
+import { longFlags, npmEatenFlags, npmEatenRefusal } from '../../scripts/npm-flags';
 import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
 import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
@@ -64,7 +64,7 @@ describe('credentials in URLs', () => {
 });
 
 describe('flags npm took for itself', () => {
-  const program = buildProgram();
+  const program = longFlags(buildProgram());
   it('names them under npm run, not otherwise, not when passed through', () => {
     expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_vusers: 'true', npm_config_ramp: '10s' }, program, ['300'])).toEqual(['--vusers', '--ramp']);
     expect(npmEatenFlags({ npm_config_vusers: 'true' }, program, ['300'])).toEqual([]);
@@ -73,6 +73,14 @@ describe('flags npm took for itself', () => {
   it("ignores node-gyp's npmrc `target` (a version), not a bare --target flag", () => {
     expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: '22.1.0' }, program, [])).toEqual([]);
     expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: 'true' }, program, [])).toEqual(['--target']);
+  });
+  it('every entry point checks its own flags and names its own script (commander or parseArgs options)', () => {
+    expect(longFlags({ compare: { type: 'boolean' }, json: { type: 'boolean' } })).toEqual(['--compare', '--json']);
+    const env = { npm_lifecycle_event: 'report', npm_config_compare: 'true' };
+    expect(npmEatenRefusal(env, ['--compare', '--json'], ['runs/a', 'runs/b'])).toBe(
+      'error: npm took --compare for itself because no "--" came before the flags; put "--" first: npm run report -- --compare …',
+    );
+    expect(npmEatenRefusal(env, ['--compare'], ['--compare', 'runs/a', 'runs/b'])).toBeUndefined();
   });
 });
 
@@ -143,3 +151,12 @@ describe('one rule for each kind of input', () => {
   });
 });
 
+describe('an unexpected error (a rig bug)', () => {
+  it('is one line: its message and where its stack went, never the stack itself', () => {
+    const err = new TypeError("Cannot read properties of undefined (reading 'x')\n    at f (/repo/scripts/run.ts:1:1)");
+    const line = unexpectedErrorLine(err, 'runs/r1/rig-error.txt');
+    expect(line).toBe("Cannot read properties of undefined (reading 'x') (an unexpected error in the rig: its stack is in runs/r1/rig-error.txt; please include it in a bug report)");
+    expect(unexpectedErrorLine('boom')).toMatch(/^boom \(an unexpected error in the rig: rerun with RIG_DEBUG=1 to print its stack;/);
+    expect(line).not.toMatch(/\n|at f/);
+  });
+});

@@ -108,7 +108,7 @@ test('the policy\'s rig names follow the stacks, the namespace and the generator
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { RIG_STACK_NAMES } = require('../../scripts/platforms/aws/discovery') as { RIG_STACK_NAMES: Record<string, string> };
   expect(RIG_STACK_NAMES.generators).toBe('LoadTestRig-Generators');
-  const text = fs.readFileSync(path.join(ROOT, 'lib', 'rig.ts'), 'utf8');
+  const text = fs.readFileSync(path.join(ROOT, 'bin', 'rig.ts'), 'utf8');
   expect(text).toContain("RIG_METRICS_NAMESPACE = 'LoadTestRig'");
   expect(fs.readFileSync(path.join(ROOT, 'lib', 'generator-fleet.ts'), 'utf8')).toContain("GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' }");
 });

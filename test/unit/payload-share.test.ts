@@ -1,9 +1,6 @@
 import { maxVusersNotes, payloadNotes } from '../../scripts/fan-out';
 import { payloadShares, splitPhases } from '../../scripts/core/plan';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { shareRows } = require('../../load-generators/lib/payload-share') as {
-  shareRows: (text: string, share: { start: number; count: number }, spec: Record<string, unknown>) => string;
-};
+import { shareRows } from '../../load-generators/lib/payload-share';
 
 const csv = ['id,name', ...Array.from({ length: 20 }, (_, i) => `${i + 1},"row ${i + 1}"`)].join('\n') + '\n';
 const ids = (text: string) => text.trim().split('\n').map((l) => l.split(',')[0]);

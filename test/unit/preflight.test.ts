@@ -3,15 +3,11 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { RigError, UsageError } from '../../scripts/errors';
-import { ProbeResult, preflightError, preflightHere, preflightSpec } from '../../scripts/preflight';
+import { preflightError, preflightHere, preflightSpec } from '../../scripts/preflight';
 import { loadScenario } from '../../scripts/scenario';
 import { freePort } from '../aws/moto';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { probe, connectFailure } = require('../../load-generators/lib/preflight') as {
-  probe(spec: object): Promise<ProbeResult>;
-  connectFailure(err: unknown, host: string, address: string, port: number, timeoutMs: number): { step: string; message: string };
-};
+import { probe, connectFailure } from '../../load-generators/lib/preflight';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 jest.setTimeout(60_000);

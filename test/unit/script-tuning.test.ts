@@ -2,10 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import yaml from 'js-yaml';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { tuneScript } = require('../../load-generators/lib/script-tuning') as {
-  tuneScript(script: unknown): { script: { config: { http?: Record<string, unknown> } }; changed: string[] };
-};
+import { tuneScript } from '../../load-generators/lib/script-tuning';
 
 const scenario = (name: string) => yaml.load(fs.readFileSync(path.join(__dirname, '../../load-generators/scenarios', `${name}.yml`), 'utf8'));
 

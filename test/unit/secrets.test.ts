@@ -4,12 +4,7 @@
  */
 import { AccessDeniedException, GetParametersByPathCommand, InvalidFilterKey, SSMClient, SSMServiceException } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-
-type Page = { Parameters?: Array<{ Name?: string; Value?: string }>; NextToken?: string };
-const { loadSsmSecrets, secretEnvName } = require('../../load-generators/lib/secrets') as {
-  loadSsmSecrets: (path: string, getPage?: (input: Record<string, unknown>) => Promise<Page>) => Promise<{ env: Record<string, string>; note?: string }>;
-  secretEnvName: (name: string) => string;
-};
+import { loadSsmSecrets, secretEnvName } from '../../load-generators/lib/secrets';
 
 const ssm = mockClient(SSMClient);
 beforeEach(() => ssm.reset());

@@ -1,17 +1,13 @@
+import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Server } from 'socket.io';
 import { until } from '../helpers/wait';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const sa = require('../../load-generators/lib/source-addresses') as {
-  privateIPv4Addresses(i: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env: NodeJS.ProcessEnv): string[];
-  assignSourceAddresses(specs: Array<{ sourceAddress?: string; script?: unknown }>, addresses: string[]): string[];
-  sourceAddressesFor(specs: Array<{ sourceAddress?: string; script?: unknown }>, io: object): Promise<string[]>;
-  countPortsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<Map<string, number> | undefined>;
-  countSocketsByAddress(addresses: string[], io?: { ss?: (args: string[]) => Promise<string>; procFile?: string }): Promise<{ ports: Map<string, number>; established: Map<string, number> } | undefined>;
-  countPortsFromProc(addresses: string[], file: string): Map<string, number> | undefined;
-};
+import * as sa from '../../load-generators/lib/source-addresses';
 
 const nic = (address: string, internal = false): os.NetworkInterfaceInfo =>
   ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: `${address}/24` }) as os.NetworkInterfaceInfo;
@@ -81,7 +77,6 @@ describe('source addresses', () => {
   });
 
   test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
-    const net = require('node:net') as typeof import('node:net');
     const server = net.createServer((s) => s.on('error', () => undefined));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as import('node:net').AddressInfo).port;
@@ -102,7 +97,6 @@ describe('source addresses', () => {
 
 
 describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
-  const http = require('node:http') as typeof import('node:http');
   let server: import('node:http').Server;
   let url = '';
   const seen: string[] = [];
@@ -127,17 +121,17 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   beforeEach(() => void seen.splice(0));
 
   test('each vuser of the connect flow leaves from the next address of the list', async () => {
-    let connect: { fetchCookie(context: object, events: import('node:events').EventEmitter): Promise<void> } | undefined;
+    let connect: typeof import('../../load-generators/processors/connect') | undefined;
     jest.isolateModules(() => {
+      // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       connect = require('../../load-generators/processors/connect');
     });
-    const { EventEmitter } = require('node:events') as typeof import('node:events');
     for (let i = 0; i < 4; i++) await connect!.fetchCookie({ vars: { target: url } }, new EventEmitter());
     expect(seen).toEqual(['127.0.3.1', '127.0.3.2', '127.0.3.1', '127.0.3.2']);
   });
 
   test('the vusers\' Socket.IO connections leave from the addresses too, on ports the process names', async () => {
-    const { Server } = require('socket.io') as typeof import('socket.io');
     const web = http.createServer();
     const ioServer = new Server(web, { transports: ['websocket'] });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
@@ -145,16 +139,13 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
       const handshakes: string[] = [];
       ioServer.on('connection', (sock) => void handshakes.push(`${sock.handshake.address}`));
       const ioUrl = `http://127.0.0.1:${(web.address() as import('node:net').AddressInfo).port}`;
-      let connect: {
-        openSocket(context: { vars: object }, events: import('node:events').EventEmitter): Promise<void>;
-        closeSocket(context: object, events: import('node:events').EventEmitter): Promise<void>;
-        boundPorts: { held(address: string): number };
-      } | undefined;
+      let connect: typeof import('../../load-generators/processors/connect') | undefined;
       jest.isolateModules(() => {
+        // A fresh module per test (it reads RIG_SOURCE_ADDRESS when loaded): isolateModules works through require.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         connect = require('../../load-generators/processors/connect');
       });
-      const { EventEmitter } = require('node:events') as typeof import('node:events');
-      const contexts = [{ vars: { target: ioUrl, cookie: 'sid=abc' } }, { vars: { target: ioUrl, cookie: 'sid=abc' } }];
+        const contexts = [{ vars: { target: ioUrl, cookie: 'sid=abc' } }, { vars: { target: ioUrl, cookie: 'sid=abc' } }];
       for (const c of contexts) await connect!.openSocket(c, new EventEmitter());
       expect(handshakes).toEqual(['127.0.3.1', '127.0.3.2']);
       // On ports the process named (no bind-time port search in the kernel), each held until its socket closes.
@@ -167,8 +158,9 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
   });
 
   test('clock samples and publisher requests leave from the first address, not from the whole list', async () => {
-    let clock: { requestJson(method: string, url: string): Promise<{ status: number; body: { now: number } }> } | undefined;
+    let clock: typeof import('../../load-generators/processors/clock') | undefined;
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       clock = require('../../load-generators/processors/clock');
     });
     const res = await clock!.requestJson('GET', `${url}/time`);

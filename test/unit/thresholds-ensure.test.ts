@@ -110,3 +110,20 @@ describe('the run result with a strict: false check', () => {
     expect(decideResult(input(strict), 1).exitCode).toBe(1);
   });
 });
+
+describe('how a threshold reads (terminal summary, report.html, comparison page: one rule)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { thresholdStatus } = require('../../scripts/report/threshold-status') as typeof import('../../scripts/report/threshold-status');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { thresholdsSection } = require('../../scripts/report/html/sections') as typeof import('../../scripts/report/html/sections');
+  test('held: ok; breached: BREACHED; a breached strict: false condition: breached (optional), as Artillery marks it', () => {
+    expect(thresholdStatus({ ok: true })).toEqual({ text: 'ok', tone: 'pass' });
+    expect(thresholdStatus({ ok: false, error: 'no such metric' })).toEqual({ text: 'BREACHED (no such metric)', tone: 'fail' });
+    const optional = evaluateEnsure(scriptEnsureChecks({ plugins: plugin, ensure: { conditions: [{ expression: 'vusers.failed == 0', strict: false }] } }), aggregate);
+    expect(thresholdStatus(optional[0]!)).toEqual({ text: 'breached (optional)', tone: 'warn' });
+    const html = thresholdsSection({ thresholds: optional } as unknown as Parameters<typeof thresholdsSection>[0]);
+    expect(html).toContain('<td class="warn">breached (optional)</td>');
+    expect(html).not.toContain('BREACHED');
+  });
+});
+

@@ -25,7 +25,7 @@ import { saveWidgetImages, waitForLastMinute } from './cloudwatch-extras';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES, isStackMissing } from './discovery';
 import { awsFleet, groupInstances } from './fleet';
-import { RestoreScaleIn, suspendScaleIn } from './scale-in';
+import { RestoreScaleIn, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
@@ -203,7 +203,10 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
         async launch(ids) {
           fleetTouched = true;
           try {
-            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log);
+            // The mark (with its deadline) lets the next run, `npm run leftovers` or the safety net restore it after a kill.
+            const now = clock.now();
+            const restoreBy = scaleInRestoreBy(now, plan, props.fleet?.instanceTimeoutMs);
+            restoreScaleIn = await suspendScaleIn(api, outputs.scaleInAlarmName, log, { marks: s3Store(`s3://${bucket}`, api.s3), runId, now: () => clock.now(), restoreBy });
           } catch (err) {
             throw explainAwsError(err, { region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
           }

@@ -8,9 +8,9 @@ import { GENERATORS_PREFIX, KEY_KIND } from '../../../load-generators/lib/run-pr
 import type { RunStore } from '../../contracts';
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { PeriodMetrics, deserializePeriod, summarize } from '../../core/merge';
-import type { CloudWatchSection, CloudWatchSeries } from '../../report/write';
 import type { AwsApi } from './clients';
 import { CW_AGENT_METRICS, RIG_METRICS } from '../../../lib/metric-names';
+import type { CloudWatchSection, CloudWatchSeries } from '../../report/types';
 
 /** Which resources of the deployed rig to read metrics for (from the stacks' outputs). */
 export interface MetricSources {

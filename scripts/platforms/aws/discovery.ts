@@ -8,7 +8,7 @@ import { UsageError } from '../../errors';
 import type { AwsApi } from './clients';
 import type * as AwsErrors from './aws-errors';
 
-/** The rig's stack names; must equal STACK_NAMES in lib/rig.ts (a unit test checks, without loading the CDK here). */
+/** The rig's stack names; must equal STACK_NAMES in bin/rig.ts (a unit test checks, without loading the CDK here). */
 export const RIG_STACK_NAMES = {
   network: 'LoadTestRig-Network',
   target: 'LoadTestRig-Target',

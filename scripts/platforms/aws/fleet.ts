@@ -16,9 +16,16 @@ import { RigError } from '../../errors';
 import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
 import { agentCommand, bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import type { AwsApi } from './clients';
+import { Backoff, backoff } from '../../../load-generators/lib/backoff';
 
 /** Generators whose status (done.json, then the SSM invocation) one poll tick reads at most. */
 export const POLL_BUDGET = 10;
+/**
+ * The longest a running generator's SSM invocation goes unread. SSM only reports failures (the end comes from
+ * done.json, read on every visit), so each generator's invocation read backs off from the poll interval to this
+ * while it stays InProgress (SSM throttles GetCommandInvocation per account): a crashed agent is noticed within it.
+ */
+export const SSM_CHECK_CEILING_MS = 30_000;
 
 /** SSM command statuses after which the agent is no longer running. */
 const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
@@ -73,6 +80,9 @@ export interface AwsFleetOptions {
 interface Dispatched {
   readonly instanceId: string;
   readonly commandId: string;
+  /** When its SSM invocation is next read, and the backoff that spaces the reads. */
+  nextSsmAt: number;
+  readonly ssmPoll: Backoff;
   code?: number;
   /** Why the fleet marked it lost (command status, instance state), for the report. */
   why?: string;
@@ -196,7 +206,7 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     const commands = agentCommand({ bucket: opts.bucket, runId: opts.runId, generatorId: id, agentHome: opts.agentHome, region: opts.region, layout, ...(opts.heapLimitMiB ? { heapLimitMiB: opts.heapLimitMiB } : {}) });
     const commandId = await send(instanceId, id, commands, `${runPrefix(opts.runId)}/ssm/${id}`, deadline);
     if (!commandId) return;
-    dispatched.set(id, { instanceId, commandId });
+    dispatched.set(id, { instanceId, commandId, nextSsmAt: clock.now(), ssmPoll: backoff({ initialMs: pollMs, ceilingMs: SSM_CHECK_CEILING_MS }) });
     await store.put(generatorKeys(id).instance, JSON.stringify({ instanceId, commandId, at: clock.now() }));
   };
 
@@ -259,6 +269,8 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
         d.code = exitCodeOfDone(done);
         continue;
       }
+      if (clock.now() < d.nextSsmAt) continue;
+      d.nextSsmAt = clock.now() + d.ssmPoll.next();
       try {
         const inv = await api.getCommandInvocation({ CommandId: d.commandId, InstanceId: d.instanceId });
         if (FAILED_STATUSES.has(String(inv.Status))) {

@@ -9,7 +9,7 @@
  */
 import { RIG_INTERNAL_HISTOGRAMS } from '../distribution';
 import { phaseBands, runStart } from '../findings';
-import type { ReportJson } from '../write';
+import type { ReportJson } from '../types';
 
 /** How a series is drawn. */
 export type SeriesKind =

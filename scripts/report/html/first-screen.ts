@@ -5,8 +5,8 @@
  */
 import type { Distribution } from '../distribution';
 import { elapsed, errorRows, findingsOf, runStart } from '../findings';
-import type { ReportJson } from '../write';
 import { escapeHtml as e } from './escape';
+import type { ReportJson } from '../types';
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 

@@ -2,9 +2,10 @@
  * The report's text sections as HTML strings (pure). Every value from the run goes through
  * {@link escapeHtml}; nothing else is interpolated.
  */
-import type { ReportJson } from '../write';
 import { isBookkeeping } from '../artillery-format';
 import { escapeHtml as e } from './escape';
+import { thresholdStatus } from '../threshold-status';
+import type { ReportJson } from '../types';
 
 
 /** Number for a table cell: integers as they are, others to one decimal. */
@@ -63,7 +64,10 @@ ${periodsTable}${thresholds}</section>`;
 export function thresholdsSection(r: ReportJson): string {
   if (!r.thresholds.length) return `<h2>Thresholds</h2><p class="note">No thresholds (--ensure or config.ensure) were set.</p>`;
   return `<h2>Thresholds</h2><div class="card"><table id="thresholds"><thead>${row([th('expression'), th('result')])}</thead><tbody>${r.thresholds
-    .map((t) => row([td(t.expression, 'name'), `<td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : `BREACHED${t.error ? ` (${e(t.error)})` : ''}`}</td>`]))
+    .map((t) => {
+      const status = thresholdStatus(t);
+      return row([td(t.expression, 'name'), `<td class="${status.tone}">${e(status.text)}</td>`]);
+    })
     .join('')}</tbody></table></div>`;
 }
 

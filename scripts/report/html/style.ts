@@ -50,6 +50,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.name { overflow-wrap: anywhere; min-width: 12ch; }
 .pass { color: var(--ok); font-weight: 600; }
 .fail { color: var(--bad); font-weight: 600; }
+.warn { color: var(--warn); font-weight: 600; }
 .note { color: var(--muted); font-size: 13px; }
 .chart { min-height: 240px; }
 .dist-grid { display: grid; grid-template-columns: minmax(200px, 1fr) 2fr; gap: 12px; align-items: start; }

@@ -1,11 +1,11 @@
 import { App, Aspects, Duration, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
-import { RigConfig } from './config';
-import { GeneratorStack } from './generator-stack';
-import { FunctionLogGroups } from './log-groups';
-import { NetworkStack } from './network-stack';
-import { InternetFacingReachabilityCheck } from './reachability-check';
+import { RigConfig } from '../lib/config';
+import { GeneratorStack } from '../lib/generator-stack';
+import { FunctionLogGroups } from '../lib/log-groups';
+import { NetworkStack } from '../lib/network-stack';
+import { InternetFacingReachabilityCheck } from '../lib/reachability-check';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
 export const STACK_NAMES = {

@@ -1,0 +1,76 @@
+// @ts-check
+'use strict';
+/**
+ * The agent's slice loader: reads generators/<id>/slice.json, the scenario secrets (AWS: SSM Parameter
+ * Store), and turns each slice entry into the Artillery script one load process runs.
+ */
+const path = require('node:path');
+const { generatorKeys } = require('./run-protocol');
+const { loadSsmSecrets } = require('./secrets');
+const { tuneScript } = require('./script-tuning');
+const { sharePayloads } = require('./payload-share');
+
+/**
+ * @typedef {import('./run-protocol').LoadProcessSpec} LoadProcessSpec
+ * @typedef {import('./run-protocol').Slice} Slice
+ */
+
+/** The slice could not be used; the message says why (exit 3). */
+class SliceError extends Error {}
+
+/**
+ * The slice, plus the secrets for the load processes' environment and the notes the run output shows once.
+ * @param {import('./run-store').RunStore} store @param {string} gid
+ * @param {{ secretsPath?: string }} env RIG_SECRETS_SSM_PATH, read at the entry point
+ * @returns {Promise<{ slice: Slice, secrets: Record<string, string>, notes: string[] }>}
+ */
+async function loadSlice(store, gid, env) {
+  const key = generatorKeys(gid).slice;
+  const text = await store.get(key);
+  if (!text) throw new SliceError(`no slice at ${store.location}/${key}`);
+  /** @type {Slice} */
+  const slice = JSON.parse(text);
+  /** @type {string[]} */
+  const notes = [];
+  if (!env.secretsPath) return { slice, secrets: {}, notes };
+  try {
+    const read = await loadSsmSecrets(env.secretsPath);
+    if (read.note) notes.push(read.note);
+    return { slice, secrets: read.env, notes };
+  } catch (err) {
+    // Said in the run store too, so the orchestrator's "stopped before it was ready" names the cause.
+    const message = /** @type {Error} */ (err).message;
+    await store.put(generatorKeys(gid).error, JSON.stringify({ at: Date.now(), message })).catch(() => undefined);
+    throw new SliceError(message);
+  }
+}
+
+/**
+ * Makes every path the script names (processor, payload files) absolute against the scenario's folder.
+ * @param {any} script @param {string} scriptDir
+ */
+function resolveScriptPaths(script, scriptDir) {
+  const cfg = script.config || {};
+  if (typeof cfg.processor === 'string') cfg.processor = path.resolve(scriptDir, cfg.processor);
+  const payloads = Array.isArray(cfg.payload) ? cfg.payload : cfg.payload ? [cfg.payload] : [];
+  for (const p of payloads) if (p && typeof p.path === 'string') p.path = path.resolve(scriptDir, p.path);
+  return script;
+}
+
+/**
+ * Load process k's script: paths resolved, tuned, payloads shared, the rig plugin pointed at its spool.
+ * @param {Slice} slice @param {number} k @param {string} spool
+ * @param {{ targetUrl?: string, warn: (line: string) => void }} env
+ */
+function processScript(slice, k, spool, env) {
+  const spec = /** @type {LoadProcessSpec} */ (slice.processes[k]);
+  const { script, changed } = tuneScript(resolveScriptPaths(JSON.parse(JSON.stringify(spec.script)), slice.scriptDir));
+  // The slice stores the target with its credentials redacted; the real URL comes only in the environment.
+  if (slice.targetFromEnv && env.targetUrl) script.config.target = env.targetUrl;
+  changed.push(...sharePayloads(script, spool));
+  if (changed.length) env.warn(`agent: p${k}: ${changed.join('; ')}`);
+  script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
+  return script;
+}
+
+module.exports = { SliceError, loadSlice, processScript, resolveScriptPaths };

@@ -1,0 +1,85 @@
+// @ts-check
+'use strict';
+/**
+ * The agent's spooler: copies what the load processes write into their spool folders (periods, started
+ * and ready markers, the final report) into the run store, and samples the generator's resources
+ * (CPU, memory, sockets, event-loop lag) into generators/<id>/health/ while the load runs.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { sampleProcess } = require('./health');
+const { SPOOL } = require('./run-protocol');
+const { countSocketsByAddress, parseSourceAddresses } = require('./source-addresses');
+
+/**
+ * The worst recent event-loop delay (p99 of the last window) of a load process's threads.
+ * @param {string} spool
+ */
+function latestLag(spool) {
+  let worst;
+  for (const n of fs.readdirSync(spool).filter((f) => SPOOL.lagFile.test(f))) {
+    try {
+      const { p99Ms } = JSON.parse(fs.readFileSync(path.join(spool, n), 'utf8'));
+      worst = Math.max(worst ?? 0, Number(p99Ms) || 0);
+    } catch { /* being replaced right now */ }
+  }
+  return worst;
+}
+
+/**
+ * @param {{ store: import('./run-store').RunStore, keys: ReturnType<typeof import('./run-protocol').generatorKeys>, procs: import('./agent-supervisor').LoadProcess[],
+ *   sources: (string | undefined)[], clock: import('./backoff').AgentClock, healthIntervalMs: number }} opts
+ */
+function spooler(opts) {
+  const { store, keys, procs, clock } = opts;
+  const sourceList = (/** @type {number} */ k) => parseSourceAddresses(opts.sources[k]);
+  let nextHealth = 0;
+
+  /** Copies every new spool file into the store (periods are immutable once renamed into place). */
+  const push = async () => {
+    for (const p of procs) {
+      const names = fs.readdirSync(p.spool).filter((n) => SPOOL.shipped.test(n));
+      const periods = fs.readdirSync(path.join(p.spool, SPOOL.periods)).filter((n) => n.endsWith('.json')).map((n) => `${SPOOL.periods}/${n}`);
+      for (const rel of [...periods, ...names]) {
+        if (p.pushed.has(rel)) continue;
+        await store.put(keys.process(p.k, rel), fs.readFileSync(path.join(p.spool, rel)));
+        p.pushed.add(rel);
+      }
+    }
+  };
+
+  /** One health sample when due: one socket count for every process (ss, filtered to their addresses). */
+  const sampleHealth = async () => {
+    const now = clock.now();
+    if (now < nextHealth) return;
+    nextHealth = now + opts.healthIntervalMs;
+    const sockets = await countSocketsByAddress(procs.flatMap((p) => sourceList(p.k)));
+    const ports = sockets?.ports;
+    const sum = (/** @type {Map<string, number> | undefined} */ m, /** @type {number} */ k) => (m && sourceList(k).length ? sourceList(k).reduce((a, addr) => a + (m.get(addr) || 0), 0) : undefined);
+    const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
+      process: `p${p.k}`,
+      ...sampleProcess(/** @type {number} */ (p.child.pid)),
+      // A process's figure is its busiest address.
+      portsInUse: ports && sourceList(p.k).length ? Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)) : undefined,
+      // Connections this process holds (every address it connects from): the generator side of "held".
+      socketsEstablished: sum(sockets?.established, p.k),
+      eventLoopLagMs: latestLag(p.spool),
+    }));
+    await store.put(keys.health(now), JSON.stringify({ at: now, samples }));
+  };
+
+  return {
+    /** One pass of the run loop: push new files, sample health when due. */
+    async step() {
+      await push();
+      await sampleHealth();
+    },
+    /** After the load processes ended: what is left, and each process's log. */
+    async finish() {
+      await push();
+      for (const p of procs) await store.put(keys.artilleryLog(p.k), fs.readFileSync(p.logFile));
+    },
+  };
+}
+
+module.exports = { spooler, latestLag };

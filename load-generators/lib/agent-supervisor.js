@@ -1,0 +1,114 @@
+// @ts-check
+'use strict';
+/**
+ * The agent's process supervisor: one Artillery process per slice entry, each in its own spool folder.
+ * It starts them, knows which are alive and why one ended, hands them the start instant and the abort
+ * through files in their spool (written whole), and stops them (SIGTERM, then SIGKILL after a grace).
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { SPOOL } = require('./run-protocol');
+
+const PLUGINS_DIR = path.join(__dirname, '..', 'plugins');
+/** Preloaded into every load process and its worker threads: arrival pacing without nanotimer's busy-wait. */
+const CALM_TIMERS = path.join(__dirname, 'calm-timers.js');
+const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
+/** How long a stopped load process gets to flush its period in progress before it is killed. */
+const FLUSH_GRACE_MS = 12_000;
+
+/**
+ * Write-then-rename: the load processes poll these files (start, abort) and must never read half of one.
+ * @param {string} file @param {string | Buffer} body
+ */
+function writeAtomic(file, body) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, body);
+  fs.renameSync(tmp, file);
+}
+
+/** Why a child ended, in words: its exit code, or the signal's name (never a bare 128). @param {number | null} code @param {NodeJS.Signals | null} signal */
+const exitText = (code, signal) => (signal ? `killed by ${signal}` : `exit code ${code}`);
+
+/**
+ * @typedef {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string }} LoadProcess
+ * @param {{ clock: import('./backoff').AgentClock, onStopped?: (reason: string) => void }} opts
+ */
+function supervisor(opts) {
+  const { clock } = opts;
+  /** @type {LoadProcess[]} */
+  const procs = [];
+  let stopping = '';
+  return {
+    procs,
+    stopping: () => stopping,
+    alive: () => procs.some((p) => p.exit === undefined),
+    /**
+     * Starts load process k on a script already written to `<spool>/script.json`.
+     * @param {number} k @param {string} spool
+     * @param {Record<string, string>} secrets the scenario's secrets (never override the rig's own variables)
+     * @param {Record<string, string>} rigEnv the process's RIG_* variables
+     */
+    start(k, spool, secrets, rigEnv) {
+      const logFile = path.join(spool, SPOOL.log);
+      const log = fs.openSync(logFile, 'a');
+      const child = spawn(process.execPath, [ARTILLERY_BIN, 'run', path.join(spool, SPOOL.script)], {
+        cwd: spool,
+        stdio: ['ignore', log, log],
+        env: {
+          ...process.env,
+          WORKERS: '1',
+          ...secrets,
+          ARTILLERY_DISABLE_TELEMETRY: 'true',
+          // Ensure is evaluated once, on the merged data, by the orchestrator: never on one process's slice.
+          ARTILLERY_DISABLE_ENSURE: 'true',
+          ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim(),
+          ...rigEnv,
+        },
+      });
+      fs.closeSync(log);
+      /** @type {LoadProcess} */
+      const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile };
+      child.on('exit', (code, signal) => {
+        entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
+        entry.why = exitText(code, signal);
+      });
+      procs.push(entry);
+    },
+    /** Asks every load process to stop (once); one that ignores SIGTERM is killed after the flush grace. @param {string} reason */
+    stopAll(reason) {
+      if (stopping) return;
+      stopping = reason;
+      for (const p of procs) {
+        try { writeAtomic(path.join(p.spool, SPOOL.abort), reason); } catch { /* spool gone */ }
+        // SIGTERM: Artillery's graceful shutdown, during which the rig plugin flushes the period in progress.
+        if (p.exit === undefined) p.child.kill('SIGTERM');
+      }
+      setTimeout(() => { for (const p of procs) if (p.exit === undefined) p.child.kill('SIGKILL'); }, FLUSH_GRACE_MS).unref();
+      opts.onStopped?.(reason);
+    },
+    /**
+     * Until every load process has a thread waiting at the barrier; false (and stopping) when one ended first
+     * or they were not ready in time. @param {(k: number) => string} logKey @param {number} [timeoutMs]
+     */
+    async waitReady(logKey, timeoutMs = 120_000) {
+      const deadline = clock.now() + timeoutMs;
+      for (;;) {
+        if (stopping) return false;
+        const dead = procs.find((p) => p.exit !== undefined);
+        if (dead) { this.stopAll(`load process p${dead.k} ended before start (${dead.why}; see ${logKey(dead.k)})`); return false; }
+        if (procs.every((p) => fs.readdirSync(p.spool).some((n) => SPOOL.readyFile.test(n)))) return true;
+        if (clock.now() > deadline) { this.stopAll(`load processes not ready within ${timeoutMs / 1000} s`); return false; }
+        await clock.sleep(50);
+      }
+    },
+    /** Hands the start instant to every load process (the rig plugin sleeps until it). @param {string} startJson */
+    handStart(startJson) {
+      for (const p of procs) writeAtomic(path.join(p.spool, SPOOL.start), startJson);
+    },
+  };
+}
+
+module.exports = { supervisor, writeAtomic, FLUSH_GRACE_MS };
