@@ -9,6 +9,7 @@ import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { RunResult, decideResult, resultLine } from './result';
 import { heldText } from './findings';
+import type { RegionColumn } from './regions';
 import { FigureRow, clockRows, scenarioFigures } from './scenario-figures';
 
 /** Artillery's reporting period. */
@@ -71,6 +72,8 @@ export interface RunSummary {
   readonly result: RunResult;
   /** `--baseline`: the run compared with, and how its scenario or load differs (empty: comparable). */
   readonly baseline?: { readonly runId: string; readonly differences: readonly string[] };
+  /** Generators in several regions: Relaybox's figures per region, one entry per region (scripts/report/regions.ts). */
+  readonly regions?: readonly RegionColumn[];
 }
 
 /** What the summary is built from. */
