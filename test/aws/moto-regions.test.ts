@@ -18,8 +18,8 @@ jest.setTimeout(170_000);
 
 const HOME = 'us-east-1';
 const REMOTE = 'eu-west-2';
-const GROUPS = { [HOME]: 'LoadTestRig-Generators-GroupHome', [REMOTE]: 'LoadTestRig-Generators-eu-west-2-GroupEu' };
-const BUCKETS = { [HOME]: 'loadtestrig-results-home', [REMOTE]: 'loadtestrig-results-eu' };
+const GROUPS: Record<string, string> = { [HOME]: 'LoadTestRig-Generators-GroupHome', [REMOTE]: 'LoadTestRig-Generators-eu-west-2-GroupEu' };
+const BUCKETS: Record<string, string> = { [HOME]: 'loadtestrig-results-home', [REMOTE]: 'loadtestrig-results-eu' };
 
 let moto: Moto;
 let target: TargetHandle;
@@ -82,7 +82,9 @@ afterAll(async () => {
 });
 
 test('two regions: split by weight, one start instant in both regions, every region\'s data merged, per-region columns, both groups at 0', async () => {
-  const agents = { [HOME]: new FakeSsmAgent(moto, homes[HOME]!, work, HOME), [REMOTE]: new FakeSsmAgent(moto, homes[REMOTE]!, work, REMOTE) };
+  const homeAgent = new FakeSsmAgent(moto, homes[HOME]!, work, HOME);
+  const remoteAgent = new FakeSsmAgent(moto, homes[REMOTE]!, work, REMOTE);
+  const agents = { [HOME]: homeAgent, [REMOTE]: remoteAgent };
   for (const a of Object.values(agents)) a.start();
   const out = path.join(work, 'run');
   let res;
@@ -94,19 +96,18 @@ test('two regions: split by weight, one start instant in both regions, every reg
   } finally {
     await Promise.all(Object.values(agents).map((a) => a.stop()));
   }
-  if (process.env.RIG_DEBUG_STDERR) fs.writeFileSync(process.env.RIG_DEBUG_STDERR, res.stderr);
   const diag = `exit ${res.code}\n${res.stderr}\nagent logs: ${fs.readdirSync(work).filter((f) => f.endsWith('.log')).map((f) => `${f}: ${fs.readFileSync(path.join(work, f), 'utf8').slice(-1500)}`).join('\n')}`;
   expect({ code: res.code, diag }).toEqual({ code: 0, diag });
   expect(res.stderr).toContain(`generator regions: ${HOME} (weight 3), ${REMOTE} (weight 1)`);
 
   // The split: 40 vusers 3:1 → 30 in us-east-1 on 2 generators, 10 in eu-west-2 on 1 (--generators 3 by weight, one per region first).
   expect(res.stderr).toContain(`regions: ${HOME} 30 vusers on 2 generator(s), ${REMOTE} 10 vusers on 1 generator(s); one start instant for all`);
-  expect(agents[HOME].agents.map((a) => a.generator).sort()).toEqual(['g01', 'g02']);
-  expect(agents[REMOTE].agents.map((a) => a.generator)).toEqual(['g03']);
-  expect(agents[REMOTE].agents[0]?.store).toMatch(new RegExp(`^s3://${BUCKETS[REMOTE]}/runs/`));
+  expect(homeAgent.agents.map((a) => a.generator).sort()).toEqual(['g01', 'g02']);
+  expect(remoteAgent.agents.map((a) => a.generator)).toEqual(['g03']);
+  expect(remoteAgent.agents[0]?.store).toMatch(new RegExp(`^s3://${BUCKETS[REMOTE]}/runs/`));
   // Preflight per region: one probe from each region's first generator.
-  expect(agents[HOME].preflights).toHaveLength(1);
-  expect(agents[REMOTE].preflights).toHaveLength(1);
+  expect(homeAgent.preflights).toHaveLength(1);
+  expect(remoteAgent.preflights).toHaveLength(1);
 
   // One start instant: the same control/start.json in both regions' buckets, and every agent planned its start on it.
   const summary = res.json;
