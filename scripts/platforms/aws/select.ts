@@ -150,6 +150,8 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
       signal: p.signal,
       targetIsPrivate: false,
       ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
+      // The home platform removes cdk-outputs.json once the home stacks are gone; a region's teardown leaves it.
+      removeOutputsFile: () => undefined,
     });
     log(`[${r.region}] ${capacityLine(rOutputs, false, remote.generator, p.generatorCapacity)}`);
     parts.push({ region: r.region, weight: r.weight, platform: remote });
