@@ -11,6 +11,9 @@ import { NormalizedPhase, Phase, PlanError, normalizePhases } from './capacity';
 import type { ArrivalCapacity, GeneratorLimits, GeneratorSlice, Plan } from './plan';
 import { estimatePeakConcurrent, peakArrivalRate, planLoad } from './plan';
 
+/** The id of generator `index` of a plan (as scripts/run.ts generatorSpecs names it): g01, g02, … */
+export const generatorId = (index: number): string => `g${String(index + 1).padStart(2, '0')}`;
+
 /** One generator region and its share. */
 export interface RegionWeight {
   readonly region: string;

@@ -5,7 +5,7 @@
  * exactly per region (the same merge as the whole run), so the regions' counters add up to the run's.
  */
 import { aggregate, mergePeriods, summarize } from '../core/merge';
-import type { RegionalPlan } from '../core/regions';
+import { RegionalPlan, generatorId } from '../core/regions';
 import type { GeneratorData } from './collect';
 
 /** Which generators ran in a region: kept in outcome.json so `npm run report` rebuilds the section exactly. */
@@ -46,7 +46,6 @@ export interface RegionSummary extends RegionColumn {
   readonly timeline: ReadonlyArray<{ readonly period: number; readonly created: number; readonly failed: number; readonly deliveryP95: number | null }>;
 }
 
-const generatorId = (index: number): string => `g${String(index + 1).padStart(2, '0')}`;
 
 /** The record of each region of a regional plan (generator ids as scripts/run.ts names them). */
 export function regionsOf(regional: RegionalPlan): RegionRecord[] {

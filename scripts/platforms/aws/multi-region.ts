@@ -11,14 +11,12 @@
 import type { RunStore } from '../../../load-generators/lib/run-store';
 import type { TargetHandle } from '../../adapters/local-target';
 import type { Plan } from '../../core/plan';
-import type { RegionPlanInput, RegionalPlan } from '../../core/regions';
+import { RegionPlanInput, RegionalPlan, generatorId } from '../../core/regions';
 import { UsageError } from '../../errors';
 import type { Platform } from '../platform';
 import type { RegionalOutputs, RigOutputs } from './discovery';
 import { regionalFleet, regionalStore } from './regional';
 
-/** The id of generator `index` (as scripts/run.ts generatorSpecs names it). */
-const generatorId = (index: number): string => `g${String(index + 1).padStart(2, '0')}`;
 
 /** A platform that also plans over regions. */
 export interface RegionalPlatform extends Platform {
