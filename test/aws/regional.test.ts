@@ -9,13 +9,13 @@ import { localStore } from '../../load-generators/lib/run-store';
 import type { Fleet } from '../../scripts/adapters/local-fleet';
 import type { Platform } from '../../scripts/platforms/platform';
 import { parseOutputsFile } from '../../scripts/platforms/aws/discovery';
-import { multiRegionPlatform, remoteOutputs, remoteTargetUrl } from '../../scripts/platforms/aws/multi-region';
+import { multiRegionPlatform, natWarning, remoteOutputs, remoteTargetUrl } from '../../scripts/platforms/aws/multi-region';
 import { regionalFleet, regionalStore } from '../../scripts/platforms/aws/regional';
 import { planRegions } from '../../scripts/core/regions';
 import { tempDir } from '../helpers/cli';
 
 const GEN = { GeneratorAsgName: 'home-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'home-bucket', Region: 'eu-west-2', MaxGenerators: '10' };
-const EU = { GeneratorAsgName: 'us-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'us-bucket', Region: 'us-east-1', MaxGenerators: '4', RegionWeight: '1' };
+const EU = { GeneratorAsgName: 'us-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'us-bucket', Region: 'us-east-1', MaxGenerators: '4', RegionWeight: '1', EgressAddress1: '198.51.100.2', EgressAddress0: '198.51.100.1' };
 
 describe('discovery of generator regions', () => {
   test('the outputs file names every region\'s stack, weight and public target URL', () => {
@@ -25,7 +25,7 @@ describe('discovery of generator regions', () => {
       'LoadTestRig-Target': { TargetUrl: 'http://internal', PublicTargetUrl: 'http://public' },
     }), 'f.json');
     expect(o).toMatchObject({ regionWeight: 3, publicTargetUrl: 'http://public', remoteRegionNames: ['us-east-1'] });
-    expect(o?.regions).toEqual([{ stackName: 'LoadTestRig-Generators-us-east-1', region: 'us-east-1', weight: 1, generatorAsgName: 'us-asg', generatorAgentHome: '/opt/a', resultsBucketName: 'us-bucket', maxGenerators: 4, generatorInstanceType: undefined, generatorSecondaryIps: undefined, safetyNetFunctionName: undefined }]);
+    expect(o?.regions).toEqual([{ stackName: 'LoadTestRig-Generators-us-east-1', region: 'us-east-1', weight: 1, egressAddresses: ['198.51.100.1', '198.51.100.2'], generatorAsgName: 'us-asg', generatorAgentHome: '/opt/a', resultsBucketName: 'us-bucket', maxGenerators: 4, generatorInstanceType: undefined, generatorSecondaryIps: undefined, safetyNetFunctionName: undefined }]);
     expect(remoteOutputs(o!, o!.regions![0]!)).toMatchObject({ region: 'us-east-1', generatorAsgName: 'us-asg', targetUrl: 'http://public', stackNames: ['LoadTestRig-Generators-us-east-1'] });
     expect(remoteTargetUrl(o!, undefined)).toBe('http://public');
     expect(remoteTargetUrl(o!, 'http://mine')).toBe('http://mine');
@@ -115,4 +115,10 @@ test('multiRegionPlatform: each region probes the URL its generators load, other
   expect([0, 1, 2].map((i) => p.generatorTarget(i))).toEqual([undefined, undefined, 'http://public']);
   await p.finish?.();
   expect(finished.sort()).toEqual(['eu-west-2', 'us-east-1']);
+});
+
+test('a region planned past its NAT addresses\' connections to one destination gets a warning naming the bound', () => {
+  expect(natWarning('us-east-1', 110_000, 2)).toBeUndefined();
+  expect(natWarning('eu-west-2', 1_000_000, undefined)).toBeUndefined(); // the home region has no NAT
+  expect(natWarning('us-east-1', 110_001, 2)).toBe('region us-east-1 plans 110,001 vusers at once, but its 2 NAT address(es) hold 55,000 connections each to one load balancer address (110,000 to one, 220,000 spread over two): expect connect errors past that; lower the region\'s weight or add NAT addresses');
 });

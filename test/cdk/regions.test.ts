@@ -80,7 +80,9 @@ describe('generatorRegions: one generator stack per extra region', () => {
 describe('synth rule: a remote region that cannot reach the target', () => {
   const remoteProps = { region: 'us-east-1', weight: 1, instanceType: new ec2.InstanceType('c5.large'), maxGenerators: 2, maxLifetime: Duration.hours(1), resultsExpiryDays: 1 };
 
-  test('fails the synth with one line when the target does not admit the region\'s NAT addresses', () => {
+  // AWS rule: a security-group rule referencing a security group never matches traffic from another region or VPC
+  // (without peering); only a CIDR rule for the region's NAT addresses on an internet-facing load balancer admits it.
+  test('fails the synth with one line when the target does not admit the region\'s NAT addresses (a security-group reference never matches another region)', () => {
     // The target of a one-region rig admits no other region; a regional stack added beside it cannot reach it.
     const app = new App({ context: CDK_JSON_CONTEXT });
     buildRig(app, parseRigConfig({ targetKind: 'ec2', operatorCidr: '203.0.113.7/32' }));

@@ -37,6 +37,8 @@ export interface RegionalOutputs extends GeneratorGroupOutputs {
   readonly region: string;
   /** Share of every run (the stack's RegionWeight output). */
   readonly weight: number;
+  /** The NAT gateways' Elastic IPs every connection of the region leaves from (EgressAddress0, …). */
+  readonly egressAddresses: readonly string[];
 }
 
 /** The deployed rig, as its CloudFormation outputs describe it. */
@@ -117,7 +119,8 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
   for (const [name, outputs] of Object.entries(stacks)) {
     const region = name.startsWith(`${RIG_STACK_NAMES.generators}-`) ? name.slice(RIG_STACK_NAMES.generators.length + 1) : undefined;
     if (!region) continue;
-    regions.push({ stackName: name, region: outputs.Region || region, weight: whole(outputs.RegionWeight, 1) ?? 1, ...generatorOutputs(outputs, name, source) });
+    const egressAddresses = Object.keys(outputs).filter((k) => /^EgressAddress\d+$/.test(k)).sort().map((k) => outputs[k] ?? '');
+    regions.push({ stackName: name, region: outputs.Region || region, weight: whole(outputs.RegionWeight, 1) ?? 1, egressAddresses, ...generatorOutputs(outputs, name, source) });
   }
   const missing = remoteRegionNames.filter((r) => !regions.some((x) => x.region === r));
   if (missing.length) {

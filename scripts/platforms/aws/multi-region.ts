@@ -33,6 +33,24 @@ export interface RegionPart {
   readonly region: string;
   readonly weight: number;
   readonly platform: Platform;
+  /** NAT addresses its generators leave from (other regions); undefined for the home region. */
+  readonly natAddresses?: number;
+}
+
+/** Simultaneous connections a NAT gateway holds per address to one destination (address, port, protocol). */
+export const NAT_CONNECTIONS_PER_DESTINATION = 55_000;
+
+/**
+ * The warning when a region's plan holds more vusers at once than its NAT addresses hold connections to one load
+ * balancer address (a load balancer has one address per zone, so spread over two the bound doubles); undefined
+ * when the plan fits.
+ */
+export function natWarning(region: string, peakConcurrent: number, natAddresses: number | undefined): string | undefined {
+  if (natAddresses === undefined || natAddresses < 1) return undefined;
+  const bound = natAddresses * NAT_CONNECTIONS_PER_DESTINATION;
+  if (peakConcurrent <= bound) return undefined;
+  const f = (n: number) => n.toLocaleString('en-US');
+  return `region ${region} plans ${f(peakConcurrent)} vusers at once, but its ${natAddresses} NAT address(es) hold ${f(NAT_CONNECTIONS_PER_DESTINATION)} connections each to one load balancer address (${f(bound)} to one, ${f(bound * 2)} spread over two): expect connect errors past that; lower the region's weight or add NAT addresses`;
 }
 
 /** Outputs for a single-region AWS platform over another region's generator stack. */
@@ -62,7 +80,7 @@ export function remoteTargetUrl(home: RigOutputs, explicitTarget: string | undef
 }
 
 /** Composes the regions' platforms (home first) into one. */
-export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: string): RegionalPlatform {
+export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: string, log: (line: string) => void = () => undefined): RegionalPlatform {
   const [home, ...others] = parts;
   if (!home || others.length === 0) throw new Error('multiRegionPlatform: needs the home region and at least one other');
   let regional: RegionalPlan | undefined;
@@ -98,7 +116,12 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
     async prepareTarget(plan, runId): Promise<TargetHandle> {
       // Every region's checks before anything scales anywhere (credentials, bucket, group, quotas, cost).
       const target = await home.platform.prepareTarget(planOf(0, plan), runId);
-      for (const [k, p] of others.entries()) await p.platform.prepareTarget(planOf(k + 1, plan), runId);
+      for (const [k, p] of others.entries()) {
+        const own = planOf(k + 1, plan);
+        await p.platform.prepareTarget(own, runId);
+        const warning = natWarning(p.region, own.peakConcurrent, p.natAddresses);
+        if (warning) log(`warning: ${warning}`);
+      }
       return target;
     },
 
