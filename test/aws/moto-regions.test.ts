@@ -16,6 +16,9 @@ import { FakeSsmAgent, Moto, ROOT, clientConfig, startMoto } from './moto';
 
 jest.setTimeout(170_000);
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { RESULT_KEY: PREFLIGHT_RESULT } = require('../../load-generators/lib/preflight') as { RESULT_KEY: string };
+
 const HOME = 'us-east-1';
 const REMOTE = 'eu-west-2';
 const GROUPS: Record<string, string> = { [HOME]: 'LoadTestRig-Generators-GroupHome', [REMOTE]: 'LoadTestRig-Generators-eu-west-2-GroupEu' };
@@ -130,6 +133,10 @@ test('two regions: split by weight, one start instant in both regions, every reg
   // eu-west-2's store was copied into the run folder next to the home region's.
   expect(fs.existsSync(path.join(out, 'generators', 'g03', 'done.json'))).toBe(true);
   expect(fs.existsSync(path.join(out, 'generators', 'g01', 'done.json'))).toBe(true);
+  // …and its own keys (the preflight probe's result from eu-west-2) under regions/eu-west-2/, never its bundle.
+  expect(fs.existsSync(path.join(out, 'regions', REMOTE, PREFLIGHT_RESULT))).toBe(true);
+  expect(fs.existsSync(path.join(out, PREFLIGHT_RESULT))).toBe(true);
+  expect(fs.existsSync(path.join(out, 'regions', REMOTE, 'bundle'))).toBe(false);
   const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
   expect(report.regions.map((r: { timeline: unknown[] }) => r.timeline.length > 0)).toEqual([true, true]);
   expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('<h2 id="regions">By region</h2>');

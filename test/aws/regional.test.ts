@@ -59,8 +59,14 @@ describe('regionalStore', () => {
     await localStore(eu).put('generators/g03/ready.json', '{}');
     expect(await store.get('generators/g03/ready.json')).toBe('{}');
     expect(await store.list('generators/')).toEqual(['generators/g01/slice.json', 'generators/g03/ready.json', 'generators/g03/slice.json']);
-    // The copies of a shared key are one key.
+    // The copies of a shared key are one key; us-east-1's own keys (its SSM output) appear under regions/us-east-1/.
+    await localStore(eu).put('ssm/preflight/stdout', 'ok from us-east-1');
+    await localStore(home).put('ssm/preflight/stdout', 'ok from eu-west-2');
     expect(await store.list('control/')).toEqual(['control/start.json']);
+    expect(await store.list('ssm/')).toEqual(['ssm/preflight/stdout']);
+    expect(await store.list('regions/us-east-1/ssm/')).toEqual(['regions/us-east-1/ssm/preflight/stdout']);
+    expect(await store.get('regions/us-east-1/ssm/preflight/stdout')).toBe('ok from us-east-1');
+    expect(await store.get('ssm/preflight/stdout')).toBe('ok from eu-west-2');
   });
 });
 

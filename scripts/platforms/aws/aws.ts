@@ -259,7 +259,8 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
 
     async syncToRunDir(s, runDir) {
       const local = localStore(runDir);
-      const keys = (await s.list('')).filter((k) => !k.startsWith('bundle/'));
+      // Not the agent bundle (the home region's, or another region's under regions/<region>/).
+      const keys = (await s.list('')).filter((k) => !/^(regions\/[^/]+\/)?bundle\//.test(k));
       for (const key of keys) {
         const body = await s.get(key);
         if (body !== undefined) await local.put(key, body);
