@@ -59,6 +59,9 @@ export function regionalStore(regions: readonly RegionStore[]): RunStore {
       return (route(key) ?? home.store).get(key);
     },
     async list(prefix) {
+      // One generator's keys (what the live merge and the report list): its own region only, one request.
+      const one = /^generators\/[^/]+\//.test(prefix) ? route(prefix) : undefined;
+      if (one) return one.list(prefix);
       const lists = await Promise.all(regions.map(async (r, i) => {
         if (i === 0) return (await r.store.list(prefix)).filter((k) => (route(k) ?? home.store) === home.store);
         // A generator's keys from its own region as they are.
