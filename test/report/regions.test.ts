@@ -13,6 +13,7 @@ import { planRegions } from '../../scripts/core/regions';
 import { formatRegionTable, regionsOf } from '../../scripts/report/regions';
 import { writeReport } from '../../scripts/report/write';
 import { tempDir } from '../helpers/cli';
+import { chartData, openReport } from './browser';
 
 const T0 = 1_700_000_000_000;
 
@@ -57,6 +58,8 @@ async function writeRun(dir: string) {
   return { regional, withRegions, input, store };
 }
 
+jest.setTimeout(60_000);
+
 test('per-region columns: Relaybox\'s figures from each region\'s generators, adding up to the run; the summary JSON gains `regions` only', async () => {
   const dir = tempDir('rig-regions-report-');
   const { regional, withRegions, input } = await writeRun(dir);
@@ -100,6 +103,17 @@ test('per-region columns: Relaybox\'s figures from each region\'s generators, ad
   expect(html).toContain('id="chart-region-created"');
   expect(html).toContain('id="chart-region-delivery-p95"');
   expect(formatRegionTable(summary.regions ?? []).split('\n')[0]).toMatch(/^by region\s+eu-west-2\s+us-east-1$/);
+
+  // In a browser: each region's timeline is drawn, one line per region, with the per-period counts.
+  const opened = await openReport(path.join(dir, 'report.html'));
+  try {
+    expect(opened.consoleErrors).toEqual([]);
+    const created = (await chartData(opened.page)).find((c) => c.id === 'region-created');
+    expect(created?.width).toBeGreaterThan(300);
+    expect(created?.series.map((x) => [x.label, x.points.slice(0, 2).map((p) => p[1])])).toEqual([['eu-west-2', [60, 60]], ['us-east-1', [20, 20]]]);
+  } finally {
+    await opened.close();
+  }
 
   // outcome.json keeps which generators ran where, so `npm run report` rebuilds the section.
   const outcome = JSON.parse(fs.readFileSync(path.join(dir, 'outcome.json'), 'utf8')) as { regions: unknown };
