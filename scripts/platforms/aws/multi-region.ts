@@ -87,6 +87,8 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
   const idsOf = (k: number): string[] => (regional?.regions[k]?.generatorIndices ?? []).map(generatorId);
   const planOf = (k: number, whole: Plan): Plan => regional?.regions[k]?.plan ?? whole;
   const stores = new Map<string, RunStore>();
+  const collectExtra = home.platform.collectExtra?.bind(home.platform);
+  const syncToRunDir = home.platform.syncToRunDir?.bind(home.platform);
   // Every region at once: each fleet goes to 0 without waiting for another region's teardown (cross-region
   // references are Fn::GetStackOutput, which never blocks deleting either side).
   const finishAll = async () => {
@@ -150,13 +152,13 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
     },
 
     // CloudWatch (target, load balancer, dashboard) lives in the home region.
-    collectExtra: home.platform.collectExtra ? (window) => home.platform.collectExtra?.(window) ?? Promise.resolve(undefined) : undefined,
+    ...(collectExtra ? { collectExtra: (window: { readonly start: number; readonly end: number }) => collectExtra(window) } : {}),
 
     // The composite store lists and reads every region's keys: one copy of each region's store into the run folder.
-    syncToRunDir: home.platform.syncToRunDir ? (store, runDir) => home.platform.syncToRunDir?.(store, runDir) ?? Promise.resolve() : undefined,
+    ...(syncToRunDir ? { syncToRunDir: (store: RunStore, runDir: string) => syncToRunDir(store, runDir) } : {}),
 
     finish: finishAll,
-  } as RegionalPlatform;
+  };
 }
 
 /** True for a platform that plans over several regions. */
