@@ -42,9 +42,9 @@ export interface Rig {
  */
 export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}): Rig {
   const [home, ...others] = config.generatorRegions;
-  // Several regions: the home stacks are pinned to the first (the target's) region, so a deploy cannot put them
-  // in another one by accident; one region: env-agnostic as before (the region comes from the CLI).
-  const stackProps: StackProps = home && others.length > 0 ? { ...baseProps, env: { ...baseProps.env, region: home.region } } : baseProps;
+  // Regions listed: the home stacks are pinned to the first (the target's) region, so a deploy cannot put them in
+  // another one by accident; none listed: env-agnostic as before (the region comes from the CLI).
+  const stackProps: StackProps = home ? { ...baseProps, env: { ...baseProps.env, region: home.region } } : baseProps;
   const fleetTuning = {
     instanceType: new ec2.InstanceType(config.generatorInstanceType),
     maxGenerators: config.maxGenerators,

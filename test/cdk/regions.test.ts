@@ -21,12 +21,15 @@ function twoRegions(extra: Record<string, unknown> = {}) {
 }
 
 describe('generatorRegions: one generator stack per extra region', () => {
-  test('default: one region, env-agnostic stacks, no regional stack (nothing changes for existing users)', () => {
+  test('default: one region, env-agnostic stacks, no regional stack (nothing changes for existing users); one region listed: pinned to it', () => {
     const app = new App({ context: CDK_JSON_CONTEXT });
     const rig = buildRig(app, parseRigConfig({}));
     expect(rig.regional).toEqual([]);
     expect(Token.isUnresolved(rig.generators.region)).toBe(true);
     expect(Template.fromStack(rig.generators).findOutputs('RegionWeight')).toEqual({});
+    // One region listed: the home stacks are pinned to it (what was asked), still no regional stack.
+    const one = buildRig(new App({ context: CDK_JSON_CONTEXT }), parseRigConfig({ generatorRegions: 'eu-west-2' }));
+    expect([one.network.region, one.generators.region, one.regional.length]).toEqual(['eu-west-2', 'eu-west-2', 0]);
   });
 
   test('two regions: home stacks pinned to the first region, LoadTestRig-Generators-us-east-1 in us-east-1 with the same fleet tuning', () => {
