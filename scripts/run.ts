@@ -24,6 +24,9 @@ import { ArtilleryScript, applyOptions, expectedSessionSeconds, processScript } 
 import { maxVusersNotes, payloadNotes, payloadShares } from './fan-out';
 import type { Phase } from './core/plan';
 import type { RunSummary } from './report/types';
+import { RegionalPlan, planRegions } from './core/regions';
+import { RegionalPlatform, isRegional } from './platforms/aws/multi-region';
+import { formatRegionTable, regionsOf } from './report/regions';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -51,7 +54,7 @@ function newRunId(now: Date): string {
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
  * a process or generator with nothing to do is not started (it would only wait, and end as "lost").
  */
-export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number; phases: Phase[] }> }, script: ArtilleryScript, platform: Pick<Platform, 'limits' | 'sourceAddress'>): GeneratorSpec[] {
+export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number; phases: Phase[] }> }, script: ArtilleryScript, platform: Pick<Platform, 'limits' | 'sourceAddress'> & Partial<Pick<RegionalPlatform, 'generatorTarget'>>): GeneratorSpec[] {
   const specs: GeneratorSpec[] = [];
   // Each load process (one per core) runs its own exact share of the generator's slice, and its share
   // of every sequenced payload (scripts/fan-out.ts).
@@ -62,12 +65,17 @@ export function generatorSpecs(plan: { generators: ReadonlyArray<{ index: number
       .map((procPhases, k) => ({ procPhases, k }))
       .filter(({ procPhases }) => estimateArrivals(procPhases) > 0)
       .map(({ procPhases, k }) => ({
-        script: processScript(script, procPhases, shares[gi]?.[k]),
+        script: processScript(retarget(script, platform.generatorTarget?.(g.index)), procPhases, shares[gi]?.[k]),
         sourceAddress: platform.sourceAddress(gi, k),
       }));
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }
   return specs;
+}
+
+/** The script pointed at another URL (generators in another region load the target's internet-facing URL). */
+function retarget(script: ArtilleryScript, target: string | undefined): ArtilleryScript {
+  return target === undefined ? script : { ...script, config: { ...script.config, target } };
 }
 
 /** What the fan-out changes, printed before the start: the maxVusers split and how sequenced payloads are read. */
@@ -90,8 +98,11 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const phaseSeconds = phases.reduce((a, p) => a + Number(p.duration ?? p.pause ?? 0), 0);
   const sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
   let plan;
+  let regional: RegionalPlan | undefined;
   try {
-    plan = planLoad({
+    // Several generator regions: the profile split by weight first, then each region's across its generators.
+    if (isRegional(platform)) regional = planRegions({ phases, sessionSeconds, ...(options.generators !== undefined ? { generators: options.generators } : {}), regions: platform.regions });
+    plan = regional?.plan ?? planLoad({
       phases,
       generators: options.generators,
       limits: platform.limits,
@@ -103,6 +114,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     if (err instanceof PlanError) throw new UsageError(err.message);
     throw err;
   }
+  if (regional && isRegional(platform)) platform.useRegions(regional);
   if (platform.maxConcurrent !== undefined && plan.peakConcurrent > platform.maxConcurrent.vusers) {
     throw new UsageError(
       `${plan.peakConcurrent.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
@@ -146,6 +158,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     cleanups.push(() => target.stop());
     if (platform.finish) cleanups.unshift(() => platform.finish?.() ?? Promise.resolve());
     ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
+    if (regional) ctx.log(`regions: ${regional.regions.map((r) => `${r.region} ${r.plan.totalArrivals} vusers on ${r.plan.generators.length} generator(s)`).join(', ')}; one start instant for all`);
 
     // Local agents get a credentialed target URL through their environment; the slices store it redacted.
     const secretTarget = platform.name === 'local' && redactUrl(target.url) !== target.url;
@@ -202,11 +215,13 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
       maxErrorRate: options.maxErrorRate,
       ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: baselineDifferences } } : {}),
       ...(cloudwatch ? { cloudwatch } : {}),
+      ...(regional ? { regions: regionsOf(regional) } : {}),
     });
     if (baseline) {
       const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
       ctx.log(`\n${table}\ncomparison: ${file}`);
     }
+    if (summary.regions) ctx.log(`\n${formatRegionTable(summary.regions)}`);
     ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
     return { summary, exitCode: summary.result.exitCode };
   } finally {

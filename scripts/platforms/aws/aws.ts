@@ -169,7 +169,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
       const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
       if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
       // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
-      await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from inside the VPC`));
+      await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from their own network (the rig's target admits only them)`));
       log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
       return { url, stop: async () => undefined };
     },
@@ -265,7 +265,8 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
 
     async syncToRunDir(s, runDir) {
       const local = localStore(runDir);
-      const keys = (await s.list('')).filter((k) => !k.startsWith('bundle/'));
+      // Not the agent bundle (the home region's, or another region's under regions/<region>/).
+      const keys = (await s.list('')).filter((k) => !/^(regions\/[^/]+\/)?bundle\//.test(k));
       for (const key of keys) {
         const body = await s.get(key);
         if (body !== undefined) await local.put(key, body);

@@ -1,0 +1,49 @@
+/**
+ * After a run over two regions: every region's generator group is scaled to 0, and `--teardown` deletes the home
+ * stacks (through the home region's clients) and the other region's generator stack (through that region's).
+ */
+import { AutoScalingClient, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { validateFlags } from '../../scripts/options';
+import { awsPlatform } from '../../scripts/platforms/aws/aws';
+import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import { parseOutputsFile } from '../../scripts/platforms/aws/discovery';
+import { multiRegionPlatform, remoteOutputs } from '../../scripts/platforms/aws/multi-region';
+
+const asg = mockClient(AutoScalingClient);
+const cfn = mockClient(CloudFormationClient);
+
+const OUTPUTS = parseOutputsFile(JSON.stringify({
+  'LoadTestRig-Generators-us-east-1': { GeneratorAsgName: 'us-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'us-bkt', Region: 'us-east-1', RegionWeight: '1' },
+  'LoadTestRig-Network': {},
+  'LoadTestRig-Target': { TargetUrl: 'http://internal', PublicTargetUrl: 'http://public' },
+  'LoadTestRig-Generators': { GeneratorAsgName: 'home-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'home-bkt', Region: 'eu-west-2', RegionWeight: '3', RemoteGeneratorRegions: 'us-east-1' },
+}), 'cdk-outputs.json')!;
+
+test('--teardown over two regions: both groups to 0, the home stacks deleted in eu-west-2 and LoadTestRig-Generators-us-east-1 in us-east-1', async () => {
+  asg.on(SetDesiredCapacityCommand).resolves({});
+  cfn.on(DeleteStackCommand).resolves({});
+  cfn.on(DescribeStacksCommand).rejects(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: 'Stack with id x does not exist' }));
+  const lines: string[] = [];
+  const clock = { now: () => 0, sleep: async () => undefined };
+  const options = validateFlags({ teardown: true });
+  const common = { root: '/repo', options, log: (l: string) => lines.push(l), clock, removeOutputsFile: () => undefined };
+  const home = awsPlatform({ ...common, outputs: OUTPUTS, api: createAwsApi({ region: 'eu-west-2' }) });
+  const region = OUTPUTS.regions![0]!;
+  const remote = awsPlatform({ ...common, outputs: remoteOutputs(OUTPUTS, region), api: createAwsApi({ region: 'us-east-1' }), options: { ...options, target: 'http://public' } });
+  const p = multiRegionPlatform([{ region: 'eu-west-2', weight: 3, platform: home }, { region: 'us-east-1', weight: 1, platform: remote }], 'http://public');
+  const store = { location: 'mem', put: async () => undefined, get: async () => undefined, list: async () => [] };
+  p.openStore('r1', '/tmp/r1');
+  home.createFleet('r1', store);
+  remote.createFleet('r1', store);
+  await p.finish?.();
+
+  const regionOf = async (c: { thisValue: unknown }) => (c.thisValue as { config: { region: () => Promise<string> } }).config.region();
+  const scaled = await Promise.all(asg.commandCalls(SetDesiredCapacityCommand).map(async (c) => [await regionOf(c), c.args[0].input.AutoScalingGroupName, c.args[0].input.DesiredCapacity]));
+  expect(scaled.sort()).toEqual([['eu-west-2', 'home-asg', 0], ['us-east-1', 'us-asg', 0]]);
+  const deleted = await Promise.all(cfn.commandCalls(DeleteStackCommand).map(async (c) => [await regionOf(c), c.args[0].input.StackName]));
+  expect(deleted.filter(([r]) => r === 'eu-west-2').map(([, n]) => n)).toEqual(['LoadTestRig-Generators', 'LoadTestRig-Target', 'LoadTestRig-Network']);
+  expect(deleted.filter(([r]) => r === 'us-east-1').map(([, n]) => n)).toEqual(['LoadTestRig-Generators-us-east-1']);
+  expect(lines.filter((l) => l === 'teardown: done; nothing of the rig is left billing')).toHaveLength(2);
+});
