@@ -289,7 +289,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       { id: iam4('service-role/AWSLambdaBasicExecutionRole'), reason: 'AWSLambdaBasicExecutionRole only lets the safety net write its own logs.' },
       { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement); cloudwatch:DescribeAlarms is read-only, granted on * as in iam/operator-policy.json.' },
       { id: iam5(`Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/runs/_scale-in/*`), reason: 'The scale-in marks runs leave (one object per target alarm): read, and rewritten as restored.' },
-      { id: iam5('Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:LoadTestRig-Target-*'), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
+      { id: iam5(`Resource::arn:<AWS::Partition>:cloudwatch:${regionInFinding(fn)}:<AWS::AccountId>:alarm:LoadTestRig-Target-*`), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
       {
         id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:${regionInFinding(asg)}:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
         reason: 'SetDesiredCapacity is limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',

@@ -7,7 +7,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseRigConfig } from '../../lib/config';
 import { RegionalGeneratorStack } from '../../lib/generator-region-stack';
-import { buildRig } from '../../lib/rig';
+import { buildRig } from '../../bin/rig';
 import { targetOf } from './helpers';
 
 process.env.JSII_DEPRECATED = 'quiet';

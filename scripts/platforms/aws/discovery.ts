@@ -15,7 +15,7 @@ export const RIG_STACK_NAMES = {
   generators: 'LoadTestRig-Generators',
 } as const;
 
-/** Name of a generator stack in a region other than the target's (lib/rig.ts regionalGeneratorStackName). */
+/** Name of a generator stack in a region other than the target's (bin/rig.ts regionalGeneratorStackName). */
 export const regionalStackName = (region: string): string => `${RIG_STACK_NAMES.generators}-${region}`;
 
 /** The outputs every generator stack has (home or another region). */
