@@ -1,11 +1,12 @@
-import { App, Aspects, Duration, Stack, StackProps } from 'aws-cdk-lib';
+import { App, Aspects, Duration, Fn, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
 import { RigConfig } from '../lib/config';
+import { RegionalGeneratorStack } from '../lib/generator-region-stack';
 import { GeneratorStack } from '../lib/generator-stack';
 import { FunctionLogGroups } from '../lib/log-groups';
 import { NetworkStack } from '../lib/network-stack';
-import { InternetFacingReachabilityCheck } from '../lib/reachability-check';
+import { InternetFacingReachabilityCheck, RemoteRegionReachabilityCheck } from '../lib/reachability-check';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
 export const STACK_NAMES = {
@@ -13,6 +14,9 @@ export const STACK_NAMES = {
   target: 'LoadTestRig-Target',
   generators: 'LoadTestRig-Generators',
 } as const;
+
+/** Name of the generator stack of a region other than the target's (scripts/platforms/aws/discovery.ts mirrors it). */
+export const regionalGeneratorStackName = (region: string): string => `${STACK_NAMES.generators}-${region}`;
 
 /** Custom CloudWatch namespace of the rig's own metrics. */
 export const RIG_METRICS_NAMESPACE = 'LoadTestRig';
@@ -28,13 +32,35 @@ export interface Rig {
   readonly target?: TargetStack;
   /** Generators, results bucket, dashboard. */
   readonly generators: GeneratorStack;
+  /** Generators of the other regions (generatorRegions after the first), one stack each. */
+  readonly regional: readonly RegionalGeneratorStack[];
 }
 
 /**
  * Composes the rig's stacks from a validated config. Env-agnostic on purpose: `cdk synth` works
  * offline with no account, and the deploy account/region come from the CLI's credentials.
  */
-export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {}): Rig {
+export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}): Rig {
+  const [home, ...others] = config.generatorRegions;
+  // Regions listed: the home stacks are pinned to the first (the target's) region, so a deploy cannot put them in
+  // another one by accident; none listed: env-agnostic as before (the region comes from the CLI).
+  const stackProps: StackProps = home ? { ...baseProps, env: { ...baseProps.env, region: home.region } } : baseProps;
+  const fleetTuning = {
+    instanceType: new ec2.InstanceType(config.generatorInstanceType),
+    maxGenerators: config.maxGenerators,
+    secondaryPrivateIps: config.generatorSecondaryIps,
+    maxLifetime: Duration.minutes(config.generatorMaxLifetimeMinutes),
+    resultsExpiryDays: config.resultsExpiryDays,
+  };
+  // Deployed first: the target admits their NAT addresses (read across regions with Fn::GetStackOutput).
+  const regional = others.map((r) => new RegionalGeneratorStack(app, regionalGeneratorStackName(r.region), {
+    ...baseProps,
+    description: `loadtest-rig: generator fleet in ${r.region} (private subnets behind NAT with fixed addresses), results bucket, lifetime safety net`,
+    region: r.region,
+    weight: r.weight,
+    ...fleetTuning,
+  }));
+
   const network = new NetworkStack(app, STACK_NAMES.network, {
     ...stackProps,
     description: 'loadtest-rig: VPC with public subnets only (no NAT), flow logs, generator security group',
@@ -57,6 +83,11 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
       instanceType: new ec2.InstanceType(config.targetInstanceType),
       image: config.targetImage,
       operatorCidr: config.operatorCidr,
+      remoteGeneratorCidrs: regional.flatMap((r) => r.egressOutputKeys.map((key) => ({
+        // Fn::GetStackOutput reads another region's output at deploy time (no export, no custom resource).
+        cidr: Fn.join('', [Fn.getStackOutput(r.stackName, key, r.generatorRegion), '/32']),
+        description: `generators in ${r.generatorRegion} (NAT ${key})`,
+      }))),
       redis: config.redis,
       sessionManager: config.targetSessionManager,
     });
@@ -67,20 +98,21 @@ export function buildRig(app: App, config: RigConfig, stackProps: StackProps = {
     description: 'loadtest-rig: generator fleet (SSM only), results bucket, dashboard, lifetime safety net',
     vpc,
     generatorSecurityGroup,
-    instanceType: new ec2.InstanceType(config.generatorInstanceType),
-    maxGenerators: config.maxGenerators,
-    secondaryPrivateIps: config.generatorSecondaryIps,
-    maxLifetime: Duration.minutes(config.generatorMaxLifetimeMinutes),
+    ...fleetTuning,
     metricsNamespace: RIG_METRICS_NAMESPACE,
-    resultsExpiryDays: config.resultsExpiryDays,
+    ...(home && others.length > 0 ? { regionWeight: home.weight, remoteRegions: others.map((r) => r.region) } : {}),
     dashboardName: DASHBOARD_NAME,
     target: target?.dashboardMetrics,
   });
-  if (target) generators.addStackDependency(target);
-  for (const s of [network, target, generators]) if (s) tagRig(s);
-  // Unreachable-by-construction load balancers fail the synth (one error line each).
+  if (target) {
+    generators.addStackDependency(target);
+    for (const r of regional) target.addStackDependency(r);
+  }
+  for (const s of [...regional, network, target, generators]) if (s) tagRig(s);
+  // Unreachable-by-construction load balancers, and regions that cannot reach the target, fail the synth (one line each).
   Aspects.of(app).add(new InternetFacingReachabilityCheck());
-  return { network, target, generators };
+  Aspects.of(app).add(new RemoteRegionReachabilityCheck());
+  return { network, target, generators, regional };
 }
 
 function tagRig(stack: Stack): void {

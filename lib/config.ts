@@ -7,6 +7,14 @@
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';
 
+/** One region the generators run in, and its share of the load. */
+export interface GeneratorRegion {
+  /** AWS region name, e.g. eu-west-2. */
+  readonly region: string;
+  /** Relative share of every run's vusers (a positive whole number). */
+  readonly weight: number;
+}
+
 /** The validated configuration every stack is built from. */
 export interface RigConfig {
   /** `ec2` (auto-scaling group, Twine), `fargate` (ECS service, River) or `none` (bring your own target). */
@@ -41,6 +49,11 @@ export interface RigConfig {
   readonly resultsExpiryDays: number;
   /** Session Manager on the EC2 target's instances (opt-in). */
   readonly targetSessionManager: boolean;
+  /**
+   * Regions the generators run in, with weights; the first is the target's region (the home stacks are pinned
+   * to it). Empty: one region, the one the CLI deploys to (env-agnostic stacks, as without this key).
+   */
+  readonly generatorRegions: readonly GeneratorRegion[];
 }
 
 /** The context keys the app reads, with the defaults also written in cdk.json. */
@@ -60,6 +73,7 @@ export const CONTEXT_DEFAULTS = {
   redis: 'auto',
   resultsExpiryDays: 30,
   targetSessionManager: false,
+  generatorRegions: 'none',
 } as const;
 
 /** Names of the context keys the rig understands. */
@@ -84,6 +98,8 @@ const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
 // AWS instance type names: family (letters, digits, optional suffix letters), a dot, a size.
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+// AWS region names: eu-west-2, us-gov-west-1, ap-southeast-4, …
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 /**
@@ -165,6 +181,8 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
   if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');
 
+  const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (allowed) => bad('generatorRegions', allowed));
+
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
     targetKind: targetKind ?? 'ec2',
@@ -183,7 +201,42 @@ export function parseRigConfig(raw: RawContext): RigConfig {
     redis: targetKind === 'none' ? false : redis,
     resultsExpiryDays,
     targetSessionManager: sessionRaw === 'true',
+    generatorRegions,
   };
+}
+
+/** Most generator regions (AWS's Distributed Load Testing solution runs up to five). */
+export const MAX_GENERATOR_REGIONS = 5;
+
+/**
+ * Parses `generatorRegions`: `"none"` (one region, the deploy region), or `region[:weight],…` — e.g.
+ * `eu-west-2:3,us-east-1:1` — as a string or a JSON array of such strings; the first region is the target's.
+ */
+export function parseGeneratorRegions(v: unknown, bad: (allowed: string) => void): GeneratorRegion[] {
+  const allowed = `"none", or region[:weight] entries separated by commas, the target's region first, at most ${MAX_GENERATOR_REGIONS}, weights whole numbers 1-1000 (e.g. eu-west-2:3,us-east-1:1)`;
+  const entries = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : undefined;
+  if (entries === undefined) {
+    bad(allowed);
+    return [];
+  }
+  const trimmed = entries.map((e) => e.trim()).filter((e) => e !== '');
+  if (trimmed.length === 0 || (trimmed.length === 1 && trimmed[0] === 'none')) return [];
+  const out: GeneratorRegion[] = [];
+  for (const entry of trimmed) {
+    const m = /^([^:\s]+)(?::(\d+))?$/.exec(entry);
+    const region = m?.[1] ?? '';
+    const weight = m?.[2] === undefined ? 1 : Number(m[2]);
+    if (!m || !REGION.test(region) || weight < 1 || weight > 1000 || out.some((r) => r.region === region)) {
+      bad(allowed);
+      return [];
+    }
+    out.push({ region, weight });
+  }
+  if (out.length > MAX_GENERATOR_REGIONS) {
+    bad(allowed);
+    return [];
+  }
+  return out;
 }
 
 /** Reads every rig context key through `get` (e.g. `app.node.tryGetContext`). */

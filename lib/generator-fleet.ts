@@ -11,7 +11,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
-import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5 } from './nag';
+import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5, regionInFinding } from './nag';
 import { RIG_HOME, REPO_ROOT, amazonLinuxCpuType, bootFinished, bootStep, installNodeCommands, pinnedNodeVersion, userDataPreamble, writeAgentTree } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
@@ -22,8 +22,13 @@ export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sk
 
 /** Properties of {@link GeneratorFleet}. */
 export interface GeneratorFleetProps {
-  /** VPC whose public subnets the generators run in. */
+  /** VPC the generators run in. */
   readonly vpc: ec2.IVpc;
+  /**
+   * Subnets of the group, and whether instances get a public IP of their own (not behind NAT).
+   * @default public subnets, public IP
+   */
+  readonly subnets?: { readonly selection: ec2.SubnetSelection; readonly publicIp: boolean };
   /** Security group with no inbound rules (runs are dispatched through SSM). */
   readonly securityGroup: ec2.ISecurityGroup;
   /** Bucket the agents read run slices from and write results to; the only bucket they may touch. */
@@ -140,7 +145,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
         conditions: { StringEquals: { 'kms:ViaService': `ssm.${Stack.of(this).region}.amazonaws.com` } },
       }));
     }
-    const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${prefix}*`;
+    const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:${regionInFinding(this)}:<AWS::AccountId>:parameter${prefix}*`;
 
     const agentBundle = new s3assets.Asset(this, 'AgentBundle', {
       path: props.agentDirectory ?? path.join(REPO_ROOT, 'load-generators'),
@@ -189,7 +194,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       userData,
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
-      associatePublicIpAddress: true,
+      associatePublicIpAddress: props.subnets?.publicIp ?? true,
       // One-minute generator CPU on the dashboard during short runs.
       detailedMonitoring: true,
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
@@ -204,7 +209,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
 
     const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
       vpc: props.vpc,
-      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      vpcSubnets: props.subnets?.selection ?? { subnetType: ec2.SubnetType.PUBLIC },
       launchTemplate,
       minCapacity: 0,
       maxCapacity: maxGenerators,
@@ -284,9 +289,9 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       { id: iam4('service-role/AWSLambdaBasicExecutionRole'), reason: 'AWSLambdaBasicExecutionRole only lets the safety net write its own logs.' },
       { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement); cloudwatch:DescribeAlarms is read-only, granted on * as in iam/operator-policy.json.' },
       { id: iam5(`Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/runs/_scale-in/*`), reason: 'The scale-in marks runs leave (one object per target alarm): read, and rewritten as restored.' },
-      { id: iam5('Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:LoadTestRig-Target-*'), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
+      { id: iam5(`Resource::arn:<AWS::Partition>:cloudwatch:${regionInFinding(fn)}:<AWS::AccountId>:alarm:LoadTestRig-Target-*`), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
       {
-        id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
+        id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:${regionInFinding(asg)}:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
         reason: 'SetDesiredCapacity is limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',
       },
     );

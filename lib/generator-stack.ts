@@ -30,6 +30,46 @@ export interface GeneratorStackProps extends StackProps {
    * @default - no target rows (bring-your-own target)
    */
   readonly target?: TargetDashboardMetrics;
+  /**
+   * This region's weight when the generators run in several regions.
+   * @default - one region (no RegionWeight output)
+   */
+  readonly regionWeight?: number;
+  /**
+   * The other generator regions, so the CLI finds their stacks without an outputs file.
+   * @default - none
+   */
+  readonly remoteRegions?: readonly string[];
+}
+
+/**
+ * The outputs every generator stack (home or another region) has: the stable keys the CLI reads from
+ * cdk-outputs.json, and the acknowledgement of CDK's bucket-emptying provider.
+ */
+export function addGeneratorOutputs(
+  stack: Stack,
+  fleet: GeneratorFleet,
+  results: ResultsBucket,
+  props: { readonly instanceType: ec2.InstanceType; readonly maxGenerators: number; readonly secondaryPrivateIps?: number },
+): void {
+  new CfnOutput(stack, 'GeneratorAsgName', { value: fleet.autoScalingGroup.autoScalingGroupName });
+  new CfnOutput(stack, 'GeneratorAgentHome', { value: fleet.agentHome, description: 'Directory of agent.js on each generator' });
+  new CfnOutput(stack, 'ResultsBucketName', { value: results.bucket.bucketName });
+  new CfnOutput(stack, 'Region', { value: Aws.REGION });
+  new CfnOutput(stack, 'MaxGenerators', { value: String(props.maxGenerators) });
+  // What the planner's capacity model needs (scripts/core/capacity-model.ts awsGenerator).
+  new CfnOutput(stack, 'GeneratorInstanceType', { value: props.instanceType.toString() });
+  new CfnOutput(stack, 'GeneratorSecondaryIps', { value: String(props.secondaryPrivateIps ?? 1) });
+  new CfnOutput(stack, 'SafetyNetFunctionName', { value: fleet.safetyNet.functionName });
+
+  // CDK's singleton that empties the results bucket on destroy (autoDeleteObjects).
+  const autoDelete = stack.node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider');
+  if (autoDelete) {
+    Validations.of(autoDelete).acknowledge(
+      { id: 'AwsSolutions-IAM4', reason: 'CDK-managed provider that empties the results bucket on teardown; its basic-execution policy only writes its logs.' },
+      { id: 'AwsSolutions-L1', reason: 'CDK-managed provider; its runtime is chosen by aws-cdk-lib and upgraded with it.' },
+    );
+  }
 }
 
 /** Results bucket, generator fleet with its safety net, and the run dashboard. */
@@ -60,29 +100,15 @@ export class GeneratorStack extends Stack {
       target: props.target,
     });
 
-    // Stable output keys the CLI reads from cdk-outputs.json.
-    new CfnOutput(this, 'GeneratorAsgName', { value: this.fleet.autoScalingGroup.autoScalingGroupName });
-    new CfnOutput(this, 'GeneratorAgentHome', { value: this.fleet.agentHome, description: 'Directory of agent.js on each generator' });
-    new CfnOutput(this, 'ResultsBucketName', { value: this.results.bucket.bucketName });
+    addGeneratorOutputs(this, this.fleet, this.results, props);
     new CfnOutput(this, 'DashboardName', { value: props.dashboardName });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${props.dashboardName}`,
     });
-    new CfnOutput(this, 'Region', { value: Aws.REGION });
-    new CfnOutput(this, 'MaxGenerators', { value: String(props.maxGenerators) });
-    // What the planner's capacity model needs (scripts/core/capacity-model.ts awsGenerator).
-    new CfnOutput(this, 'GeneratorInstanceType', { value: props.instanceType.toString() });
-    new CfnOutput(this, 'GeneratorSecondaryIps', { value: String(props.secondaryPrivateIps ?? 1) });
     new CfnOutput(this, 'RigMetricsNamespace', { value: props.metricsNamespace });
-    new CfnOutput(this, 'SafetyNetFunctionName', { value: this.fleet.safetyNet.functionName });
-
-    // CDK's singleton that empties the results bucket on destroy (autoDeleteObjects).
-    const autoDelete = this.node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider');
-    if (autoDelete) {
-      Validations.of(autoDelete).acknowledge(
-        { id: 'AwsSolutions-IAM4', reason: 'CDK-managed provider that empties the results bucket on teardown; its basic-execution policy only writes its logs.' },
-        { id: 'AwsSolutions-L1', reason: 'CDK-managed provider; its runtime is chosen by aws-cdk-lib and upgraded with it.' },
-      );
+    if (props.regionWeight !== undefined) new CfnOutput(this, 'RegionWeight', { value: String(props.regionWeight), description: 'This region\'s share of every run (generatorRegions)' });
+    if (props.remoteRegions?.length) {
+      new CfnOutput(this, 'RemoteGeneratorRegions', { value: props.remoteRegions.join(','), description: 'The other generator regions (stacks LoadTestRig-Generators-<region>)' });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Token, Validations } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 
 /** A cdk-nag finding acknowledged with the reason it is acceptable here. */
@@ -30,7 +30,13 @@ export function iam4(managedPolicyName: string): string {
 /** The `Resource::` finding for objects in the CDK bootstrap assets bucket that asset.grantRead adds. */
 export function assetBucketObjects(scope: IConstruct): string {
   const qualifier = (scope.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? 'hnb659fds';
-  return `Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*`;
+  return `Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-${regionInFinding(scope)}/*`;
+}
+
+/** How cdk-nag prints the scope's region inside an ARN: `<AWS::Region>`, or the name of a stack pinned to a region. */
+export function regionInFinding(scope: IConstruct): string {
+  const region = Stack.of(scope).region;
+  return Token.isUnresolved(region) ? '<AWS::Region>' : region;
 }
 
 /** The actions `bucket.grantRead` adds with wildcards. */

@@ -15,6 +15,14 @@ export interface RigNetworkProps {
    * @default logs.RetentionDays.ONE_WEEK
    */
   readonly flowLogRetention?: logs.RetentionDays;
+  /**
+   * How generators leave the VPC. `public`: public subnets, each instance's own public IP, no NAT (the target
+   * is in this VPC and admits the generators' security group). `nat`: generators in private subnets behind one
+   * NAT gateway per zone with Elastic IPs of the stack's own — fixed addresses a target in ANOTHER region can
+   * admit by CIDR (a security-group reference never matches traffic from another region or VPC without peering).
+   * @default 'public'
+   */
+  readonly egress?: 'public' | 'nat';
 }
 
 /**
@@ -33,6 +41,12 @@ export class RigNetwork extends Construct {
   public readonly vpc: ec2.IVpc;
   /** Security group of the generator fleet: no inbound rules at all. */
   public readonly generatorSecurityGroup: ec2.ISecurityGroup;
+  /** Subnets the generators run in (public, or private behind the NAT gateways). */
+  public readonly generatorSubnets: ec2.SubnetSelection;
+  /** Whether generators get a public IP of their own (false behind NAT). */
+  public readonly generatorsPublicIp: boolean;
+  /** The NAT gateways' Elastic IPs (egress `nat` only): every generator connection leaves from one of these. */
+  public readonly egressAddresses: readonly ec2.CfnEIP[];
 
   constructor(scope: Construct, id: string, props: RigNetworkProps = {}) {
     super(scope, id);
@@ -41,10 +55,20 @@ export class RigNetwork extends Construct {
       // Teardown must leave nothing billing behind.
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const maxAzs = props.maxAzs ?? 2;
+    const nat = props.egress === 'nat';
+    // One NAT gateway per zone, each with an Elastic IP the stack owns (its address is an output the target admits).
+    // A NAT gateway holds 55,000 simultaneous connections per address to one destination address:port (docs/aws.md).
+    this.egressAddresses = nat
+      ? Array.from({ length: maxAzs }, (_, i) => new ec2.CfnEIP(this, `NatAddress${i}`, { domain: 'vpc', tags: [{ key: 'Name', value: `loadtest-rig generator egress ${i}` }] }))
+      : [];
     const vpc = new ec2.Vpc(this, 'Vpc', {
-      maxAzs: props.maxAzs ?? 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+      maxAzs,
+      natGateways: nat ? maxAzs : 0,
+      ...(nat ? { natGatewayProvider: ec2.NatProvider.gateway({ eipAllocationIds: this.egressAddresses.map((e) => e.attrAllocationId) }) } : {}),
+      subnetConfiguration: nat
+        ? [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }, { name: 'Generators', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 }]
+        : [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
       flowLogs: {
         All: {
           destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),
@@ -54,6 +78,8 @@ export class RigNetwork extends Construct {
       },
     });
     this.vpc = vpc;
+    this.generatorSubnets = { subnetType: nat ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PUBLIC };
+    this.generatorsPublicIp = !nat;
 
     const generatorSg = new ec2.SecurityGroup(this, 'GeneratorSecurityGroup', {
       vpc,

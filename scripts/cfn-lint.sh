@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Synthesizes the CDK app for every target kind (ec2, fargate, none) into its own folder and runs
+# Synthesizes the CDK app for every target kind (ec2, fargate, none) and for generators in two regions
+# (two-regions: targetKind=ec2, generatorRegions=eu-west-2:3,us-east-1:1) into its own folder and runs
 # cfn-lint on every template. Exits non-zero on any cfn-lint error (warnings are printed, not fatal)
 # or if a synth fails. Offline: env-agnostic stacks, no lookups, Docker images are only staged.
 #
-# usage: scripts/cfn-lint.sh [kind...]        (default: ec2 fargate none)
+# usage: scripts/cfn-lint.sh [kind...]        (default: ec2 fargate none two-regions)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -16,13 +17,15 @@ fi
 
 OUT_ROOT=test-artifacts/cfn-lint
 kinds=("$@")
-[ "${#kinds[@]}" -eq 0 ] && kinds=(ec2 fargate none)
+[ "${#kinds[@]}" -eq 0 ] && kinds=(ec2 fargate none two-regions)
 mkdir -p "$OUT_ROOT"
 status=0
 for kind in "${kinds[@]}"; do
   out="$OUT_ROOT/$kind"
   rm -rf "$out"
-  if ! cdk synth --quiet -o "$out" -c "targetKind=$kind" >"$OUT_ROOT.$kind.synth.log" 2>&1; then
+  context=(-c "targetKind=$kind")
+  [ "$kind" = two-regions ] && context=(-c targetKind=ec2 -c generatorRegions=eu-west-2:3,us-east-1:1)
+  if ! cdk synth --quiet -o "$out" "${context[@]}" >"$OUT_ROOT.$kind.synth.log" 2>&1; then
     echo "cfn-lint: synth failed for targetKind=$kind:" >&2
     grep -v '^npm warn' "$OUT_ROOT.$kind.synth.log" >&2
     status=1

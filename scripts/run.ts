@@ -24,6 +24,9 @@ import { RunInput } from './run-input';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
+import { RegionalPlan, planRegions } from './core/regions';
+import { RegionalPlatform, isRegional } from './platforms/aws/multi-region';
+import { formatRegionTable, regionsOf } from './report/regions';
 
 /** What a run needs from its caller (the CLI or a test). */
 export interface RunContext {
@@ -49,16 +52,22 @@ function newRunId(now: Date): string {
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
  * a process or generator with nothing to do is not started (it would only wait, and end as "lost").
  */
-export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'index' | 'processes'>> }, script: ArtilleryScript, platform: Pick<Platform, 'sourceAddress'>): GeneratorSpec[] {
+export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'index' | 'processes'>> }, script: ArtilleryScript, platform: Pick<Platform, 'sourceAddress'> & Partial<Pick<RegionalPlatform, 'generatorTarget'>>): GeneratorSpec[] {
   const specs: GeneratorSpec[] = [];
   // Each load process runs its exact share as planned (phases and payload rows: scripts/core/split.ts).
   for (const g of plan.generators) {
+    const own = retarget(script, platform.generatorTarget?.(g.index));
     const processes = g.processes
       .filter((p) => p.arrivals > 0)
-      .map((p) => ({ script: processScript(script, p.phases, p.payload), sourceAddress: platform.sourceAddress(g.index, p.index) }));
+      .map((p) => ({ script: processScript(own, p.phases, p.payload), sourceAddress: platform.sourceAddress(g.index, p.index) }));
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }
   return specs;
+}
+
+/** The script pointed at another URL (generators in another region load the target's internet-facing URL). */
+function retarget(script: ArtilleryScript, target: string | undefined): ArtilleryScript {
+  return target === undefined ? script : { ...script, config: { ...script.config, target } };
 }
 
 /** What the fan-out changes, printed before the start: the maxVusers split and how sequenced payloads are read. */
@@ -80,13 +89,16 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const planned = input.script;
   const phases = planned.config.phases ?? [];
   let plan;
+  let regional: RegionalPlan | undefined;
   let phaseSeconds: number;
   let sessionSeconds: number;
   try {
     // Durations as Artillery strings ("20m") count too: the run's deadline is never NaN.
     phaseSeconds = profileSeconds(phases);
     sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
-    plan = planLoad({
+    // Several generator regions: the profile split by weight first, then each region's across its generators.
+    if (isRegional(platform)) regional = planRegions({ phases, sessionSeconds, ...(options.generators !== undefined ? { generators: options.generators } : {}), regions: platform.regions });
+    plan = regional?.plan ?? planLoad({
       phases,
       generators: options.generators,
       limits: platform.limits,
@@ -98,6 +110,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     if (err instanceof PlanError) throw new UsageError(err.message);
     throw err;
   }
+  if (regional && isRegional(platform)) platform.useRegions(regional);
   if (platform.maxConcurrent !== undefined && plan.peakConcurrent > platform.maxConcurrent.vusers) {
     throw new UsageError(
       `${plan.peakConcurrent.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
@@ -121,8 +134,8 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const interrupt = onInterrupt(ctx, () => run?.close() ?? Promise.resolve());
   try {
     run = await platform.open({ runId, runDir, plan });
-    const outcome = await executeRun(run, { input, platform, ctx, plan, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted });
-    return await reportRun(run, { input, platform, ctx, plan, runId, runDir, baselineDifferences, ...outcome });
+    const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted });
+    return await reportRun(run, { input, platform, ctx, plan, regional, runId, runDir, baselineDifferences, ...outcome });
   } finally {
     interrupt.remove();
     await run?.close();
@@ -156,6 +169,8 @@ interface RunStage {
   readonly platform: Platform;
   readonly ctx: RunContext;
   readonly plan: Plan;
+  /** Several generator regions: each region's part of the plan. */
+  readonly regional: RegionalPlan | undefined;
   readonly runId: string;
   readonly runDir: string;
 }
@@ -165,6 +180,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const { input, platform, ctx, plan, runId, runDir } = s;
   const { target, store, fleet } = run;
   ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
+  if (s.regional) ctx.log(`regions: ${s.regional.regions.map((r) => `${r.region} ${r.plan.totalArrivals} vusers on ${r.plan.generators.length} generator(s)`).join(', ')}; one start instant for all`);
   // Agents that get a credentialed target URL through their environment find it redacted in their slices.
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
@@ -221,11 +237,13 @@ async function reportRun(
     maxErrorRate: options.maxErrorRate,
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
+    ...(s.regional ? { regions: regionsOf(s.regional) } : {}),
   });
   if (baseline) {
     const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
     ctx.log(`\n${table}\ncomparison: ${file}`);
   }
+  if (summary.regions) ctx.log(`\n${formatRegionTable(summary.regions)}`);
   ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
   return { summary, exitCode: summary.result.exitCode };
 }

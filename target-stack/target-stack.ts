@@ -37,6 +37,12 @@ export interface TargetStackProps extends StackProps, CpuScalingSettings {
    */
   readonly operatorCidr?: string;
   /**
+   * Addresses of generators in other regions (their NAT Elastic IPs, `a.b.c.d/32`), admitted on the same
+   * internet-facing load balancer as the operator (output `PublicTargetUrl`). They cannot use the internal one.
+   * @default - none
+   */
+  readonly remoteGeneratorCidrs?: ReadonlyArray<{ readonly cidr: string; readonly description: string }>;
+  /**
    * Session Manager on the EC2 target's instances (see Ec2TargetProps.sessionManager).
    * @default false
    */
@@ -78,17 +84,29 @@ export class TargetStack extends Stack {
     const listener = alb.addListener('Http', { port: 80, open: false });
 
     let operatorListener: elbv2.ApplicationListener | undefined;
-    if (props.operatorCidr) {
-      // The operator's laptop is outside the VPC: a second, internet-facing ALB admits only that CIDR.
+    const remote = props.remoteGeneratorCidrs ?? [];
+    if (props.operatorCidr || remote.length > 0) {
+      // The operator's laptop and generators in other regions are outside the VPC: a second, internet-facing ALB
+      // admits only their addresses (the operator CIDR, the other regions' NAT addresses).
       const operatorSg = new ec2.SecurityGroup(this, 'OperatorLoadBalancerSecurityGroup', {
         vpc: props.vpc,
-        description: 'loadtest-rig target operator ALB (internet-facing): the operator CIDR only',
+        description: remote.length > 0
+          ? 'loadtest-rig target public ALB (internet-facing): the operator CIDR and the NAT addresses of generators in other regions only'
+          : 'loadtest-rig target operator ALB (internet-facing): the operator CIDR only',
         allowAllOutbound: false,
       });
-      operatorSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
+      if (props.operatorCidr) operatorSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
+      for (const r of remote) operatorSg.addIngressRule(ec2.Peer.ipv4(r.cidr), ec2.Port.tcp(80), r.description);
+      if (remote.length > 0) {
+        Validations.of(operatorSg).acknowledge({
+          id: 'AwsSolutions-EC23',
+          reason: 'The other regions\' sources are their NAT Elastic IPs as /32s, read across regions with Fn::GetStackOutput at deploy time, which cdk-nag cannot evaluate; never 0.0.0.0/0 (and operatorCidr is validated narrower than /0).',
+        });
+      }
       const operatorAlb = this.loadBalancerFor('OperatorLoadBalancer', props.vpc, operatorSg, true);
       operatorListener = operatorAlb.addListener('Http', { port: 80, open: false });
-      new CfnOutput(this, 'OperatorUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: `Target URL for the operator (${props.operatorCidr} only)` });
+      if (props.operatorCidr) new CfnOutput(this, 'OperatorUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: `Target URL for the operator (${props.operatorCidr} only)` });
+      if (remote.length > 0) new CfnOutput(this, 'PublicTargetUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: 'Target URL for generators in other regions (their NAT addresses only)' });
     }
 
     if (props.redis ?? props.maxCapacity > 1) {

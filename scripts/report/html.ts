@@ -12,6 +12,7 @@ import { ChartSet, ChartSpec, buildCharts } from './html/charts';
 import { assertInlineScriptSafe, escapeHtml as e, jsonForScript } from './html/escape';
 import { distributionSection, errorsSection, findingsCard, resultBanner } from './html/first-screen';
 import { headerSection, rigSection, summarySection, thresholdsSection, verdictSection } from './html/sections';
+import { regionSection, withRegionCharts } from './html/regions';
 import { REPORT_CSS } from './html/style';
 import type { ReportJson } from './types';
 
@@ -110,7 +111,7 @@ ${parts.body}
 
 /** Renders report.json as one self-contained HTML page. */
 export function renderHtml(report: ReportJson): string {
-  const set = buildCharts(report);
+  const set = withRegionCharts(buildCharts(report), report.regions, report.timeline.periodMs);
   return renderPage({
     title: `${report.result.passed ? 'PASSED' : 'FAILED'} — load test ${report.runId} (rig: ${report.rig.verdict})`,
     set,
@@ -122,6 +123,7 @@ ${errorsSection(report)}
 ${chartsSection(set)}
 ${distributionSection(report)}
 ${summarySection(report)}
+${regionSection(report.regions)}
 <h2 id="rig">Rig verdict</h2>
 ${verdictSection(report)}
 ${rigSection(report)}

@@ -9,6 +9,7 @@ import type { ArtilleryReport, ArtilleryReportSection } from '../core/merge';
 import type { HealthSample, Verdict } from '../core/verdict';
 import type { Distribution } from './distribution';
 import type { FigureRow } from './scenario-figures';
+import type { RegionColumn, RegionSummary } from './regions';
 
 /** One generator in the summary's `rig` section. */
 export interface GeneratorSummary {
@@ -67,6 +68,8 @@ export interface RunSummary {
   readonly result: RunResult;
   /** `--baseline`: the run compared with, and how its scenario or load differs (empty: comparable). */
   readonly baseline?: { readonly runId: string; readonly differences: readonly string[] };
+  /** Generators in several regions: Relaybox's figures per region, one entry per region (scripts/report/regions.ts). */
+  readonly regions?: readonly RegionColumn[];
 }
 
 /** `result` of the summary JSON. */
@@ -97,4 +100,6 @@ export interface ReportJson extends RunSummary {
   readonly cloudwatch?: CloudWatchSection;
   /** Latency distributions of the whole run, from the merged sketches (histogram buckets and ranges). */
   readonly distributions?: Record<string, Distribution>;
+  /** Generators in several regions: each region's column with its timeline. */
+  readonly regions?: readonly RegionSummary[];
 }

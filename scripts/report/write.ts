@@ -14,6 +14,7 @@ import { collectRun } from './collect';
 import { distributionsOf } from './distribution';
 import { renderHtml } from './html';
 import { PERIOD_MS, buildSummary } from './summary';
+import { RegionRecord, regionColumn, regionalBreakdown } from './regions';
 import type { EnsureCheck } from './thresholds';
 import type { CloudWatchSection, ReportJson, RunSummary } from './types';
 
@@ -33,6 +34,8 @@ export interface RunOutcomeRecord {
   readonly maxErrorRate?: number;
   /** `--baseline`: the baseline's figures as `--ensure` reads them (`baseline.*`), kept so a rebuild is exact. */
   readonly baseline?: BaselineInput;
+  /** Generators in several regions: which ran where (the report's per-region section). */
+  readonly regions?: readonly RegionRecord[];
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -60,6 +63,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     ensure: input.ensure,
     maxErrorRate: input.maxErrorRate ?? 0,
     ...(input.baseline ? { baseline: input.baseline } : {}),
+    ...(input.regions ? { regions: input.regions } : {}),
   };
   await store.put('outcome.json', JSON.stringify(outcome, null, 2));
   const data = await collectRun(store, input.generatorIds);
@@ -76,19 +80,24 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
   const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
+  const regions = input.regions?.length ? regionalBreakdown(input.regions, data) : undefined;
   const finalSummary: RunSummary = {
     ...summary,
     rig: { ...summary.rig, memoryPerVuser, held },
     ...(input.baseline ? { baseline: { runId: input.baseline.runId, differences: input.baseline.differences } } : {}),
+    ...(regions ? { regions: regions.map(regionColumn) } : {}),
   };
+  // report.json's per-region block is the summary's columns with each region's timeline.
+  const { regions: _columns, ...summaryFields } = finalSummary;
   const reportJson: ReportJson = {
-    ...finalSummary,
+    ...summaryFields,
     intermediate: report.intermediate,
     byGenerator: report.byGenerator,
     timeline: { periodMs: PERIOD_MS, health, target: targetSamples },
     phases: input.plan.generators.map((g, i) => ({ generator: input.generatorIds[i] ?? `#${g.index}`, phases: g.phases as unknown[] })),
     ...(input.cloudwatch ? { cloudwatch: input.cloudwatch } : {}),
     distributions: distributionsOf(aggregate(data.flatMap((g) => g.periods)).histograms),
+    ...(regions ? { regions } : {}),
   };
   await store.put('report.json', JSON.stringify(reportJson, null, 2));
   await store.put('report.html', renderHtml(reportJson));

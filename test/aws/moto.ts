@@ -76,8 +76,8 @@ export async function startMoto(): Promise<Moto> {
 }
 
 /** SDK client config for the test process itself. */
-export function clientConfig(moto: Moto) {
-  return { region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
+export function clientConfig(moto: Moto, region = 'us-east-1') {
+  return { region, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
 }
 
 /** One agent the fake SSM agent ran. */
@@ -110,15 +110,22 @@ export class FakeSsmAgent {
     /** GeneratorAgentHome of the stand-in stacks; node_modules there links to the repository's. */
     private readonly agentHome: string,
     private readonly logDir: string,
+    /** The region whose SSM it serves; its agents run with that region (moto serves every region on one endpoint). */
+    private readonly region = 'us-east-1',
   ) {}
+
+  /** The environment of a process on one of this region's instances. */
+  private get instanceEnv(): Record<string, string> {
+    return { ...this.moto.env, AWS_REGION: this.region, AWS_DEFAULT_REGION: this.region };
+  }
 
   /** Commands requested before start() belong to earlier runs in the same moto: not this agent's. */
   private startedAt = 0;
 
   start(onCommand?: (agent: RanAgent) => void): void {
     this.startedAt = Date.now() - 1000;
-    const ssm = new SSMClient(clientConfig(this.moto));
-    const s3 = new S3Client(clientConfig(this.moto));
+    const ssm = new SSMClient(clientConfig(this.moto, this.region));
+    const s3 = new S3Client(clientConfig(this.moto, this.region));
     this.timer = setInterval(() => {
       if (this.busy) return;
       this.busy = true;
@@ -136,7 +143,7 @@ export class FakeSsmAgent {
       if (probe) {
         await this.sync(s3, probe.bundle);
         this.preflights.push(probe.store);
-        spawn(process.execPath, [path.join(this.agentHome, 'lib', 'preflight.js'), '--store', probe.store], { cwd: this.agentHome, stdio: 'ignore', env: { ...process.env, ...this.moto.env } });
+        spawn(process.execPath, [path.join(this.agentHome, 'lib', 'preflight.js'), '--store', probe.store], { cwd: this.agentHome, stdio: 'ignore', env: { ...process.env, ...this.instanceEnv } });
         continue;
       }
       const parsed = parseAgentCommand(cmd.Parameters?.commands ?? []);
@@ -148,7 +155,7 @@ export class FakeSsmAgent {
       const child = spawn(process.execPath, [path.join(this.agentHome, 'agent.js'), '--store', parsed.store, '--generator', parsed.generator], {
         cwd: this.agentHome,
         stdio: ['ignore', log, log],
-        env: { ...process.env, ...this.moto.env, ...(secretsPath ? { RIG_SECRETS_SSM_PATH: secretsPath } : {}) },
+        env: { ...process.env, ...this.instanceEnv, ...(secretsPath ? { RIG_SECRETS_SSM_PATH: secretsPath } : {}) },
       });
       fs.closeSync(log);
       const agent: RanAgent = { commandId: cmd.CommandId, instanceId: cmd.InstanceIds?.[0] ?? '?', generator: parsed.generator, store: parsed.store, child };

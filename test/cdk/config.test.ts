@@ -74,4 +74,15 @@ describe('rig config', () => {
   test('every problem is reported at once', () => {
     expect(errorOf(() => parseRigConfig({ targetKind: 'x', generatorInstanceType: 'big' })).problems).toHaveLength(2);
   });
+
+  test('generatorRegions: none by default (one region, env-agnostic); region[:weight] lists, the target\'s region first', () => {
+    expect(parseRigConfig({}).generatorRegions).toEqual([]);
+    expect(parseRigConfig({ generatorRegions: 'eu-west-2:3, us-east-1' }).generatorRegions).toEqual([{ region: 'eu-west-2', weight: 3 }, { region: 'us-east-1', weight: 1 }]);
+    expect(parseRigConfig({ generatorRegions: ['us-gov-west-1:2', 'ap-southeast-4:1'] }).generatorRegions).toEqual([{ region: 'us-gov-west-1', weight: 2 }, { region: 'ap-southeast-4', weight: 1 }]);
+    for (const bad of ['eu-west-2:0', 'eu-west-2,eu-west-2', 'Europe', 'eu-west-2:1.5', 'us-east-1,us-east-2,us-west-1,us-west-2,eu-west-1,eu-west-2', 7]) {
+      const e = errorOf(() => parseRigConfig({ generatorRegions: bad }));
+      expect(e.problems).toHaveLength(1);
+      expect(e.problems[0]).toMatch(/^context "generatorRegions" is .*; allowed: "none", or region\[:weight\] entries/);
+    }
+  });
 });

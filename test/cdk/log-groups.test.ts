@@ -8,10 +8,12 @@ import { buildTestRig } from './helpers';
 
 type Res = { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string; DependsOn?: string[] };
 
-for (const targetKind of ['ec2', 'fargate'] as const) {
-  describe(`log groups (targetKind=${targetKind})`, () => {
-    const { rig } = buildTestRig({ targetKind });
-    const stacks = [rig.network, rig.target, rig.generators].filter((s) => s !== undefined);
+// The third case adds a generator region: its stack (VPC flow logs, safety net, bucket emptier) follows the same rules.
+for (const [targetKind, regions] of [['ec2', 'none'], ['fargate', 'none'], ['ec2', 'eu-west-2,us-east-1']] as const) {
+  describe(`log groups (targetKind=${targetKind}, generatorRegions=${regions})`, () => {
+    const { rig } = buildTestRig({ targetKind, generatorRegions: regions });
+    const stacks = [rig.network, rig.target, rig.generators, ...rig.regional].filter((s) => s !== undefined);
+    if (regions !== 'none') expect(rig.regional).toHaveLength(1);
     const templates = stacks.map((s) => ({ name: s.stackName, resources: Template.fromStack(s).toJSON().Resources as Record<string, Res> }));
 
     test('every log group has a retention and is deleted with its stack', () => {

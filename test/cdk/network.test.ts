@@ -24,7 +24,8 @@ describe('network', () => {
       GroupDescription: Match.stringLikeRegexp('generators'),
       SecurityGroupIngress: Match.absent(),
     });
-    for (const stack of Object.values(buildTestRig({}).rig)) {
+    const { rig } = buildTestRig({});
+    for (const stack of [rig.network, rig.target, rig.generators, ...rig.regional]) {
       if (!stack) continue;
       const ingress = Object.values(Template.fromStack(stack).findResources('AWS::EC2::SecurityGroupIngress'));
       for (const i of ingress) expect(JSON.stringify(i.Properties.GroupId)).not.toMatch(/GeneratorSecurityGroup/);

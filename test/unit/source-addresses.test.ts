@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -83,10 +84,14 @@ describe('source addresses', () => {
     const from = (localAddress: string) => new Promise<import('node:net').Socket>((resolve) => {
       const s = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(s));
     });
-    const sockets = await Promise.all([from('127.0.4.1'), from('127.0.4.1'), from('127.0.4.1'), from('127.0.4.2')]);
+    // Addresses of this run only: a closed socket stays in TIME-WAIT for 60 s and still holds its port, so an
+    // earlier run's sockets on fixed addresses would be counted here too.
+    const net24 = `127.${10 + crypto.randomInt(240)}.${crypto.randomInt(256)}`;
+    const [a1, a2, a3] = [`${net24}.1`, `${net24}.2`, `${net24}.3`];
+    const sockets = await Promise.all([from(a1), from(a1), from(a1), from(a2)]);
     try {
-      const counts = await sa.countPortsByAddress(['127.0.4.1', '127.0.4.2', '127.0.4.3', 'not-an-ip']);
-      expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.4.1': 3, '127.0.4.2': 1, '127.0.4.3': 0, 'not-an-ip': 0 });
+      const counts = await sa.countPortsByAddress([a1, a2, a3, 'not-an-ip']);
+      expect(Object.fromEntries(counts ?? [])).toEqual({ [a1]: 3, [a2]: 1, [a3]: 0, 'not-an-ip': 0 });
       expect(await sa.countPortsByAddress(['not-an-ip'])).toBeUndefined();
     } finally {
       for (const s of sockets) s.destroy();

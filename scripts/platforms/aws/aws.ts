@@ -93,6 +93,16 @@ export function deployedGeneratorOf(outputs: RigOutputs, targetIsPrivate: boolea
 
 const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
+/** Copies a run store into the local run folder, without the agent bundle (the home region's, or another's under regions/<region>/). */
+export async function copyStoreToFolder(store: RunStore, runDir: string): Promise<void> {
+  const local = localStore(runDir);
+  const keys = (await store.list('')).filter((k) => !/^(regions\/[^/]+\/)?bundle\//.test(k));
+  for (const key of keys) {
+    const body = await store.get(key);
+    if (body !== undefined) await local.put(key, body);
+  }
+}
+
 /** Builds the AWS platform over the deployed rig's outputs. */
 export function awsPlatform(props: AwsPlatformProps): Platform & { readonly generator: DeployedGenerator; readonly publisherFor: (store: RunStore, runId: string) => RigMetricsPublisher | undefined } {
   const { api, outputs, options, log } = props;
@@ -143,7 +153,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
     const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
     if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
     // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
-    await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from inside the VPC`));
+    await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from their own network (the rig's target admits only them)`));
     log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
     return url;
   };
@@ -252,14 +262,7 @@ export function awsPlatform(props: AwsPlatformProps): Platform & { readonly gene
         async preflight(spec) {
           probe = spec;
         },
-        async copyToRunDir() {
-          const local = localStore(runDir);
-          const keys = (await store.list('')).filter((k) => !k.startsWith('bundle/'));
-          for (const key of keys) {
-            const body = await store.get(key);
-            if (body !== undefined) await local.put(key, body);
-          }
-        },
+        copyToRunDir: () => copyStoreToFolder(store, runDir),
         close: () => cleanups.run(),
       };
     },

@@ -15,11 +15,11 @@ export const RIG_STACK_NAMES = {
   generators: 'LoadTestRig-Generators',
 } as const;
 
-/** The deployed rig, as its CloudFormation outputs describe it. */
-export interface RigOutputs {
-  /** Where the outputs came from: the outputs file's path, or `CloudFormation (<region>)`. */
-  readonly source: string;
-  readonly region?: string;
+/** Name of a generator stack in a region other than the target's (bin/rig.ts regionalGeneratorStackName). */
+export const regionalStackName = (region: string): string => `${RIG_STACK_NAMES.generators}-${region}`;
+
+/** The outputs every generator stack has (home or another region). */
+export interface GeneratorGroupOutputs {
   readonly generatorAsgName: string;
   readonly generatorAgentHome: string;
   readonly resultsBucketName: string;
@@ -28,10 +28,27 @@ export interface RigOutputs {
   readonly generatorInstanceType?: string;
   /** Secondary private IPv4 addresses per generator. */
   readonly generatorSecondaryIps?: number;
+  readonly safetyNetFunctionName?: string;
+}
+
+/** The generators of one region other than the target's (stack LoadTestRig-Generators-<region>). */
+export interface RegionalOutputs extends GeneratorGroupOutputs {
+  readonly stackName: string;
+  readonly region: string;
+  /** Share of every run (the stack's RegionWeight output). */
+  readonly weight: number;
+  /** The NAT gateways' Elastic IPs every connection of the region leaves from (EgressAddress0, …). */
+  readonly egressAddresses: readonly string[];
+}
+
+/** The deployed rig, as its CloudFormation outputs describe it. */
+export interface RigOutputs extends GeneratorGroupOutputs {
+  /** Where the outputs came from: the outputs file's path, or `CloudFormation (<region>)`. */
+  readonly source: string;
+  readonly region?: string;
   readonly rigMetricsNamespace?: string;
   readonly dashboardName?: string;
   readonly dashboardUrl?: string;
-  readonly safetyNetFunctionName?: string;
   /** Absent for a bring-your-own target (targetKind none). */
   readonly targetUrl?: string;
   readonly loadBalancerFullName?: string;
@@ -49,6 +66,14 @@ export interface RigOutputs {
   readonly targetTaskMemoryGb?: number;
   /** Stacks found, in deploy order (teardown deletes them in reverse). */
   readonly stackNames: readonly string[];
+  /** The home region's weight when the generators run in several regions (RegionWeight). */
+  readonly regionWeight?: number;
+  /** The target's internet-facing URL for generators in other regions (PublicTargetUrl). */
+  readonly publicTargetUrl?: string;
+  /** The generators of the other regions (deployed before the home stacks; torn down after them). */
+  readonly regions?: readonly RegionalOutputs[];
+  /** Regions the home generator stack names (RemoteGeneratorRegions), found or not. */
+  readonly remoteRegionNames?: readonly string[];
 }
 
 type OutputMap = Readonly<Record<string, string>>;
@@ -59,31 +84,55 @@ function positive(v: string | undefined): number | undefined {
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/** A whole number output (>= min), else undefined. */
+function whole(v: string | undefined, min: number): number | undefined {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= min ? n : undefined;
+}
+
+/** The generator outputs every generator stack has (home or regional). */
+function generatorOutputs(gen: OutputMap, stackName: string, source: string): GeneratorGroupOutputs {
+  const need = (key: string): string => {
+    const v = gen[key];
+    if (!v) throw new UsageError(`${source}: stack ${stackName} has no output ${key}; redeploy with \`npm run deploy\``);
+    return v;
+  };
+  return {
+    generatorAsgName: need('GeneratorAsgName'),
+    generatorAgentHome: need('GeneratorAgentHome'),
+    resultsBucketName: need('ResultsBucketName'),
+    maxGenerators: whole(gen.MaxGenerators, 1),
+    generatorInstanceType: gen.GeneratorInstanceType || undefined,
+    generatorSecondaryIps: whole(gen.GeneratorSecondaryIps, 0),
+    safetyNetFunctionName: gen.SafetyNetFunctionName,
+  };
+}
+
 /** Builds {@link RigOutputs} from each stack's output map; undefined when the generator stack is missing. */
 export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, source: string): RigOutputs | undefined {
   const gen = stacks[RIG_STACK_NAMES.generators];
   if (!gen) return undefined;
   const target = stacks[RIG_STACK_NAMES.target] ?? {};
-  const need = (key: string): string => {
-    const v = gen[key];
-    if (!v) throw new UsageError(`${source}: stack ${RIG_STACK_NAMES.generators} has no output ${key}; redeploy with \`npm run deploy\``);
-    return v;
-  };
-  const max = gen.MaxGenerators === undefined ? undefined : Number(gen.MaxGenerators);
-  const ips = gen.GeneratorSecondaryIps === undefined ? undefined : Number(gen.GeneratorSecondaryIps);
+  const home = generatorOutputs(gen, RIG_STACK_NAMES.generators, source);
+  const remoteRegionNames = (gen.RemoteGeneratorRegions ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+  const regions: RegionalOutputs[] = [];
+  for (const [name, outputs] of Object.entries(stacks)) {
+    const region = name.startsWith(`${RIG_STACK_NAMES.generators}-`) ? name.slice(RIG_STACK_NAMES.generators.length + 1) : undefined;
+    if (!region) continue;
+    const egressAddresses = Object.keys(outputs).filter((k) => /^EgressAddress\d+$/.test(k)).sort().map((k) => outputs[k] ?? '');
+    regions.push({ stackName: name, region: outputs.Region || region, weight: whole(outputs.RegionWeight, 1) ?? 1, egressAddresses, ...generatorOutputs(outputs, name, source) });
+  }
+  const missing = remoteRegionNames.filter((r) => !regions.some((x) => x.region === r));
+  if (missing.length) {
+    throw new UsageError(`${source}: the generator stacks of ${missing.map(regionalStackName).join(', ')} are not deployed (${RIG_STACK_NAMES.generators} names them); run \`npm run deploy\``);
+  }
   return {
     source,
     region: gen.Region,
-    generatorAsgName: need('GeneratorAsgName'),
-    generatorAgentHome: need('GeneratorAgentHome'),
-    resultsBucketName: need('ResultsBucketName'),
-    maxGenerators: max !== undefined && Number.isInteger(max) && max > 0 ? max : undefined,
-    generatorInstanceType: gen.GeneratorInstanceType || undefined,
-    generatorSecondaryIps: ips !== undefined && Number.isInteger(ips) && ips >= 0 ? ips : undefined,
+    ...home,
     rigMetricsNamespace: gen.RigMetricsNamespace,
     dashboardName: gen.DashboardName,
     dashboardUrl: gen.DashboardUrl,
-    safetyNetFunctionName: gen.SafetyNetFunctionName,
     targetUrl: target.TargetUrl,
     loadBalancerFullName: target.LoadBalancerFullName,
     scaleOutAlarmName: target.ScaleOutAlarmName,
@@ -96,6 +145,10 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     targetTaskVcpu: positive(target.TargetTaskVcpu),
     targetTaskMemoryGb: positive(target.TargetTaskMemoryGb),
     stackNames: [RIG_STACK_NAMES.network, RIG_STACK_NAMES.target, RIG_STACK_NAMES.generators].filter((n) => stacks[n] !== undefined),
+    ...(whole(gen.RegionWeight, 1) !== undefined ? { regionWeight: whole(gen.RegionWeight, 1) } : {}),
+    ...(target.PublicTargetUrl ? { publicTargetUrl: target.PublicTargetUrl } : {}),
+    ...(regions.length ? { regions } : {}),
+    ...(remoteRegionNames.length ? { remoteRegionNames } : {}),
   };
 }
 
@@ -131,18 +184,23 @@ export function isStackMissing(err: unknown): boolean {
 }
 
 /** Reads the rig stacks' outputs with DescribeStacks; undefined when the generator stack is not deployed. */
-export async function describeRigStacks(api: AwsApi): Promise<RigOutputs | undefined> {
+export async function describeRigStacks(api: AwsApi, apiFor: (region: string) => AwsApi = () => api): Promise<RigOutputs | undefined> {
   const stacks: Record<string, OutputMap> = {};
-  for (const name of Object.values(RIG_STACK_NAMES)) {
+  const describe = async (a: AwsApi, name: string): Promise<void> => {
     try {
-      const res = await api.describeStacks({ StackName: name });
+      const res = await a.describeStacks({ StackName: name });
       const stack = res.Stacks?.[0];
-      if (!stack || !LIVE_STATUSES.has(String(stack.StackStatus))) continue;
+      if (!stack || !LIVE_STATUSES.has(String(stack.StackStatus))) return;
       stacks[name] = Object.fromEntries((stack.Outputs ?? []).filter((o) => o.OutputKey).map((o) => [String(o.OutputKey), String(o.OutputValue ?? '')]));
     } catch (err) {
-      if (isStackMissing(err)) continue;
+      if (isStackMissing(err)) return;
       throw err;
     }
+  };
+  for (const name of Object.values(RIG_STACK_NAMES)) await describe(api, name);
+  // The other generator regions, named by the home generator stack: each stack in its own region.
+  for (const region of (stacks[RIG_STACK_NAMES.generators]?.RemoteGeneratorRegions ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '')) {
+    await describe(apiFor(region), regionalStackName(region));
   }
   return rigOutputsFrom(stacks, `CloudFormation (${api.region})`);
 }
@@ -203,7 +261,7 @@ export async function choosePlatform(requested: 'local' | 'aws' | undefined, dep
   }
   let outputs: RigOutputs | undefined;
   try {
-    const lookup = describeRigStacks(deps.api(region));
+    const lookup = describeRigStacks(deps.api(region), deps.api);
     // Without --platform aws, a slow or unreachable AWS must not hold up a local run.
     outputs = requested === 'aws' ? await lookup : await withTimeout(lookup, deps.lookupTimeoutMs ?? 5000);
   } catch (err) {

@@ -13,6 +13,7 @@ import type { DeployedGenerator, InstanceSpec } from '../../core/capacity-model'
 import type { Platform } from '../platform';
 import type * as Aws from './aws';
 import type * as Clients from './clients';
+import type * as MultiRegion from './multi-region';
 import { describeInstanceType } from './instance-types';
 import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
@@ -62,6 +63,8 @@ export interface SelectProps {
 const awsModule = () => require('./aws') as typeof Aws;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const clientsModule = () => require('./clients') as typeof Clients;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const multiRegionModule = () => require('./multi-region') as typeof MultiRegion;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const sourceAddresses = require('../../../load-generators/lib/source-addresses') as { targetIsPrivate(target: string): Promise<boolean> };
@@ -117,7 +120,36 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
   });
   log(capacityLine(outputs, targetIsPrivate, platform.generator, p.generatorCapacity));
-  return platform;
+  if (!outputs.regions?.length) return platform;
+
+  // Generators in several regions: one platform per region, composed (scripts/platforms/aws/multi-region.ts).
+  const multi = multiRegionModule();
+  const remoteUrl = multi.remoteTargetUrl(outputs, options.target);
+  const parts: MultiRegion.RegionPart[] = [{ region, weight: outputs.regionWeight ?? 1, platform }];
+  for (const r of outputs.regions) {
+    const rOutputs = multi.remoteOutputs(outputs, r);
+    const rApi = clientsModule().createAwsApi({ region: r.region });
+    const type = rOutputs.generatorInstanceType ?? awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE;
+    const spec = type === (outputs.generatorInstanceType ?? awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE) ? instanceSpec : await (p.describeInstanceType ?? describeInstanceType)(rApi, type, log);
+    const remote = awsModule().awsPlatform({
+      root: p.root,
+      outputs: rOutputs,
+      api: rApi,
+      ...(spec ? { instanceSpec: spec } : {}),
+      // Its generators load the target's internet-facing URL (or --target): never private from another region.
+      options: { ...options, target: remoteUrl },
+      log: (line) => log(`[${r.region}] ${line}`),
+      signal: p.signal,
+      targetIsPrivate: false,
+      ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
+      // The home platform removes cdk-outputs.json once the home stacks are gone; a region's teardown leaves it.
+      removeOutputsFile: () => undefined,
+    });
+    log(`[${r.region}] ${capacityLine(rOutputs, false, remote.generator, p.generatorCapacity)}`);
+    parts.push({ region: r.region, weight: r.weight, platform: remote, natAddresses: r.egressAddresses.length });
+  }
+  log(`generator regions: ${parts.map((x) => `${x.region} (weight ${x.weight})`).join(', ')}; other regions load ${remoteUrl}`);
+  return multi.multiRegionPlatform(parts, remoteUrl, log);
 }
 
 /** One line: what one generator holds and why (instance type and where its figures came from, addresses used, the limit that binds, heap). */
