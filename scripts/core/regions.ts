@@ -10,6 +10,7 @@
 import { NormalizedPhase, Phase, PlanError, normalizePhases } from './capacity';
 import type { ArrivalCapacity, GeneratorLimits, GeneratorSlice, Plan } from './plan';
 import { estimatePeakConcurrent, peakArrivalRate, planLoad } from './plan';
+import { partsOfPhase } from './split';
 
 /** The id of generator `index` of a plan (as scripts/run.ts generatorSpecs names it): g01, g02, … */
 export const generatorId = (index: number): string => `g${String(index + 1).padStart(2, '0')}`;
@@ -67,14 +68,6 @@ function rampShares(from: number, to: number, weights: readonly number[]): Array
   });
 }
 
-function zero(s: Partial<Phase>): boolean {
-  return (s.arrivalCount ?? 0) === 0 && (s.arrivalRate ?? 0) === 0 && (s.rampTo ?? 0) === 0;
-}
-
-function pauseFor(phase: Phase): Phase {
-  const { arrivalRate: _a, rampTo: _r, arrivalCount: _c, maxVusers: _m, duration, ...rest } = phase;
-  return { ...rest, pause: duration };
-}
 
 /**
  * Splits a profile across regions by weight. Returns one phase list per region, each as long as `phases`.
@@ -99,20 +92,9 @@ export function splitByRegion(phases: Phase[], regions: readonly RegionWeight[])
     else if (n.kind === 'rate') arrivals = weightedShares(n.arrivalRate ?? 0, weights).map((arrivalRate) => ({ arrivalRate }));
     else if (phase.arrivalRate === undefined) arrivals = weightedShares(n.rampTo ?? 0, weights).map((rampTo) => ({ rampTo }));
     else arrivals = rampShares(phase.arrivalRate, n.rampTo ?? 0, weights).map((s) => ({ arrivalRate: s.from, rampTo: s.to }));
-    const idlePhase = arrivals.every(zero);
     // maxVusers goes to the regions that create vusers in the phase, by their weights (all regions when none does).
-    const active = arrivals.map((s, g) => idlePhase || !zero(s) ? g : -1).filter((g) => g >= 0);
-    const mv = n.maxVusers === undefined ? undefined : weightedShares(n.maxVusers, active.map((g) => weights[g] ?? 0));
-    arrivals.forEach((share, g) => {
-      const list = out[g] as Phase[];
-      if (!idlePhase && zero(share)) {
-        list.push(pauseFor(phase));
-        return;
-      }
-      const slice: Phase = { ...phase, ...share };
-      if (mv !== undefined) slice.maxVusers = mv[active.indexOf(g)] ?? 0;
-      list.push(slice);
-    });
+    const parts = partsOfPhase(phase, arrivals, (active) => (n.maxVusers === undefined ? undefined : weightedShares(n.maxVusers, active.map((g) => weights[g] ?? 0))));
+    parts.forEach((part, g) => (out[g] as Phase[]).push(part));
   });
   return out;
 }

@@ -41,6 +41,23 @@ function isZeroShare(s: Partial<Phase>): boolean {
   return (s.arrivalCount ?? 0) === 0 && (s.arrivalRate ?? 0) === 0 && (s.rampTo ?? 0) === 0;
 }
 
+/**
+ * One phase cut into parts from each part's arrival shares: a part with no share pauses for the phase (unless
+ * the whole phase is idle), and `maxVusers` is shared over the parts that run it by `maxVusersOf(running)`
+ * (their shares, in the order of `running`). Used by every level of the split and by the regional split.
+ */
+export function partsOfPhase(phase: Phase, arrivals: ReadonlyArray<Partial<Phase>>, maxVusersOf: (running: readonly number[]) => readonly number[] | undefined): Phase[] {
+  const idle = arrivals.every(isZeroShare);
+  const running = arrivals.map((_, s) => s).filter((s) => idle || !isZeroShare(arrivals[s] ?? {}));
+  const mv = maxVusersOf(running);
+  return arrivals.map((share, s) => {
+    if (!idle && isZeroShare(share)) return pauseFor(phase);
+    const part: Phase = { ...phase, ...share };
+    if (mv !== undefined) part.maxVusers = mv[running.indexOf(s)] ?? 0;
+    return part;
+  });
+}
+
 /** Arrival-field shares of one phase per slot (absent keys stay absent). */
 function arrivalShares(phase: Phase, norm: NormalizedPhase, ranks: readonly number[]): Array<Partial<Phase>> {
   if (norm.kind === 'count') return sharesByRank(norm.arrivalCount ?? 0, ranks).map((arrivalCount) => ({ arrivalCount }));
@@ -75,23 +92,13 @@ function splitSlots(phases: Phase[], ranks: readonly number[]): Phase[][] {
     }
     const phaseRanks = ranks.map((r) => (r - offset + slots) % slots);
     offset = (offset + remainderOf(n.arrivalCount ?? n.rampTo ?? n.arrivalRate, slots)) % slots;
-    const arrivals = arrivalShares(phase, n, phaseRanks);
-    const idlePhase = arrivals.every(isZeroShare);
     // maxVusers over the slots that run the phase, ranked among themselves.
-    const running = phaseRanks.map((r, s) => ({ r, s })).filter(({ s }) => idlePhase || !isZeroShare(arrivals[s] ?? {}));
-    const order = [...running].sort((x, y) => x.r - y.r).map(({ s }) => s);
-    const runRanks = running.map(({ s }) => order.indexOf(s));
-    const mv = n.maxVusers === undefined ? undefined : sharesByRank(n.maxVusers, runRanks);
-    arrivals.forEach((share, s) => {
-      const list = out[s] as Phase[];
-      if (!idlePhase && isZeroShare(share)) {
-        list.push(pauseFor(phase));
-        return;
-      }
-      const slice: Phase = { ...phase, ...share };
-      if (mv !== undefined) slice.maxVusers = mv[running.findIndex((x) => x.s === s)] ?? 0;
-      list.push(slice);
+    const parts = partsOfPhase(phase, arrivalShares(phase, n, phaseRanks), (running) => {
+      if (n.maxVusers === undefined) return undefined;
+      const order = [...running].sort((x, y) => (phaseRanks[x] ?? 0) - (phaseRanks[y] ?? 0));
+      return sharesByRank(n.maxVusers, running.map((s) => order.indexOf(s)));
     });
+    parts.forEach((part, s) => (out[s] as Phase[]).push(part));
   });
   return out;
 }
