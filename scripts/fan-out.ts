@@ -40,3 +40,25 @@ export function payloadNotes(payload: unknown, shares: ReadonlyArray<ReadonlyArr
         `note: payload ${String(p.path).split(/[\\/]/).pop()} (order: sequence): ${active.length} load processes each read the rows of their planned arrivals (${ranges}), so the run reads the rows one plain run reads; a process that creates more vusers than planned wraps around its own rows`,
     );
 }
+
+/**
+ * One line per phase duration the rig reads differently from plain `artillery run`: a plain number with a
+ * fraction. The rig reads "1.5" and 1.5 as 1.5 s; Artillery 2.0.34 reads the string "1.5" as 1.5 ms and refuses
+ * the number 1.5 ("Invalid duration for phase"). Said before the start, never changed silently.
+ */
+export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): string[] {
+  const notes: string[] = [];
+  phases.forEach((phase, i) => {
+    // Only phases of the script that run as written (flags such as --vusers may have replaced them).
+    if (ran[i]?.duration !== phase.duration || ran[i]?.pause !== phase.pause) return;
+    const name = phase.name ? `"${phase.name}"` : String(i + 1);
+    for (const field of ['duration', 'pause'] as const) {
+      const v = phase[field];
+      const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
+      if (text === undefined || !/^\d+\.\d+$/.test(text) || Number.isInteger(Number(text))) continue;
+      const plain = typeof v === 'string' ? `reads "${text}" as ${text} ms` : `refuses ${text} ("Invalid duration for phase")`;
+      notes.push(`note: phase ${name}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
+    }
+  });
+  return notes;
+}

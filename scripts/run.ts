@@ -22,7 +22,7 @@ import { formatSummaryTable } from './report/summary';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
-import { maxVusersNotes, payloadNotes } from './fan-out';
+import { durationNotes, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
 import { RegionalPlan, planRegions } from './core/regions';
 import { RegionalPlatform, isRegional } from './platforms/aws/multi-region';
@@ -71,10 +71,10 @@ function retarget(script: ArtilleryScript, target: string | undefined): Artiller
 }
 
 /** What the fan-out changes, printed before the start: the maxVusers split and how sequenced payloads are read. */
-function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript): string[] {
+function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript, own: ArtilleryScript | undefined): string[] {
   const perProcess = plan.generators.map((g) => g.processes.map((p) => p.phases));
   const shares = plan.generators.map((g) => g.processes.map((p) => p.payload));
-  return [...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares)];
+  return [...durationNotes(own?.config.phases ?? [], script.config.phases ?? []), ...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares)];
 }
 
 /** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
@@ -189,7 +189,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const generators = generatorSpecs(plan, script, platform);
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
-  for (const line of fanOutNotes(plan, script)) ctx.log(line);
+  for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script)) ctx.log(line);
   // Target-side figures (the reference target's /metrics; silently none for targets without it).
   run.metrics.start();
   const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };

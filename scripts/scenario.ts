@@ -233,14 +233,21 @@ export function processScript(script: ArtilleryScript, phases: Phase[], share: {
 }
 
 /**
- * A phase with its durations as numbers of seconds: the rig reads "1.5" as 1.5 s (scripts/core/capacity.ts
- * readDuration), Artillery would read it as 1.5 ms; handing Artillery numbers keeps one meaning.
+ * A phase with its durations in the one form Artillery 2.0.34 reads exactly (lib/core/phases.ts): a whole
+ * number of seconds as a number, anything else as an `ms` string ("1500ms"). The rig reads "1.5" as 1.5 s
+ * (scripts/core/capacity.ts readDuration); Artillery would read the string "1.5" as 1.5 ms and refuses the
+ * number 1.5 ("Invalid duration for phase"), so neither may reach a load process.
  */
 function inSeconds(phase: Phase): Phase {
   const out: Phase = { ...phase };
-  if (phase.duration !== undefined) out.duration = parseDuration(phase.duration, 'duration');
-  if (phase.pause !== undefined) out.pause = parseDuration(phase.pause, 'pause');
+  if (phase.duration !== undefined) out.duration = artilleryDuration(parseDuration(phase.duration, 'duration'));
+  if (phase.pause !== undefined) out.pause = artilleryDuration(parseDuration(phase.pause, 'pause'));
   return out;
+}
+
+/** Seconds as Artillery reads them exactly: 90 → 90, 1.5 → "1500ms". */
+export function artilleryDuration(seconds: number): number | string {
+  return Number.isInteger(seconds) ? seconds : `${Number((seconds * 1000).toFixed(3))}ms`;
 }
 
 /** How long one vuser's session lasts, for concurrency planning: `hold` plus connect time, else unknown. */

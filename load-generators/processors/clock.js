@@ -167,10 +167,20 @@ function phaseSeconds(context) {
     const yaml = require('js-yaml');
     const script = /** @type {any} */ (file.endsWith('.json') ? JSON.parse(text) : yaml.load(text));
     const phases = (script && script.config && script.config.phases) || [];
-    return phases.reduce((/** @type {number} */ a, /** @type {any} */ p) => a + Number(p.duration ?? p.pause ?? 0), 0);
+    return phases.reduce((/** @type {number} */ a, /** @type {any} */ p) => a + phaseFieldSeconds(p.duration ?? p.pause ?? 0), 0);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A phase duration as the rig hands it to a load process (scripts/scenario.ts artilleryDuration): whole seconds
+ * as a number, anything else as "<n>ms".
+ * @param {unknown} v @returns {number}
+ */
+function phaseFieldSeconds(v) {
+  const ms = typeof v === 'string' ? /^(\d+(?:\.\d+)?)ms$/.exec(v.trim()) : null;
+  return ms ? Number(ms[1]) / 1000 : Number(v);
 }
 
 /** Epoch second now (for per-second counters that merge exactly across generators). */

@@ -11,6 +11,7 @@ import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
 import { UsageError, unexpectedErrorLine } from '../../scripts/errors';
 import { longFlags, npmEatenFlags, npmEatenRefusal } from '../../scripts/npm-flags';
+import { durationNotes } from '../../scripts/fan-out';
 import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
 import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
@@ -127,12 +128,17 @@ describe('credentials that would be stored', () => {
 });
 
 describe('one rule for each kind of input', () => {
-  it('durations: flags and script phases read "1.5" as 1.5 s, and the load processes get numbers of seconds', () => {
+  it('durations: flags and script phases read "1.5" as 1.5 s; load processes get whole seconds as numbers, the rest as "<n>ms" (what Artillery reads exactly)', () => {
     expect(validateFlags({ ramp: '1.5' }).rampSeconds).toBe(1.5);
     expect(parseDuration('1.5', 'phase 0.duration')).toBe(1.5);
     for (const v of ['90', '90s', '20m', '1500ms', 2.5]) expect(parseDuration(v, 'd')).toBe(validateFlags({ ramp: String(v) }).rampSeconds);
     const script = processScript({ config: {}, scenarios: [{}] }, [{ duration: '1.5', arrivalRate: 2 }, { pause: '20m' }, { duration: 30, arrivalCount: 3 }], undefined);
-    expect(script.config.phases).toEqual([{ duration: 1.5, arrivalRate: 2 }, { pause: 1200 }, { duration: 30, arrivalCount: 3 }]);
+    expect(script.config.phases).toEqual([{ duration: '1500ms', arrivalRate: 2 }, { pause: 1200 }, { duration: 30, arrivalCount: 3 }]);
+    expect(durationNotes([{ duration: '1.5', arrivalRate: 2 }, { duration: 2.5, arrivalRate: 1 }, { duration: '2', arrivalRate: 1 }], [{ duration: '1.5' }, { duration: 2.5 }, { duration: '2' }])).toEqual([
+      'note: phase 1: duration "1.5" is run as 1.5 s (plain artillery run reads "1.5" as 1.5 ms); write "1.5s" to say so in the script itself',
+      'note: phase 2: duration 2.5 is run as 2.5 s (plain artillery run refuses 2.5 ("Invalid duration for phase")); write "2.5s" to say so in the script itself',
+    ]);
+    expect(durationNotes([{ duration: '1.5', arrivalRate: 2 }], [{ duration: 60 }])).toEqual([]); // replaced by flags: not run
     // A profile's length counts string durations (the run's deadline was NaN for "20m").
     expect(profileSeconds([{ duration: '20m', arrivalRate: 1 }, { pause: '30s' }, { duration: 1.5, arrivalCount: 1 }])).toBe(1231.5);
   });
