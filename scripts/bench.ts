@@ -103,7 +103,8 @@ const BENCH_OPTIONS = {
   'generator-cpus': { type: 'string', default: '0' },
 } as const;
 
-async function main(): Promise<void> {
+/** The bench's settings from its flags. @throws BenchUsageError, PinError */
+function benchSettings() {
   const refusal = npmEatenRefusal(process.env, longFlags(BENCH_OPTIONS), process.argv.slice(2));
   if (refusal) throw new BenchUsageError(refusal.replace(/^error: /, ''));
   const { values } = parseArgs({ options: BENCH_OPTIONS });
@@ -121,14 +122,119 @@ async function main(): Promise<void> {
   }
   // The target's workers: one per target CPU when pinned, else 2 (both on these cores).
   const workers = values.workers !== undefined ? positive('workers', values.workers) : (pin?.targetCpus?.length ?? 2);
+  return { targetUrl: values.target, json: values.json, mode, rates, trialSeconds, hold, memRate, memSeconds, budgetMs, pin, workers } as const;
+}
+type BenchSettings = ReturnType<typeof benchSettings>;
+
+/** Runs one trial of a system and logs its line. */
+type RunTrial = (system: System, rate: number, seconds: number, holdSeconds: number) => Promise<TrialResult>;
+
+/** Every trial of the bench, and what each system sustained. */
+interface Measured {
+  readonly trials: TrialResult[];
+  readonly mem: Partial<Record<System, TrialResult>>;
+  readonly best: Partial<Record<System, number>>;
+  readonly ladder: TrialResult[];
+}
+
+/** 1. memory and CPU per vuser at one rate both sustain; 2. the highest sustained arrival rate of each system. */
+async function measure(set: BenchSettings, trial: RunTrial, budgetLeft: () => boolean): Promise<Omit<Measured, 'trials'>> {
+  const { rates, trialSeconds, hold, memRate, memSeconds } = set;
+  // 1. Memory and CPU per vuser at one rate both sustain, every vuser held past the ramp's end.
+  const mem: Partial<Record<System, TrialResult>> = {};
+  for (const system of ['plain', 'rig'] as System[]) {
+    log(`memory/CPU trial: ${system}, ${memRate}/s for ${memSeconds} s, each held ${memSeconds + 10} s`);
+    mem[system] = await trial(system, memRate, memSeconds, memSeconds + 10);
+  }
+  // 2. Highest sustained arrival rate: a ladder of short trials; the rig starts where plain stopped.
+  const best: Partial<Record<System, number>> = {};
+  const ladder: TrialResult[] = [];
+  for (const system of ['plain', 'rig'] as System[]) {
+    log(`arrival-rate ladder: ${system}, ${trialSeconds}-s trials, hold ${hold} s`);
+    const startAt = system === 'plain' ? Math.max(0, rates.findIndex((r) => r >= PLAIN_START[set.mode])) : Math.max(0, rates.indexOf(best.plain ?? rates[0]!));
+    const idx = await searchLadder(rates.length, startAt, async (i) => {
+      const t = await trial(system, rates[i]!, trialSeconds, hold);
+      ladder.push(t);
+      return t.problems.length === 0;
+    }, budgetLeft);
+    if (idx >= 0) best[system] = rates[idx];
+    if (idx === rates.length - 1) log(`  ${system}: sustained the top of the ladder; the real maximum is higher`);
+  }
+  return { mem, best, ladder };
+}
+
+/** Each system's figures from the trials, and the rig/plain ratios. */
+function benchFigures({ trials, mem, best }: Measured, generatorCores: number) {
+  const figures = trials.map((t) => ({ ...t, sustained: t.problems.length === 0 }));
+  const cpuRate = comparisonRate(figures);
+  const fig = (s: System) => {
+    const t = mem[s];
+    const held = t ? Math.max(t.connected - t.failed, 0) : 0;
+    return {
+      rate: best[s],
+      perCoreRate: best[s] !== undefined ? best[s]! / generatorCores : undefined,
+      cpuMsPerVuser: cpuMsPerVuserAt(figures, s, cpuRate),
+      rssPerVuserKB: t && t.peakRssBytes !== undefined && t.baseRssBytes !== undefined && held ? kb((t.peakRssBytes - t.baseRssBytes) / held) : undefined,
+      startupSeconds: median(trials.filter((x) => x.system === s).map((x) => x.startupSeconds)),
+      cpuPer1000: t && t.cpuSeconds !== undefined ? cpuSecondsPerThousand(t.cpuSeconds, t.created) : undefined,
+      baseRssMB: t?.baseRssBytes !== undefined ? t.baseRssBytes / 2 ** 20 : undefined,
+      targetPerVuserKB: t && t.targetPeakRss && t.targetBaseRss && t.targetPeakConnections ? kb((t.targetPeakRss - t.targetBaseRss) / t.targetPeakConnections) : undefined,
+      held,
+    };
+  };
+  const plain = fig('plain');
+  const rig = fig('rig');
+  const ratios: BenchRatios = {
+    perCoreArrivalRate: ratioOf(rig.perCoreRate, plain.perCoreRate),
+    cpuMsPerVuser: ratioOf(rig.cpuMsPerVuser, plain.cpuMsPerVuser),
+    memoryPerHeldVuser: ratioOf(rig.rssPerVuserKB, plain.rssPerVuserKB),
+    startupSeconds: ratioOf(rig.startupSeconds, plain.startupSeconds),
+  };
+  return { cpuRate, plain, rig, ratios };
+}
+
+/** The printed table of figures, the ceilings and the bench's bounds. */
+function figureLines(set: BenchSettings, measured: Measured, figs: ReturnType<typeof benchFigures>, generatorCores: number, began: number): string[] {
+  const { plain, rig, cpuRate } = figs;
+  const { pin } = set;
+  const extraStartup = rig.startupSeconds !== undefined && plain.startupSeconds !== undefined ? rig.startupSeconds - plain.startupSeconds : undefined;
+  const rows: Array<[string, number | undefined, number | undefined, string]> = [
+    ['highest sustained arrival rate (vusers/s)', plain.rate, rig.rate, ''],
+    [`  per generator core (${generatorCores} core${generatorCores === 1 ? '' : 's'})`, plain.perCoreRate, rig.perCoreRate, `goal ≥ ${GOALS.perCoreArrivalRate.atLeast}`],
+    [`CPU ms per vuser at ${cpuRate ?? 'n/a'}/s (arrival window)`, plain.cpuMsPerVuser, rig.cpuMsPerVuser, `goal ≤ ${GOALS.cpuMsPerVuser.atMost}`],
+    ['generator RSS per held vuser (KB)', plain.rssPerVuserKB, rig.rssPerVuserKB, `goal ≤ ${GOALS.memoryPerHeldVuser.atMost}`],
+    ['start-up: command → first vuser (s)', plain.startupSeconds, rig.startupSeconds, `rig − plain ${f2(extraStartup)} s, goal ≤ ${GOALS.startupExtraSeconds.atMost} s`],
+    ['CPU-seconds per 1,000 vusers (memory trial)', plain.cpuPer1000, rig.cpuPer1000, ''],
+    ['load processes RSS before load (MB)', plain.baseRssMB, rig.baseRssMB, ''],
+    ['target RSS per held vuser (KB)', plain.targetPerVuserKB, rig.targetPerVuserKB, ''],
+  ];
+  return [
+    '',
+    `${'figure'.padEnd(46)}${'plain'.padStart(10)}${'rig'.padStart(10)}${'rig/plain'.padStart(11)}`,
+    ...rows.map(([name, p, r, goal]) => `${name.padEnd(46)}${f1(p).padStart(10)}${f1(r).padStart(10)}${f2(ratioOf(r, p)).padStart(11)}  ${goal}`),
+    '',
+    ...ceilings(measured.ladder, measured.best, pin),
+    ...(pin && rig.perCoreRate !== undefined
+      ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-model.ts)`]
+      : []),
+    '',
+    `bounds: ladder ${set.rates.join(',')}/s, ${set.trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
+      ` memory/CPU at ${set.memRate}/s × ${set.memSeconds} s (${plain.held} / ${rig.held} held); ${((Date.now() - began) / 60000).toFixed(1)} min;` +
+      ` load avg now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const set = benchSettings();
+  const { pin, workers } = set;
   const began = Date.now();
-  const budgetLeft = () => Date.now() - began < budgetMs - 60_000;
+  const budgetLeft = () => Date.now() - began < set.budgetMs - 60_000;
 
   // A target on another host (--target) leaves this machine's cores to the generators; the default is the
   // reference target on the same cores (or its own with --pin), whose CPU is then read too.
-  if (values.target) await checkReachable(values.target);
-  const target: TargetHandle = values.target
-    ? { url: values.target.replace(/\/+$/, ''), stop: async () => undefined }
+  if (set.targetUrl) await checkReachable(set.targetUrl);
+  const target: TargetHandle = set.targetUrl
+    ? { url: set.targetUrl.replace(/\/+$/, ''), stop: async () => undefined }
     : await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers });
   let running: ChildProcess | undefined;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-'));
@@ -154,10 +260,10 @@ async function main(): Promise<void> {
     const where = pin
       ? `target on CPU ${pin.targetCpus ? cpuListText(pin.targetCpus) : '(elsewhere)'}, generators (either system) on CPU ${cpuListText(pin.generatorCpus)}`
       : 'target and generators share every core';
-    log(`bench: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? ''}; target ${target.url} (${values.target ? 'given with --target' : `reference target, ${workers} worker${workers === 1 ? '' : 's'}`}); ${where}; load avg ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    log(`bench: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? ''}; target ${target.url} (${set.targetUrl ? 'given with --target' : `reference target, ${workers} worker${workers === 1 ? '' : 's'}`}); ${where}; load avg ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
     const trials: TrialResult[] = [];
-    const trial = async (system: System, rate: number, seconds: number, holdSeconds: number) => {
+    const trial: RunTrial = async (system, rate, seconds, holdSeconds) => {
       const t = await runTrial(system, {
         target: target.url, rate, seconds, hold: holdSeconds, work, log,
         ...(targetSampler ? { targetSampler } : {}),
@@ -169,81 +275,13 @@ async function main(): Promise<void> {
         `${t.problems.length ? ` — NOT sustained (${t.problems.join('; ')})` : ' — sustained'} [${t.wallSeconds.toFixed(0)} s, start-up ${f1(t.startupSeconds)} s${cpuNote(t.cpu)}]`);
       return t;
     };
-    // 1. Memory and CPU per vuser at one rate both sustain, every vuser held past the ramp's end.
-    const mem: Partial<Record<System, TrialResult>> = {};
-    for (const system of ['plain', 'rig'] as System[]) {
-      log(`memory/CPU trial: ${system}, ${memRate}/s for ${memSeconds} s, each held ${memSeconds + 10} s`);
-      mem[system] = await trial(system, memRate, memSeconds, memSeconds + 10);
-    }
-    // 2. Highest sustained arrival rate: a ladder of short trials; the rig starts where plain stopped.
-    const best: Partial<Record<System, number>> = {};
-    const ladder: TrialResult[] = [];
-    for (const system of ['plain', 'rig'] as System[]) {
-      log(`arrival-rate ladder: ${system}, ${trialSeconds}-s trials, hold ${hold} s`);
-      const startAt = system === 'plain' ? Math.max(0, rates.findIndex((r) => r >= PLAIN_START[mode])) : Math.max(0, rates.indexOf(best.plain ?? rates[0]!));
-      const idx = await searchLadder(rates.length, startAt, async (i) => {
-        const t = await trial(system, rates[i]!, trialSeconds, hold);
-        ladder.push(t);
-        return t.problems.length === 0;
-      }, budgetLeft);
-      if (idx >= 0) best[system] = rates[idx];
-      if (idx === rates.length - 1) log(`  ${system}: sustained the top of the ladder; the real maximum is higher`);
-    }
-
-    const figures = trials.map((t) => ({ ...t, sustained: t.problems.length === 0 }));
-    const cpuRate = comparisonRate(figures);
-    const fig = (s: System) => {
-      const t = mem[s];
-      const held = t ? Math.max(t.connected - t.failed, 0) : 0;
-      return {
-        rate: best[s],
-        perCoreRate: best[s] !== undefined ? best[s]! / generatorCores : undefined,
-        cpuMsPerVuser: cpuMsPerVuserAt(figures, s, cpuRate),
-        rssPerVuserKB: t && t.peakRssBytes !== undefined && t.baseRssBytes !== undefined && held ? kb((t.peakRssBytes - t.baseRssBytes) / held) : undefined,
-        startupSeconds: median(trials.filter((x) => x.system === s).map((x) => x.startupSeconds)),
-        cpuPer1000: t && t.cpuSeconds !== undefined ? cpuSecondsPerThousand(t.cpuSeconds, t.created) : undefined,
-        baseRssMB: t?.baseRssBytes !== undefined ? t.baseRssBytes / 2 ** 20 : undefined,
-        targetPerVuserKB: t && t.targetPeakRss && t.targetBaseRss && t.targetPeakConnections ? kb((t.targetPeakRss - t.targetBaseRss) / t.targetPeakConnections) : undefined,
-        held,
-      };
-    };
-    const plain = fig('plain');
-    const rig = fig('rig');
-    const ratios: BenchRatios = {
-      perCoreArrivalRate: ratioOf(rig.perCoreRate, plain.perCoreRate),
-      cpuMsPerVuser: ratioOf(rig.cpuMsPerVuser, plain.cpuMsPerVuser),
-      memoryPerHeldVuser: ratioOf(rig.rssPerVuserKB, plain.rssPerVuserKB),
-      startupSeconds: ratioOf(rig.startupSeconds, plain.startupSeconds),
-    };
-    const extraStartup = rig.startupSeconds !== undefined && plain.startupSeconds !== undefined ? rig.startupSeconds - plain.startupSeconds : undefined;
-    const rows: Array<[string, number | undefined, number | undefined, string]> = [
-      ['highest sustained arrival rate (vusers/s)', plain.rate, rig.rate, ''],
-      [`  per generator core (${generatorCores} core${generatorCores === 1 ? '' : 's'})`, plain.perCoreRate, rig.perCoreRate, `goal ≥ ${GOALS.perCoreArrivalRate.atLeast}`],
-      [`CPU ms per vuser at ${cpuRate ?? 'n/a'}/s (arrival window)`, plain.cpuMsPerVuser, rig.cpuMsPerVuser, `goal ≤ ${GOALS.cpuMsPerVuser.atMost}`],
-      ['generator RSS per held vuser (KB)', plain.rssPerVuserKB, rig.rssPerVuserKB, `goal ≤ ${GOALS.memoryPerHeldVuser.atMost}`],
-      ['start-up: command → first vuser (s)', plain.startupSeconds, rig.startupSeconds, `rig − plain ${f2(extraStartup)} s, goal ≤ ${GOALS.startupExtraSeconds.atMost} s`],
-      ['CPU-seconds per 1,000 vusers (memory trial)', plain.cpuPer1000, rig.cpuPer1000, ''],
-      ['load processes RSS before load (MB)', plain.baseRssMB, rig.baseRssMB, ''],
-      ['target RSS per held vuser (KB)', plain.targetPerVuserKB, rig.targetPerVuserKB, ''],
-    ];
-    const lines = [
-      '',
-      `${'figure'.padEnd(46)}${'plain'.padStart(10)}${'rig'.padStart(10)}${'rig/plain'.padStart(11)}`,
-      ...rows.map(([name, p, r, goal]) => `${name.padEnd(46)}${f1(p).padStart(10)}${f1(r).padStart(10)}${f2(ratioOf(r, p)).padStart(11)}  ${goal}`),
-      '',
-      ...ceilings(ladder, best, pin),
-      ...(pin && rig.perCoreRate !== undefined
-        ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-model.ts)`]
-        : []),
-      '',
-      `bounds: ladder ${rates.join(',')}/s, ${trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
-        ` memory/CPU at ${memRate}/s × ${memSeconds} s (${plain.held} / ${rig.held} held); ${((Date.now() - began) / 60000).toFixed(1)} min;` +
-        ` load avg now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
-    if (values.json) {
+    const measured: Measured = { trials, ...(await measure(set, trial, budgetLeft)) };
+    const figs = benchFigures(measured, generatorCores);
+    process.stdout.write(`${figureLines(set, measured, figs, generatorCores, began).join('\n')}\n`);
+    if (set.json) {
       const machine = { cores: os.cpus().length, memoryBytes: os.totalmem(), model: os.cpus()[0]?.model };
-      fs.writeFileSync(String(values.json), JSON.stringify({ at: new Date().toISOString(), machine, pin: pin ?? null, goals: GOALS, ratios, plain, rig, trials }, null, 2));
+      const { ratios, plain, rig } = figs;
+      fs.writeFileSync(String(set.json), JSON.stringify({ at: new Date().toISOString(), machine, pin: pin ?? null, goals: GOALS, ratios, plain, rig, trials }, null, 2));
     }
   } finally {
     await stopAll();

@@ -111,13 +111,18 @@ export interface TrialOptions {
   readonly log: (line: string) => void;
 }
 
-/** Runs one trial of one system; always returns (a trial past its deadline is killed and counted as failed). */
-export async function runTrial(system: System, opts: TrialOptions): Promise<TrialResult> {
-  const { target, rate, seconds, hold, work, targetSampler, log } = opts;
-  const script = writeScript(work, target, rate, seconds, hold);
-  const planned = estimateArrivals([{ duration: seconds, arrivalRate: rate }]);
-  const out = path.join(work, `${system}-${rate}-${seconds}-${Date.now()}`);
-  const firstVuserFile = `${out}.first-vuser`;
+/** A started trial: its process group, its load processes' sampler and the tail of its output. */
+interface StartedTrial {
+  readonly child: ChildProcess;
+  readonly t0: number;
+  readonly sampler: TreeSampler;
+  readonly exited: Promise<void>;
+  /** The last 20,000 characters of its stdout and stderr. */
+  readonly output: () => string;
+}
+
+/** Starts one system's command in its own process group (pinned when asked), its load processes sampled. */
+function startTrial(system: System, opts: TrialOptions, script: string, out: string, firstVuserFile: string): StartedTrial {
   const env: NodeJS.ProcessEnv = { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', RIG_BENCH_FIRST_VUSER_FILE: firstVuserFile };
   delete env.WORKERS; // plain: Artillery's own default worker count (one on 2 cores)
   // Plain runs the way its users start it: no V8 compile cache unless they set one (the rig's launcher sets its own).
@@ -125,7 +130,7 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
   const argv =
     system === 'plain'
       ? [process.execPath, ARTILLERY_BIN, 'run', '--output', `${out}.json`, script]
-      : [process.execPath, LAUNCH, CLI, '--scenario', script, '--target', target, '--out', out, '--max-error-rate', '100'];
+      : [process.execPath, LAUNCH, CLI, '--scenario', script, '--target', opts.target, '--out', out, '--max-error-rate', '100'];
   const [command, ...args] = pinnedCommand(opts.generatorCpus, argv);
   const t0 = Date.now();
   const child = spawn(command!, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -137,8 +142,32 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
   child.stdout?.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20000)));
   child.stderr?.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const deadline = t0 + (seconds + hold + WARMUP_SECONDS + 90) * 1000;
+  return { child, t0, sampler, exited, output: () => stdout };
+}
 
+/** The instant the trial's load starts, once it is known: plain prints it, the rig's load process records it. */
+function loadStartedAt(system: System, out: string, stdout: string): number | undefined {
+  if (system === 'plain') return /Phase started: load/.test(stdout) ? Date.now() : undefined;
+  const dir = path.join(out, 'generators', 'g01', 'p0');
+  const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => SPOOL.startedFile.test(n)) : undefined;
+  return f ? Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).actualAt) + WARMUP_SECONDS * 1000 : undefined;
+}
+
+/** What watching a trial to its end saw: whether it finished, the arrival window's CPU readings, the target's sizes. */
+interface TrialWatch {
+  readonly done: boolean;
+  readonly windowStart?: CpuReading;
+  readonly windowEnd?: CpuReading;
+  readonly targetBase: { rss?: number; connections?: number };
+  readonly targetPeakRss: number;
+  readonly targetPeakConnections: number;
+}
+
+/** Watches a started trial until it exits or its deadline passes (then it is killed). */
+async function watchTrial(system: System, opts: TrialOptions, out: string, started: StartedTrial): Promise<TrialWatch> {
+  const { target, rate, seconds, hold, targetSampler, log } = opts;
+  const { child, sampler, exited } = started;
+  const deadline = started.t0 + (seconds + hold + WARMUP_SECONDS + 90) * 1000;
   // Load start: plain prints "Phase started: load"; the rig's load threads record their start instant.
   let targetBase: { rss?: number; connections?: number } = {};
   let targetPeakRss = 0;
@@ -156,14 +185,7 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
   void exited.then(() => (done = true));
   while (!done && Date.now() < deadline) {
     if (loadStart === undefined) {
-      let startedAt: number | undefined;
-      if (system === 'plain') {
-        if (/Phase started: load/.test(stdout)) startedAt = Date.now();
-      } else {
-        const dir = path.join(out, 'generators', 'g01', 'p0');
-        const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => SPOOL.startedFile.test(n)) : undefined;
-        if (f) startedAt = Number(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).actualAt) + WARMUP_SECONDS * 1000;
-      }
+      const startedAt = loadStartedAt(system, out, started.output());
       if (startedAt !== undefined && Date.now() >= startedAt - 300) {
         windowStart = reading();
         loadStart = windowStart.at;
@@ -185,7 +207,12 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
   }
   sampler.sample();
   sampler.stop();
+  return { done, windowStart, windowEnd, targetBase, targetPeakRss, targetPeakConnections };
+}
 
+/** The trial's counters, connect p99 and arrival-lag problems from its report; empty (logged) without one. */
+function readTrialReport(system: System, opts: TrialOptions, out: string, stdout: string) {
+  const { rate, seconds, log } = opts;
   let counters: Record<string, number> = {};
   let lag: string[] = [];
   let connectP99: number | undefined;
@@ -203,9 +230,39 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
   } catch {
     log(`  ${system} @ ${rate}/s: no report (${stdout.split('\n').filter(Boolean).slice(-3).join(' | ')})`);
   }
+  return { counters, lag, connectP99 };
+}
+
+/** Where the CPU went over the arrival window, when both ends of it were read. */
+function windowCpu({ windowStart, windowEnd }: TrialWatch): Pick<TrialResult, 'cpu' | 'windowCpuSeconds'> {
+  if (!windowStart || !windowEnd) return {};
+  return {
+    cpu: cpuSplit(
+      windowStart.machine,
+      windowEnd.machine,
+      windowEnd.load - windowStart.load,
+      windowStart.target !== undefined && windowEnd.target !== undefined ? windowEnd.target - windowStart.target : undefined,
+      (windowEnd.at - windowStart.at) / 1000,
+      CLK_TCK,
+    ),
+    windowCpuSeconds: (windowEnd.load - windowStart.load) / CLK_TCK,
+  };
+}
+
+/** Runs one trial of one system; always returns (a trial past its deadline is killed and counted as failed). */
+export async function runTrial(system: System, opts: TrialOptions): Promise<TrialResult> {
+  const { target, rate, seconds, hold, work } = opts;
+  const script = writeScript(work, target, rate, seconds, hold);
+  const planned = estimateArrivals([{ duration: seconds, arrivalRate: rate }]);
+  const out = path.join(work, `${system}-${rate}-${seconds}-${Date.now()}`);
+  const firstVuserFile = `${out}.first-vuser`;
+  const started = startTrial(system, opts, script, out, firstVuserFile);
+  const { t0, sampler } = started;
+  const watch = await watchTrial(system, opts, out, started);
+  const { counters, lag, connectP99 } = readTrialReport(system, opts, out, started.output());
   const created = counters['vusers.created'] ?? 0;
   const failed = counters['vusers.failed'] ?? 0;
-  const problems = [...(done ? [] : ['did not finish in time']), ...trialProblems({ planned, created, failed }), ...lag];
+  const problems = [...(watch.done ? [] : ['did not finish in time']), ...trialProblems({ planned, created, failed }), ...lag];
   return {
     system, rate, seconds, planned, created, failed,
     connected: counters['ws.connected'] ?? 0,
@@ -214,22 +271,10 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
     baseRssBytes: sampler.baseRss(),
     peakRssBytes: sampler.peakRss(),
     cpuSeconds: sampler.cpuSeconds(),
-    targetBaseRss: targetBase.rss,
-    targetPeakRss: targetPeakRss || undefined,
-    targetPeakConnections: targetPeakConnections || undefined,
-    ...(windowStart && windowEnd
-      ? {
-          cpu: cpuSplit(
-            windowStart.machine,
-            windowEnd.machine,
-            windowEnd.load - windowStart.load,
-            windowStart.target !== undefined && windowEnd.target !== undefined ? windowEnd.target - windowStart.target : undefined,
-            (windowEnd.at - windowStart.at) / 1000,
-            CLK_TCK,
-          ),
-        }
-      : {}),
-    ...(windowStart && windowEnd ? { windowCpuSeconds: (windowEnd.load - windowStart.load) / CLK_TCK } : {}),
+    targetBaseRss: watch.targetBase.rss,
+    targetPeakRss: watch.targetPeakRss || undefined,
+    targetPeakConnections: watch.targetPeakConnections || undefined,
+    ...windowCpu(watch),
     ...startupOf(firstVuserFile, t0),
     wallSeconds: (Date.now() - t0) / 1000,
   };
