@@ -14,7 +14,7 @@ import { redactText } from './core/redact';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local/local';
 import { runLoadTest } from './run';
-import { prepareRunInput } from './run-input';
+import { prepareRunInput, type RunInput } from './run-input';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -52,25 +52,112 @@ export function buildProgram(): Command {
     .allowExcessArguments(false);
 }
 
-async function main(argv: string[]): Promise<number> {
+type CliFlags = RawFlags & { generatorCapacity?: string };
+type Log = (line: string) => void;
+
+/** Parses the command line: the flags, or the exit code when parsing ended it (help shown, or bad input reported). */
+function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: number } {
   const refusal = npmEatenRefusal(process.env, longFlags(buildProgram()), argv);
   if (refusal) {
     process.stderr.write(`${refusal}\n`);
-    return ExitCode.badInput;
+    return { exitCode: ExitCode.badInput };
   }
   const program = buildProgram();
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.ok;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') return { exitCode: ExitCode.ok };
     // Commander already printed its one line; a script asking for the summary still gets one.
     const message = (err as Error).message.replace(/^error: /, '');
     emitSummary({ json: argv.includes('--json'), output: flagValue(argv, '--output') }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
-    return ExitCode.badInput;
+    return { exitCode: ExitCode.badInput };
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.
-  const o = program.opts<RawFlags & { generatorCapacity?: string }>();
+  return { flags: program.opts<CliFlags>() };
+}
+
+/** The platform the run goes to: local when asked, else AWS when its stacks are deployed (else local). */
+async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: AbortSignal) {
+  const { options } = input;
+  const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+  if (options.platform === 'local') {
+    refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });
+    log('platform: local (--platform local)');
+    return localPlatformOf();
+  }
+  // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
+  const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
+  const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity);
+  return selectPlatform({
+    root: ROOT,
+    options,
+    env: process.env,
+    log,
+    signal,
+    local: localPlatformOf,
+    ...(generatorCapacity !== undefined ? { generatorCapacity } : {}),
+  });
+}
+
+/** Subscribes a handler to Ctrl-C and kill; returns its unsubscribe. */
+function onInterrupt(handler: () => void): () => void {
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** What the run had reached when it failed: whether it ran on AWS, and its run id and folder once known. */
+interface FailureContext {
+  readonly raw: RawFlags;
+  readonly log: Log;
+  readonly awsRun: boolean;
+  readonly runInfo: { runId?: string; runDir?: string };
+}
+
+/** A run that ended in an error: one line naming it, the summary written, the exit code returned (2 or 3). */
+async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureContext): Promise<number> {
+  const failed = (status: FailedSummary['status'], code: number, message: string): number => {
+    emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
+    return code;
+  };
+  if (err instanceof UsageError) {
+    log(`error: ${err.message}`);
+    return failed('bad-input', ExitCode.badInput, err.message);
+  }
+  if (err instanceof RigError) {
+    log(`rig failure: ${err.message}`);
+    return failed('rig-failure', ExitCode.rigFailure, err.message);
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+    // The run folder became unwritable mid-run: the load was stopped; what was stored before stays.
+    const where = (err as NodeJS.ErrnoException).path ?? 'the run folder';
+    const message = `cannot write ${where} (${code}); the run was stopped with what it had — free space or fix access, then \`npm run report -- <run folder>\` rebuilds the report from the saved data`;
+    log(`rig failure: ${message}`);
+    return failed('rig-failure', ExitCode.rigFailure, message);
+  }
+  if (awsRun) {
+    // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
+    const { explainAwsError } = await import('./platforms/aws/aws-errors');
+    const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
+    log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
+    return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
+  }
+  // A bug in the rig, not the user's input: one line, and the stack kept where a bug report can quote it.
+  const stackFile = runInfo.runDir ? keepStack(runInfo.runDir, err) : undefined;
+  log(`rig failure: ${unexpectedErrorLine(err, stackFile)}`);
+  if (process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
+  return failed('rig-failure', ExitCode.rigFailure, errorText(err));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const o = parsed.flags;
   const raw: RawFlags = o;
   // Every line shown is redacted: a credentialed target URL is used, never printed.
   const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
@@ -94,38 +181,10 @@ async function main(argv: string[]): Promise<number> {
     if (flags.output !== undefined) checkOutputFile(flags.output);
     // The script, its files, its ensure checks and its target are checked before any platform is chosen.
     const input = prepareRunInput(flags, ROOT, process.env);
-    const { options } = input;
     for (const line of [...input.notes, ...(input.targetLine ? [input.targetLine] : [])]) log(line);
-    awsRun = options.platform !== 'local';
-    const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
-    let platform;
-    if (options.platform === 'local') {
-      refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });
-      log('platform: local (--platform local)');
-      platform = localPlatformOf();
-    } else {
-      // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
-      const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
-      const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity);
-      platform = await selectPlatform({
-        root: ROOT,
-        options,
-        env: process.env,
-        log,
-        signal: abort.signal,
-        local: localPlatformOf,
-        ...(generatorCapacity !== undefined ? { generatorCapacity } : {}),
-      });
-    }
+    awsRun = input.options.platform !== 'local';
+    const platform = await openPlatform(input, o, log, abort.signal);
     awsRun = platform.name === 'aws';
-    const onInterrupt = (handler: () => void) => {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
-      return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-      };
-    };
     running = true;
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
     const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
@@ -133,38 +192,7 @@ async function main(argv: string[]): Promise<number> {
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
-    const failed = (status: FailedSummary['status'], code: number, message: string): number => {
-      emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
-      return code;
-    };
-    if (err instanceof UsageError) {
-      log(`error: ${err.message}`);
-      return failed('bad-input', ExitCode.badInput, err.message);
-    }
-    if (err instanceof RigError) {
-      log(`rig failure: ${err.message}`);
-      return failed('rig-failure', ExitCode.rigFailure, err.message);
-    }
-    const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
-      // The run folder became unwritable mid-run: the load was stopped; what was stored before stays.
-      const where = (err as NodeJS.ErrnoException).path ?? 'the run folder';
-      const message = `cannot write ${where} (${code}); the run was stopped with what it had — free space or fix access, then \`npm run report -- <run folder>\` rebuilds the report from the saved data`;
-      log(`rig failure: ${message}`);
-      return failed('rig-failure', ExitCode.rigFailure, message);
-    }
-    if (awsRun) {
-      // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
-      const { explainAwsError } = await import('./platforms/aws/aws-errors');
-      const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
-      log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
-      return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
-    }
-    // A bug in the rig, not the user's input: one line, and the stack kept where a bug report can quote it.
-    const stackFile = runInfo.runDir ? keepStack(runInfo.runDir, err) : undefined;
-    log(`rig failure: ${unexpectedErrorLine(err, stackFile)}`);
-    if (process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
-    return failed('rig-failure', ExitCode.rigFailure, errorText(err));
+    return await failedRun(err, { raw, log, awsRun, runInfo });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
