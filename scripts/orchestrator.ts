@@ -81,15 +81,8 @@ async function agentReason(store: RunStore, id: string): Promise<string | undefi
   }
 }
 
-/** Runs the load test; always stops the fleet, whatever happens. */
-export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promise<RunOutcome> {
-  const { store, fleet, clock, progress } = deps;
-  let interrupted = false;
-  void deps.interrupted.then(() => {
-    interrupted = true;
-  });
-  const ids = spec.generators.map((g) => g.id);
-
+/** Writes the run's record and one slice per generator into the store. */
+async function writeSlices(spec: RunSpec, store: RunStore, clock: Clock): Promise<void> {
   await store.put(CONTROL.run, JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
   for (const [index, g] of spec.generators.entries()) {
     const slice: Slice = {
@@ -105,6 +98,10 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     };
     await store.put(generatorKeys(g.id).slice, JSON.stringify(slice));
   }
+}
+
+/** Beats the heartbeat now and every interval until the returned stop is called (it waits for the loop to end). */
+async function startHeartbeat(store: RunStore, clock: Clock): Promise<() => Promise<void>> {
   const beat = () => store.put(CONTROL.heartbeat, JSON.stringify({ at: clock.now() } satisfies Heartbeat));
   await beat();
   let beating = true;
@@ -114,6 +111,104 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       if (beating) await beat().catch(() => undefined);
     }
   })();
+  return async () => {
+    beating = false;
+    await heartbeatLoop.catch(() => undefined);
+  };
+}
+
+/**
+ * Ready barrier: waits until every agent has its load processes loaded and blocked before the start (or the
+ * user interrupts). @throws RigError when an agent stops first or the fleet is not ready in time
+ */
+async function awaitReady(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], isInterrupted: () => boolean): Promise<void> {
+  const { store, fleet, clock } = deps;
+  const readyDeadline = clock.now() + spec.readyTimeoutMs;
+  // Only the generators not yet ready are read, backing off to half the start lead (≤ 2 s): a booting
+  // 100-generator fleet costs ~1 GET/s per generator at most, not 10.
+  const seenReady = new Set<string>();
+  const readyPoll = backoff({ initialMs: 100, ceilingMs: Math.min(2000, Math.max(100, spec.startLeadMs / 2)) });
+  for (;;) {
+    if (isInterrupted()) break;
+    await Promise.all(ids.filter((id) => !seenReady.has(id)).map(async (id) => {
+      if ((await store.get(generatorKeys(id).ready)) !== undefined) seenReady.add(id);
+    }));
+    const ready = ids.map((id) => seenReady.has(id));
+    if (ready.every(Boolean)) break;
+    for (const [id, code] of fleet.status()) {
+      if (code === undefined) continue;
+      const error = await store.get(generatorKeys(id).error).then((t) => (t ? String((JSON.parse(t) as Partial<ErrorMarker>).message ?? '') : ''), () => '');
+      const why = error || (await agentReason(store, id)) || '';
+      throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see ${generatorKeys(id).agentLog} and p0/artillery.log in ${store.location}`);
+    }
+    if (clock.now() > readyDeadline) {
+      const missing = ids.filter((_, i) => !ready[i]);
+      throw new RigError(`generator${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not ready within ${spec.readyTimeoutMs / 1000} s`);
+    }
+    await clock.sleep(readyPoll.next());
+  }
+}
+
+/** What the agents want said about the run (e.g. no scenario secrets), once however many say it. */
+async function readyNotes(store: RunStore, ids: readonly string[]): Promise<Set<string>> {
+  const notes = new Set<string>();
+  for (const id of ids) {
+    const text = await store.get(generatorKeys(id).ready).catch(() => undefined);
+    try {
+      for (const n of (text ? (JSON.parse(text) as Partial<ReadyMarker>).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
+    } catch {
+      /* an unreadable ready marker carries no notes */
+    }
+  }
+  return notes;
+}
+
+/**
+ * Watches the started run: each period's merged line as it closes, each generator lost on the way (into
+ * `lost`), until every agent has exited, the user interrupts, or the run overruns. Returns whether it overran.
+ */
+async function watchRun(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], startAt: number, lost: Map<string, string>, isInterrupted: () => boolean): Promise<boolean> {
+  const { store, fleet, clock, progress } = deps;
+  const live = new LiveMerger(store, ids, () => clock.now());
+  const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
+  let timedOut = false;
+  for (;;) {
+    if (isInterrupted()) break;
+    const status = fleet.status();
+    for (const [id, code] of status) {
+      if (code !== undefined && code !== 0 && !lost.has(id)) {
+        const agentSaid = await agentReason(store, id);
+        const why = [`agent ${exitText(fleet, id, code)}`, agentSaid].filter(Boolean).join(': ');
+        lost.set(id, why);
+        live.markDone(id);
+        progress({ kind: 'info', message: `generator ${id} lost (${why}); the run continues on the others` });
+      } else if (code === 0) live.markDone(id);
+    }
+    for (const line of await live.poll()) progress({ kind: 'period', line });
+    if ([...status.values()].every((c) => c !== undefined)) break;
+    if (clock.now() > deadline) {
+      timedOut = true;
+      progress({ kind: 'info', message: `the run overran its expected ${spec.expectedSeconds} s by 2 minutes; stopping it` });
+      break;
+    }
+    await clock.sleep(500);
+  }
+  for (const line of await live.flush()) progress({ kind: 'period', line });
+  return timedOut;
+}
+
+/** Runs the load test; always stops the fleet, whatever happens. */
+export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promise<RunOutcome> {
+  const { store, fleet, clock, progress } = deps;
+  let interrupted = false;
+  void deps.interrupted.then(() => {
+    interrupted = true;
+  });
+  const isInterrupted = () => interrupted;
+  const ids = spec.generators.map((g) => g.id);
+
+  await writeSlices(spec, store, clock);
+  const stopHeartbeat = await startHeartbeat(store, clock);
 
   const lost = new Map<string, string>();
   let startAt: number | undefined;
@@ -121,80 +216,20 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   try {
     progress({ kind: 'info', message: `launching ${ids.length} generator${ids.length === 1 ? '' : 's'}` });
     await fleet.launch(ids, spec.secretTargetUrl ? { targetUrl: spec.secretTargetUrl } : {});
-
-    // Ready barrier: every agent has its load processes loaded and blocked before the start.
-    const readyDeadline = clock.now() + spec.readyTimeoutMs;
-    // Only the generators not yet ready are read, backing off to half the start lead (≤ 2 s): a booting
-    // 100-generator fleet costs ~1 GET/s per generator at most, not 10.
-    const seenReady = new Set<string>();
-    const readyPoll = backoff({ initialMs: 100, ceilingMs: Math.min(2000, Math.max(100, spec.startLeadMs / 2)) });
-    for (;;) {
-      if (interrupted) break;
-      await Promise.all(ids.filter((id) => !seenReady.has(id)).map(async (id) => {
-        if ((await store.get(generatorKeys(id).ready)) !== undefined) seenReady.add(id);
-      }));
-      const ready = ids.map((id) => seenReady.has(id));
-      if (ready.every(Boolean)) break;
-      for (const [id, code] of fleet.status()) {
-        if (code === undefined) continue;
-        const error = await store.get(generatorKeys(id).error).then((t) => (t ? String((JSON.parse(t) as Partial<ErrorMarker>).message ?? '') : ''), () => '');
-        const why = error || (await agentReason(store, id)) || '';
-        throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see ${generatorKeys(id).agentLog} and p0/artillery.log in ${store.location}`);
-      }
-      if (clock.now() > readyDeadline) {
-        const missing = ids.filter((_, i) => !ready[i]);
-        throw new RigError(`generator${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not ready within ${spec.readyTimeoutMs / 1000} s`);
-      }
-      await clock.sleep(readyPoll.next());
-    }
-
+    await awaitReady(spec, deps, ids, isInterrupted);
     if (!interrupted) {
-      // What the agents want said about the run (e.g. no scenario secrets), once however many say it.
-      const notes = new Set<string>();
-      for (const id of ids) {
-        const text = await store.get(generatorKeys(id).ready).catch(() => undefined);
-        try {
-          for (const n of (text ? (JSON.parse(text) as Partial<ReadyMarker>).notes : undefined) as unknown[] ?? []) if (typeof n === 'string') notes.add(n);
-        } catch {
-          /* an unreadable ready marker carries no notes */
-        }
-      }
-      for (const n of notes) progress({ kind: 'info', message: n });
+      for (const n of await readyNotes(store, ids)) progress({ kind: 'info', message: n });
       startAt = clock.now() + spec.startLeadMs;
       await store.put(CONTROL.start, JSON.stringify({ startAt } satisfies StartControl));
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
-      const live = new LiveMerger(store, ids, () => clock.now());
-      const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
-      for (;;) {
-        if (interrupted) break;
-        const status = fleet.status();
-        for (const [id, code] of status) {
-          if (code !== undefined && code !== 0 && !lost.has(id)) {
-            const agentSaid = await agentReason(store, id);
-            const why = [`agent ${exitText(fleet, id, code)}`, agentSaid].filter(Boolean).join(': ');
-            lost.set(id, why);
-            live.markDone(id);
-            progress({ kind: 'info', message: `generator ${id} lost (${why}); the run continues on the others` });
-          } else if (code === 0) live.markDone(id);
-        }
-        for (const line of await live.poll()) progress({ kind: 'period', line });
-        if ([...status.values()].every((c) => c !== undefined)) break;
-        if (clock.now() > deadline) {
-          timedOut = true;
-          progress({ kind: 'info', message: `the run overran its expected ${spec.expectedSeconds} s by 2 minutes; stopping it` });
-          break;
-        }
-        await clock.sleep(500);
-      }
-      for (const line of await live.flush()) progress({ kind: 'period', line });
+      timedOut = await watchRun(spec, deps, ids, startAt, lost, isInterrupted);
     }
   } finally {
     if (interrupted || timedOut || [...fleet.status().values()].some((c) => c === undefined)) {
       await store.put(CONTROL.abort, JSON.stringify({ at: clock.now(), reason: interrupted ? 'interrupted' : 'stopped' } satisfies AbortControl)).catch(() => undefined);
     }
     await fleet.stop();
-    beating = false;
-    await heartbeatLoop.catch(() => undefined);
+    await stopHeartbeat();
   }
   return {
     startAt,
