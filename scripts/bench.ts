@@ -215,7 +215,7 @@ function figureLines(set: BenchSettings, measured: Measured, figs: ReturnType<ty
     '',
     ...ceilings(measured.ladder, measured.best, pin),
     ...(pin && rig.perCoreRate !== undefined
-      ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-model.ts)`]
+      ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-figures.ts)`]
       : []),
     '',
     `bounds: ladder ${set.rates.join(',')}/s, ${set.trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
