@@ -3,19 +3,11 @@
  * one generator can hold. Arrival counts follow artillery 2.0.34's own arithmetic
  * (`lib/core/phases.ts`, the `arrivals` package, `lib/dist.ts`). Pure: no I/O.
  */
-import ms from 'ms';
+import { PlanError, normalizePhases } from './phases';
+import type { NormalizedPhase, Phase } from './phases';
 
-/** An Artillery phase as in `config.phases` (durations: seconds, or an Artillery/ms duration string like "90s", "20m", "1h"). */
-export interface Phase {
-  name?: string;
-  duration?: number | string;
-  arrivalRate?: number;
-  rampTo?: number;
-  arrivalCount?: number;
-  maxVusers?: number;
-  pause?: number | string;
-  [extra: string]: unknown;
-}
+// Phases, their durations and PlanError, importable from here as before.
+export * from './phases';
 
 /** What one load generator can hold. */
 export interface GeneratorLimits {
@@ -37,141 +29,6 @@ export interface GeneratorLimits {
 
 /** The limit that caps a generator's concurrent vusers. */
 export type BindingLimit = 'openFiles' | 'ephemeralPorts' | 'memory';
-
-/** Why a plan was refused: bad input, a forced generator count too small, or more generators than allowed. */
-export class PlanError extends Error {
-  /** `invalid`: bad input; `capacity`: forced generator count cannot hold the load; `max-generators`: needs more than allowed. */
-  readonly kind: 'capacity' | 'invalid' | 'max-generators';
-  /** Generators the request needs (set for `capacity` and `max-generators`). */
-  readonly generatorsNeeded?: number;
-
-  /** @param kind - category of failure; @param message - one self-contained line; @param generatorsNeeded - see field. */
-  constructor(kind: PlanError['kind'], message: string, generatorsNeeded?: number) {
-    super(message);
-    this.name = 'PlanError';
-    this.kind = kind;
-    if (generatorsNeeded !== undefined) this.generatorsNeeded = generatorsNeeded;
-  }
-}
-
-/** A validated phase with its durations in seconds. */
-export interface NormalizedPhase {
-  kind: 'pause' | 'count' | 'rate' | 'ramp';
-  /** Wall-clock length of the phase, seconds. */
-  seconds: number;
-  arrivalRate?: number;
-  rampTo?: number;
-  arrivalCount?: number;
-  maxVusers?: number;
-  poisson: boolean;
-}
-
-const ARRIVAL_KEYS = ['arrivalRate', 'rampTo', 'arrivalCount'] as const;
-
-/**
- * The longest duration the rig accepts: Node's timers (and Artillery's `think`, phase and pause timers)
- * hold at most 2^31-1 ms (~24.8 days); a longer one silently fires after 1 ms.
- */
-export const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
-
-/** A duration in seconds, or why the value is not one. */
-export type DurationReading = { readonly seconds: number } | { readonly problem: 'not-a-duration' | 'not-positive' | 'too-long' };
-
-/**
- * The rig's one duration rule, for flags (`--ramp`, `--hold`, `--plateau`) and script phases alike: a
- * number of seconds, a string of plain seconds ("90", "1.5"), or an `ms` string ("90s", "20m", "1h",
- * "1500ms"); longer than zero and at most {@link MAX_DURATION_SECONDS}. (Artillery itself would read
- * "1.5" as 1.5 ms; the load processes get every phase duration as a number of seconds: scripts/scenario.ts.)
- */
-export function readDuration(value: unknown): DurationReading {
-  let seconds = Number.NaN;
-  if (typeof value === 'number') seconds = value;
-  else if (typeof value === 'string') {
-    const s = value.trim();
-    seconds = /^\d+(\.\d+)?$/.test(s) ? Number(s) : ((ms(s as ms.StringValue) as number | undefined) ?? Number.NaN) / 1000;
-  }
-  if (!Number.isFinite(seconds)) return { problem: 'not-a-duration' };
-  if (seconds <= 0) return { problem: 'not-positive' };
-  if (seconds > MAX_DURATION_SECONDS) return { problem: 'too-long' };
-  return { seconds };
-}
-
-/**
- * Seconds of a phase's duration ({@link readDuration}).
- *
- * @throws PlanError('invalid') naming the phase and field.
- */
-export function parseDuration(value: unknown, where: string): number {
-  const d = readDuration(value);
-  if ('seconds' in d) return d.seconds;
-  if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);
-  if (d.problem === 'too-long') throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold`);
-  if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new PlanError('invalid', `${where} must be a number of seconds or a duration like "90s" (got ${JSON.stringify(value)})`);
-  }
-  throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
-}
-
-/** Seconds from the first phase's start to the last one's end. @throws PlanError('invalid') for bad phases. */
-export function profileSeconds(phases: Phase[]): number {
-  return normalizePhases(phases).reduce((sum, p) => sum + p.seconds, 0);
-}
-
-function numberField(p: Phase, key: string, where: string): number | undefined {
-  const v = p[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new PlanError('invalid', `${where}.${key} must be a finite number (got ${JSON.stringify(v)})`);
-  }
-  if (v < 0) throw new PlanError('invalid', `${where}.${key} must not be negative (got ${v})`);
-  return v;
-}
-
-/**
- * Validate one phase and normalize it (durations in seconds, its kind decided).
- *
- * @throws PlanError('invalid') naming the phase index and field.
- */
-export function normalizePhase(p: Phase, index: number): NormalizedPhase {
-  const where = `phase ${index}${typeof p.name === 'string' ? ` ("${p.name}")` : ''}`;
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new PlanError('invalid', `phase ${index} must be an object`);
-  const arrivalRate = numberField(p, 'arrivalRate', where);
-  const rampTo = numberField(p, 'rampTo', where);
-  const arrivalCount = numberField(p, 'arrivalCount', where);
-  const maxVusers = numberField(p, 'maxVusers', where);
-  const poisson = p.mode === 'poisson';
-  const present = ARRIVAL_KEYS.filter((k) => p[k] !== undefined);
-  if (p.pause !== undefined) {
-    if (present.length > 0) throw new PlanError('invalid', `${where}: pause cannot be combined with ${present.join(', ')}`);
-    if (p.duration !== undefined) parseDuration(p.duration, `${where}.duration`);
-    return { kind: 'pause', seconds: parseDuration(p.pause, `${where}.pause`), poisson };
-  }
-  if (present.length === 0) {
-    throw new PlanError('invalid', `${where} has none of arrivalRate, rampTo, arrivalCount or pause (unknown phase shape)`);
-  }
-  if (p.duration === undefined) throw new PlanError('invalid', `${where}.duration is required`);
-  const seconds = parseDuration(p.duration, `${where}.duration`);
-  const base = { seconds, poisson, ...(maxVusers !== undefined ? { maxVusers } : {}) };
-  if (arrivalCount !== undefined) {
-    if (present.length > 1) throw new PlanError('invalid', `${where}: arrivalCount cannot be combined with arrivalRate or rampTo`);
-    if (!Number.isInteger(arrivalCount)) throw new PlanError('invalid', `${where}.arrivalCount must be a whole number (got ${arrivalCount})`);
-    return { ...base, kind: 'count', arrivalCount };
-  }
-  if (rampTo !== undefined) {
-    return { ...base, kind: 'ramp', rampTo, ...(arrivalRate !== undefined ? { arrivalRate } : {}) };
-  }
-  return { ...base, kind: 'rate', arrivalRate: arrivalRate ?? 0 };
-}
-
-/**
- * Validate a whole phase list.
- *
- * @throws PlanError('invalid') for an empty or non-array list or any bad phase.
- */
-export function normalizePhases(phases: Phase[]): NormalizedPhase[] {
-  if (!Array.isArray(phases) || phases.length === 0) throw new PlanError('invalid', 'phases must be a non-empty list');
-  return phases.map((p, i) => normalizePhase(p, i));
-}
 
 /** Arrivals of the `arrivals` package's uniform process: ticks of floor(interval µs) within the duration. */
 function uniformArrivals(durationMs: number, intervalMs: number): number {
