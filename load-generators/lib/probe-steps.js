@@ -1,0 +1,165 @@
+// @ts-check
+'use strict';
+/**
+ * The preflight probe's network steps (./preflight.js runs them in order): a TCP connect with TLS when the URL
+ * asks for it, one HTTP request, the Socket.IO or WebSocket handshake, each bounded by a timeout, and the
+ * one-line cause of a failed connect.
+ */
+const http = require('node:http');
+const https = require('node:https');
+const net = require('node:net');
+const tls = require('node:tls');
+
+/**
+ * Sent with the probe's request and handshake, so a target can tell the probe from the load: the reference
+ * target exempts it from fault injection and from its ground-truth counters (docs/target.md).
+ */
+const PROBE_HEADER = 'x-rig-preflight';
+
+/**
+ * The step and one-line cause of a failed TCP/TLS connect.
+ * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
+ * @returns {{ step: 'tcp' | 'tls', message: string }}
+ */
+function connectFailure(err, host, address, port, timeoutMs) {
+  const code = errCode(err);
+  if (/** @type {any} */ (err).tls) return { step: 'tls', message: `TLS to ${host}:${port} failed (${code}: ${oneLine(err)}): certificate, SNI name, or a plain-HTTP port behind an https:// URL` };
+  const at = `TCP connect to ${address}:${port}`;
+  // What drops SYNs silently in a VPC: a security group (no matching rule), a network ACL, or a missing route.
+  if (code === 'ETIMEDOUT') return { step: 'tcp', message: `${at} timed out after ${timeoutMs} ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)` };
+  if (code === 'ECONNREFUSED') return { step: 'tcp', message: `${at} refused: nothing listens there (target stopped, or the wrong port in the URL)` };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { step: 'tcp', message: `${at}: no route (${code}): check the subnet's route table and network ACL` };
+  return { step: 'tcp', message: `${at} failed (${code}: ${oneLine(err)})` };
+}
+
+/**
+ * @template T
+ * @param {Promise<T>} p @param {number} ms @param {string} code
+ * @returns {Promise<T>}
+ */
+function withTimeout(p, ms, code) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const t = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${ms} ms`), { code })), ms);
+  });
+  return /** @type {Promise<T>} */ (Promise.race([p, t]).finally(() => clearTimeout(timer)));
+}
+
+/** @param {unknown} err */
+function errCode(err) {
+  return String(/** @type {any} */ (err)?.code ?? /** @type {any} */ (err)?.name ?? 'error');
+}
+
+/** @param {unknown} err */
+function oneLine(err) {
+  return String(/** @type {any} */ (err)?.message ?? err).split('\n')[0] ?? '';
+}
+
+/**
+ * @param {string} address @param {number} port @param {string} servername @param {boolean} secure
+ * @param {number} timeoutMs @param {string | undefined} localAddress
+ * @returns {Promise<void>}
+ */
+function connectOnce(address, port, servername, secure, timeoutMs, localAddress) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: address, port, ...(localAddress ? { localAddress } : {}) });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.once('connect', () => {
+      if (!secure) {
+        clearTimeout(timer);
+        socket.end();
+        return resolve();
+      }
+      const secured = tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername });
+      secured.once('secureConnect', () => {
+        clearTimeout(timer);
+        secured.end();
+        resolve();
+      });
+      secured.once('error', (err) => {
+        clearTimeout(timer);
+        socket.destroy();
+        reject(Object.assign(err, { tls: true }));
+      });
+    });
+  });
+}
+
+/**
+ * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
+ * @param {string | undefined} authToken
+ * @returns {Promise<{ status: number, cookie: string | undefined }>}
+ */
+function request(method, url, timeoutMs, localAddress, authToken) {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}) }, (res) => {
+      res.resume();
+      const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string }} spec the probe's handshake (its ProbeSpec) @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
+ * @param {string | undefined} localAddress @param {string | undefined} authToken
+ * @returns {Promise<void>}
+ */
+function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
+  /** @type {Record<string, string>} */
+  const headers = { [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
+  const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress }) : undefined;
+  if (spec.realtime === 'socketio') {
+    const { io } = require('socket.io-client');
+    const base = `${url.protocol.replace(/^ws/, 'http')}//${url.host}`;
+    return new Promise((resolve, reject) => {
+      const socket = io(base, {
+        path: spec.realtimePath ?? '/socket.io',
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false,
+        timeout: timeoutMs,
+        extraHeaders: headers,
+        ...(authToken ? { auth: { token: authToken } } : {}),
+        ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
+      });
+      socket.once('connect', () => {
+        socket.disconnect();
+        resolve();
+      });
+      socket.once('connect_error', (/** @type {Error} */ err) => {
+        socket.close();
+        reject(err);
+      });
+    });
+  }
+  const WebSocket = require('ws');
+  const wsUrl = new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl, { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}) });
+    ws.once('open', () => {
+      ws.close();
+      resolve();
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      ws.terminate();
+      reject(new Error(`upgrade answered ${res.statusCode}`));
+    });
+    ws.once('error', reject);
+  });
+}
+
+module.exports = { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };
