@@ -58,18 +58,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // Split by responsibility (issue: small functions); the rest of the tree follows as it is split.
-    files: [
-      'target-stack/app/**',
-      'scripts/*.{ts,js}',
-      'scripts/adapters/**',
-      'scripts/bench/**',
-      'scripts/core/**',
-      'scripts/report/**',
-      'scripts/platforms/*.ts',
-      'scripts/platforms/local/**',
-      'load-generators/**',
-    ],
+    // Small functions and files (issue 16): every function ≤ 80 lines and every file ≤ 300 in the code that runs.
+    files: ['scripts/**', 'lib/**', 'target-stack/**', 'load-generators/**', 'bin/**'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],

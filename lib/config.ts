@@ -102,17 +102,24 @@ const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
-/**
- * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}.
- * @throws RigConfigError naming each bad key, the value given and the allowed values.
- */
-export function parseRigConfig(raw: RawContext): RigConfig {
+/** Reads context keys (default when missing) and collects one problem line per bad key. */
+interface ContextReader {
+  readonly problems: string[];
+  value(key: ContextKey): unknown;
+  /** Records that `key` is not one of the `allowed` values. */
+  bad(key: ContextKey, allowed: string): void;
+  /** A whole number from min to max (the default, and a problem, otherwise). */
+  int(key: ContextKey, min: number, max: number): number;
+  /** A string; "none" or empty is undefined. */
+  optional(key: ContextKey): string | undefined;
+}
+
+function contextReader(raw: RawContext): ContextReader {
   const problems: string[] = [];
   const value = (key: ContextKey): unknown => raw[key] ?? CONTEXT_DEFAULTS[key];
   const bad = (key: ContextKey, allowed: string): void => {
     problems.push(`context "${key}" is ${JSON.stringify(value(key))}; allowed: ${allowed} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
   };
-
   const int = (key: ContextKey, min: number, max: number): number => {
     const v = value(key);
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
@@ -131,6 +138,40 @@ export function parseRigConfig(raw: RawContext): RigConfig {
     const s = v.trim();
     return s === '' || s === 'none' ? undefined : s;
   };
+  return { problems, value, bad, int, optional };
+}
+
+/** `operatorCidr`: an IPv4 CIDR narrower than /0, or undefined ("none": generators only). */
+function readOperatorCidr(r: ContextReader): string | undefined {
+  const operatorCidr = r.optional('operatorCidr');
+  if (operatorCidr !== undefined) {
+    const m = IPV4_CIDR.exec(operatorCidr);
+    const octetsOk = m !== null && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
+    if (!octetsOk) {
+      r.bad('operatorCidr', 'an IPv4 CIDR such as 203.0.113.7/32, or "none" (generators only)');
+    } else if (Number(m?.[5]) === 0) {
+      r.bad('operatorCidr', 'a CIDR narrower than /0 (the target must not be open to the internet), e.g. your-ip/32');
+    }
+  }
+  return operatorCidr;
+}
+
+/** `redis`: true | false | auto (on when the target can have more than one instance/task). */
+function readRedis(r: ContextReader, maxCapacity: number): boolean {
+  const redisRaw = String(r.value('redis')).trim().toLowerCase();
+  if (redisRaw === 'true') return true;
+  if (redisRaw === 'false') return false;
+  if (redisRaw !== 'auto') r.bad('redis', 'true | false | auto (auto = on when maxCapacity > 1)');
+  return maxCapacity > 1;
+}
+
+/**
+ * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}.
+ * @throws RigConfigError naming each bad key, the value given and the allowed values.
+ */
+export function parseRigConfig(raw: RawContext): RigConfig {
+  const r = contextReader(raw);
+  const { problems, value, bad, int, optional } = r;
 
   const targetKindRaw = String(value('targetKind'));
   const targetKind = TARGET_KINDS.find((k) => k === targetKindRaw);
@@ -156,27 +197,14 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   const generatorMaxLifetimeMinutes = int('generatorMaxLifetimeMinutes', 10, 1440);
   const resultsExpiryDays = int('resultsExpiryDays', 1, 3650);
 
-  const operatorCidr = optional('operatorCidr');
-  if (operatorCidr !== undefined) {
-    const m = IPV4_CIDR.exec(operatorCidr);
-    const octetsOk = m !== null && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
-    if (!octetsOk) {
-      bad('operatorCidr', 'an IPv4 CIDR such as 203.0.113.7/32, or "none" (generators only)');
-    } else if (Number(m?.[5]) === 0) {
-      bad('operatorCidr', 'a CIDR narrower than /0 (the target must not be open to the internet), e.g. your-ip/32');
-    }
-  }
+  const operatorCidr = readOperatorCidr(r);
 
   const targetImage = optional('targetImage');
   if (targetImage !== undefined && targetKind !== 'fargate') {
     problems.push(`context "targetImage" (${JSON.stringify(targetImage)}) only applies to targetKind=fargate; allowed with targetKind=${targetKindRaw}: "none"`);
   }
 
-  const redisRaw = String(value('redis')).trim().toLowerCase();
-  let redis = maxCapacity > 1;
-  if (redisRaw === 'true') redis = true;
-  else if (redisRaw === 'false') redis = false;
-  else if (redisRaw !== 'auto') bad('redis', 'true | false | auto (auto = on when maxCapacity > 1)');
+  const redis = readRedis(r, maxCapacity);
 
   const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
   if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');

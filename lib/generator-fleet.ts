@@ -121,40 +121,71 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     this.grantPrincipal = role;
     // Users' processors run on generators: get/put under runs/ only, no delete, no bucket settings.
     this.grantRunsReadWrite(props.resultsBucket);
+    this.grantGeneratorPolicies(props, prefix);
+    const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:${regionInFinding(this)}:<AWS::AccountId>:parameter${prefix}*`;
+
+    const userData = this.bootUserData(props);
+    const launchTemplate = this.createLaunchTemplate(props, userData, secondaryPrivateIps);
+
+    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: props.subnets?.selection ?? { subnetType: ec2.SubnetType.PUBLIC },
+      launchTemplate,
+      minCapacity: 0,
+      maxCapacity: maxGenerators,
+      // No desiredCapacity: CloudFormation would reset a running fleet to it on every deploy.
+      groupMetrics: [autoscaling.GroupMetrics.all()],
+      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
+      cooldown: Duration.seconds(60),
+    });
+    Tags.of(asg).add(GENERATOR_ROLE_TAG.key, GENERATOR_ROLE_TAG.value, { applyToLaunchedInstances: true });
+    this.autoScalingGroup = asg;
+
+    this.safetyNet = this.createSafetyNet(asg, maxLifetime, props.resultsBucket);
+    this.acknowledgeFindings(asg, role, props.resultsBucket, secretsFinding);
+  }
+
+  /**
+   * What the generator's own software needs besides the run store: CloudWatch agent metrics, its tags, the
+   * scenario secrets under `prefix` (and their key, through SSM only).
+   */
+  private grantGeneratorPolicies(props: GeneratorFleetProps, prefix: string): void {
     // The CloudWatch agent (install-generator.sh) publishes memory, connections and open files to CWAgent;
     // the rig's own metrics are published by the operator's CLI, not the generators. PutMetricData and
     // DescribeTags have no resource-level permissions; AWS requires "*", the condition keeps the namespace.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['cloudwatch:PutMetricData'],
       resources: ['*'],
       conditions: { StringEquals: { 'cloudwatch:namespace': 'CWAgent' } },
     }));
     // The CloudWatch agent resolves ${aws:AutoScalingGroupName} through DescribeTags.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeTags'], resources: ['*'] }));
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeTags'], resources: ['*'] }));
     // The secrets path (load-generators/lib/secrets.js) reads with GetParametersByPath only; the CloudWatch
     // agent's configuration is a local file, so no GetParameter(s).
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['ssm:GetParametersByPath'],
       resources: [Stack.of(this).formatArn({ service: 'ssm', resource: 'parameter', resourceName: `${prefix.slice(1)}*` })],
     }));
     // SecureStrings under a customer-managed key need kms:Decrypt on it, and only through SSM.
     if (props.secretsKey) {
-      role.addToPrincipalPolicy(new iam.PolicyStatement({
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({
         actions: ['kms:Decrypt'],
         resources: [props.secretsKey.keyArn],
         conditions: { StringEquals: { 'kms:ViaService': `ssm.${Stack.of(this).region}.amazonaws.com` } },
       }));
     }
-    const secretsFinding = `Resource::arn:<AWS::Partition>:ssm:${regionInFinding(this)}:<AWS::AccountId>:parameter${prefix}*`;
+  }
 
+  /** Boot script: the agent bundle and its dependency tree (S3 assets), host tuning, Node, the agent packages. */
+  private bootUserData(props: GeneratorFleetProps): ec2.UserData {
     const agentBundle = new s3assets.Asset(this, 'AgentBundle', {
       path: props.agentDirectory ?? path.join(REPO_ROOT, 'load-generators'),
       exclude: ['node_modules', '**/node_modules', '*.log'],
     });
-    agentBundle.grantRead(role);
+    agentBundle.grantRead(this.role);
     // The exact tree (package.json + package-lock.json cut from the repository's lockfile), shipped as its own asset.
     const agentDeps = new s3assets.Asset(this, 'AgentDependencies', { path: writeAgentTree(props.agentPackages ?? AGENT_PACKAGES) });
-    agentDeps.grantRead(role);
+    agentDeps.grantRead(this.role);
 
     const userData = ec2.UserData.forLinux();
     userData.addCommands(...userDataPreamble());
@@ -182,14 +213,18 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       `bash ${this.agentHome}/install-generator.sh ${this.agentHome}`,
       bootFinished(),
     );
+    return userData;
+  }
 
+  /** The generators' launch template: IMDSv2 only, encrypted gp3 root, and the secondary private IPs when asked. */
+  private createLaunchTemplate(props: GeneratorFleetProps, userData: ec2.UserData, secondaryPrivateIps: number): ec2.LaunchTemplate {
     const instanceType = props.instanceType ?? new ec2.InstanceType('c5.large');
     const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       instanceType,
       // The image's architecture follows the instance type (Graviton types are arm64); user-data installs the
       // matching Node build (installNodeCommands picks linux-x64 or linux-arm64 from uname -m).
       machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: amazonLinuxCpuType(instanceType) }),
-      role,
+      role: this.role,
       securityGroup: props.securityGroup,
       userData,
       requireImdsv2: true,
@@ -206,23 +241,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       const cfn = launchTemplate.node.defaultChild as ec2.CfnLaunchTemplate;
       cfn.addPropertyOverride('LaunchTemplateData.NetworkInterfaces.0.SecondaryPrivateIpAddressCount', secondaryPrivateIps);
     }
-
-    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
-      vpc: props.vpc,
-      vpcSubnets: props.subnets?.selection ?? { subnetType: ec2.SubnetType.PUBLIC },
-      launchTemplate,
-      minCapacity: 0,
-      maxCapacity: maxGenerators,
-      // No desiredCapacity: CloudFormation would reset a running fleet to it on every deploy.
-      groupMetrics: [autoscaling.GroupMetrics.all()],
-      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
-      cooldown: Duration.seconds(60),
-    });
-    Tags.of(asg).add(GENERATOR_ROLE_TAG.key, GENERATOR_ROLE_TAG.value, { applyToLaunchedInstances: true });
-    this.autoScalingGroup = asg;
-
-    this.safetyNet = this.createSafetyNet(asg, maxLifetime, props.resultsBucket);
-    this.acknowledgeFindings(asg, role, props.resultsBucket, secretsFinding);
+    return launchTemplate;
   }
 
   /**

@@ -58,6 +58,46 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
       description: `loadtest-rig target instance: reads its own assets${props.sessionManager ? ', Session Manager (opt-in)' : ''}, no SSH`,
       managedPolicies: props.sessionManager ? [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')] : [],
     });
+    const userData = this.bootUserData(props, role);
+    const launchTemplate = this.createLaunchTemplate(props, role, userData);
+
+    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
+      vpc: props.vpc,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      launchTemplate,
+      minCapacity: props.minCapacity,
+      maxCapacity: props.maxCapacity,
+      groupMetrics: [autoscaling.GroupMetrics.all()],
+      // Boot installs Node and the app's dependencies; give it time before the ALB judges it.
+      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
+        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
+        gracePeriod: Duration.minutes(5),
+      }),
+      cooldown: Duration.seconds(60),
+      // A new app asset changes the launch template; roll the instances so the change is deployed.
+      // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group briefly drops to 0.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1) }),
+    });
+    this.autoScalingGroup = asg;
+    this.connections = asg.connections;
+
+    const dims = { AutoScalingGroupName: asg.autoScalingGroupName };
+    this.cpuMetric = new cw.Metric({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensionsMap: dims, statistic: 'Average', period: SCALING_PERIOD });
+    this.inServiceMetric = new cw.Metric({ namespace: 'AWS/AutoScaling', metricName: 'GroupInServiceInstances', dimensionsMap: dims, statistic: 'Maximum', period: SCALING_PERIOD, label: 'in service' });
+    const policy = asg.scaleOnMetric('CpuStepScaling', {
+      ...cpuStepScaling(props, this.cpuMetric),
+      // Boot takes a few minutes; don't count a booting instance's CPU toward the next step.
+      estimatedInstanceWarmup: Duration.minutes(3),
+    });
+    if (!policy.upperAlarm || !policy.lowerAlarm) throw new Error('CPU step scaling must create both a scale-out and a scale-in alarm');
+    this.scaleOutAlarm = policy.upperAlarm;
+    this.scaleInAlarm = policy.lowerAlarm;
+
+    this.acknowledgeFindings(props, role, asg);
+  }
+
+  /** Boot script: host tuning, Node, and the reference app (an S3 asset) run by systemd as its own user. */
+  private bootUserData(props: Ec2TargetProps, role: iam.IRole): ec2.UserData {
     const app = new s3assets.Asset(this, 'App', {
       path: props.appDirectory ?? TARGET_APP_DIR,
       exclude: ['node_modules', '**/node_modules', '*.log'],
@@ -97,8 +137,12 @@ EOF`,
       'systemctl daemon-reload',
       'systemctl enable --now loadtest-target.service',
     );
+    return userData;
+  }
 
-    const launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+  /** The target instances' launch template: IMDSv2 only, unlimited credits, encrypted gp3 root, its own security group. */
+  private createLaunchTemplate(props: Ec2TargetProps, role: iam.IRole, userData: ec2.UserData): ec2.LaunchTemplate {
+    return new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       instanceType: props.instanceType,
       machineImage: ec2.MachineImage.latestAmazonLinux2023(),
       role,
@@ -117,39 +161,9 @@ EOF`,
       }),
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
     });
+  }
 
-    const asg = new autoscaling.AutoScalingGroup(this, 'Group', {
-      vpc: props.vpc,
-      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
-      launchTemplate,
-      minCapacity: props.minCapacity,
-      maxCapacity: props.maxCapacity,
-      groupMetrics: [autoscaling.GroupMetrics.all()],
-      // Boot installs Node and the app's dependencies; give it time before the ALB judges it.
-      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
-        additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-        gracePeriod: Duration.minutes(5),
-      }),
-      cooldown: Duration.seconds(60),
-      // A new app asset changes the launch template; roll the instances so the change is deployed.
-      // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group briefly drops to 0.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1) }),
-    });
-    this.autoScalingGroup = asg;
-    this.connections = asg.connections;
-
-    const dims = { AutoScalingGroupName: asg.autoScalingGroupName };
-    this.cpuMetric = new cw.Metric({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensionsMap: dims, statistic: 'Average', period: SCALING_PERIOD });
-    this.inServiceMetric = new cw.Metric({ namespace: 'AWS/AutoScaling', metricName: 'GroupInServiceInstances', dimensionsMap: dims, statistic: 'Maximum', period: SCALING_PERIOD, label: 'in service' });
-    const policy = asg.scaleOnMetric('CpuStepScaling', {
-      ...cpuStepScaling(props, this.cpuMetric),
-      // Boot takes a few minutes; don't count a booting instance's CPU toward the next step.
-      estimatedInstanceWarmup: Duration.minutes(3),
-    });
-    if (!policy.upperAlarm || !policy.lowerAlarm) throw new Error('CPU step scaling must create both a scale-out and a scale-in alarm');
-    this.scaleOutAlarm = policy.upperAlarm;
-    this.scaleInAlarm = policy.lowerAlarm;
-
+  private acknowledgeFindings(props: Ec2TargetProps, role: iam.IRole, asg: autoscaling.AutoScalingGroup): void {
     if (props.sessionManager) {
       acknowledge(role, { id: iam4('AmazonSSMManagedInstanceCore'), reason: 'Opt-in (context targetSessionManager=true): AmazonSSMManagedInstanceCore gives operators Session Manager instead of SSH.' });
     }

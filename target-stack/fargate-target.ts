@@ -46,54 +46,10 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
 
   constructor(scope: Construct, id: string, props: FargateTargetProps) {
     super(scope, id);
-    // Container Insights writes to /aws/ecs/containerinsights/<cluster>/performance, a group ECS would create
-    // outside the stack and keep after teardown: name the cluster so the stack can own that group first.
-    const clusterName = `${Stack.of(this).stackName}-target`;
-    const insightsLogs = new logs.LogGroup(this, 'InsightsLogs', {
-      logGroupName: `/aws/ecs/containerinsights/${clusterName}/performance`,
-      retention: logs.RetentionDays.ONE_WEEK,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const cluster = new ecs.Cluster(this, 'Cluster', {
-      vpc: props.vpc,
-      clusterName,
-      containerInsightsV2: ecs.ContainerInsights.ENABLED,
-    });
-    cluster.node.addDependency(insightsLogs);
+    const cluster = this.createCluster(props);
     this.cluster = cluster;
 
-    // The task's architecture is pinned, and the reference image is built for exactly it: a deploy from an arm64
-    // laptop would otherwise push an arm64 image that an x86_64 task cannot start (exec format error).
-    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
-      cpu: this.taskVcpu * 1024,
-      memoryLimitMiB: this.taskMemoryGb * 1024,
-      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
-    });
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_WEEK,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const image = props.image
-      ? ecs.ContainerImage.fromRegistry(props.image)
-      // Context = target-stack/ so the Dockerfile can live outside app/; Docker runs at deploy, not synth.
-      : ecs.ContainerImage.fromAsset(__dirname, {
-        file: path.join('docker', 'Dockerfile'),
-        platform: ecrAssets.Platform.LINUX_AMD64,
-        exclude: ['*.ts', '**/node_modules', 'cdk.out', '*.log'],
-      });
-    const container = taskDefinition.addContainer('Target', {
-      image,
-      portMappings: [{ containerPort: TARGET_PORT }],
-      logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: 'target' }),
-      environment: {
-        PORT: String(TARGET_PORT),
-        HOST: '0.0.0.0',
-        // One worker per vCPU: a 1024-unit task is one vCPU, whatever os.cpus() reports inside Fargate.
-        WORKERS: '1',
-        ...(props.redisUrl ? { REDIS_URL: props.redisUrl } : {}),
-      },
-    });
-    container.addUlimits({ name: ecs.UlimitName.NOFILE, softLimit: 50000, hardLimit: 65536 });
+    const taskDefinition = this.createTaskDefinition(props);
 
     const service = new ecs.FargateService(this, 'Service', {
       cluster,
@@ -136,5 +92,62 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
       { id: 'AwsSolutions-ECS2', reason: 'Environment holds only non-secret settings (port, host, worker count, the in-VPC Redis URL).' },
       { id: iam5('Resource::*'), reason: 'The execution role\'s ecr:GetAuthorizationToken is only grantable on "*" (AWS requirement); CDK adds it for the image pull.' },
     );
+  }
+
+  /**
+   * The cluster, with Container Insights. Insights writes to /aws/ecs/containerinsights/<cluster>/performance, a
+   * group ECS would create outside the stack and keep after teardown: the cluster is named so the stack owns that group first.
+   */
+  private createCluster(props: FargateTargetProps): ecs.Cluster {
+    const clusterName = `${Stack.of(this).stackName}-target`;
+    const insightsLogs = new logs.LogGroup(this, 'InsightsLogs', {
+      logGroupName: `/aws/ecs/containerinsights/${clusterName}/performance`,
+      retention: logs.RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const cluster = new ecs.Cluster(this, 'Cluster', {
+      vpc: props.vpc,
+      clusterName,
+      containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    });
+    cluster.node.addDependency(insightsLogs);
+    return cluster;
+  }
+
+  /** One task: pinned x86_64, the reference image (or props.image), one worker per vCPU, raised open-files limit. */
+  private createTaskDefinition(props: FargateTargetProps): ecs.FargateTaskDefinition {
+    // The task's architecture is pinned, and the reference image is built for exactly it: a deploy from an arm64
+    // laptop would otherwise push an arm64 image that an x86_64 task cannot start (exec format error).
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      cpu: this.taskVcpu * 1024,
+      memoryLimitMiB: this.taskMemoryGb * 1024,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+    });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_WEEK,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const image = props.image
+      ? ecs.ContainerImage.fromRegistry(props.image)
+      // Context = target-stack/ so the Dockerfile can live outside app/; Docker runs at deploy, not synth.
+      : ecs.ContainerImage.fromAsset(__dirname, {
+        file: path.join('docker', 'Dockerfile'),
+        platform: ecrAssets.Platform.LINUX_AMD64,
+        exclude: ['*.ts', '**/node_modules', 'cdk.out', '*.log'],
+      });
+    const container = taskDefinition.addContainer('Target', {
+      image,
+      portMappings: [{ containerPort: TARGET_PORT }],
+      logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: 'target' }),
+      environment: {
+        PORT: String(TARGET_PORT),
+        HOST: '0.0.0.0',
+        // One worker per vCPU: a 1024-unit task is one vCPU, whatever os.cpus() reports inside Fargate.
+        WORKERS: '1',
+        ...(props.redisUrl ? { REDIS_URL: props.redisUrl } : {}),
+      },
+    });
+    container.addUlimits({ name: ecs.UlimitName.NOFILE, softLimit: 50000, hardLimit: 65536 });
+    return taskDefinition;
   }
 }

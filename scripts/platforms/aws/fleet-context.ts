@@ -1,0 +1,76 @@
+/**
+ * What the AWS fleet's parts share (scripts/platforms/aws/fleet.ts and fleet-launch.ts): its options, the
+ * context each part runs in, the SSM statuses that mean an agent is gone, and the generator group's members.
+ */
+import type { Clock, RunStore } from '../../contracts';
+import { RigError } from '../../errors';
+import type { ProbeSpec } from '../../preflight';
+import type { AwsApi } from './clients';
+
+/** Options of the AWS fleet (scripts/platforms/aws/fleet.ts). */
+export interface AwsFleetOptions {
+  readonly api: AwsApi;
+  readonly runId: string;
+  readonly store: RunStore;
+  /** Repository root (the bundle is load-generators/ plus the scenario folder). */
+  readonly root: string;
+  readonly asgName: string;
+  readonly bucket: string;
+  readonly region: string;
+  /** GeneratorAgentHome output: where agent.js and its node_modules live on each instance. */
+  readonly agentHome: string;
+  readonly clock: Clock;
+  readonly log: (line: string) => void;
+  /** Aborts the wait for instances (Ctrl-C): launch returns without dispatching. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest wait for the instances to be in service and accept commands.
+   * @default 600_000 (10 minutes: boot, host tuning and the agent install)
+   */
+  readonly instanceTimeoutMs?: number;
+  /**
+   * Interval between status polls.
+   * @default 2000
+   */
+  readonly pollMs?: number;
+  /**
+   * V8 heap limit of each load process, MiB (the capacity model's heapLimitMiB for the instance).
+   * @default Node's own default
+   */
+  readonly heapLimitMiB?: number;
+  /**
+   * What the first ready generator probes before the group scales out (scripts/preflight.ts); none: no probe.
+   */
+  readonly preflight?: ProbeSpec;
+  /**
+   * Longest wait for the probe's answer once its command is sent (the boot may still be finishing).
+   * @default 300_000
+   */
+  readonly preflightTimeoutMs?: number;
+  /**
+   * SSM executionTimeout of each command, seconds.
+   * @default 10_800 (3 hours, the fleet's maximum lifetime)
+   */
+  readonly commandTimeoutSeconds?: number;
+}
+
+/** The fleet's options with its defaults applied, and whether it was stopped (or Ctrl-C pressed). */
+export interface FleetContext {
+  readonly opts: AwsFleetOptions;
+  readonly pollMs: number;
+  readonly aborted: () => boolean;
+}
+
+/** SSM command statuses after which the agent is no longer running. */
+export const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
+
+/** The generator group's in-service instances, sorted by id, and the rest by lifecycle state. */
+export async function groupInstances(api: AwsApi, asgName: string): Promise<{ inService: string[]; states: Map<string, string>; desired?: number }> {
+  const res = await api.describeAutoScalingGroups({ AutoScalingGroupNames: [asgName] });
+  const group = res.AutoScalingGroups?.[0];
+  if (!group) throw new RigError(`the generator group ${asgName} does not exist; the stacks are not deployed (or cdk-outputs.json is stale): run \`npm run deploy\``);
+  const states = new Map<string, string>();
+  for (const i of group.Instances ?? []) if (i.InstanceId) states.set(i.InstanceId, `${i.LifecycleState ?? '?'}${i.HealthStatus && i.HealthStatus !== 'Healthy' ? `/${i.HealthStatus}` : ''}`);
+  const inService = [...states].filter(([, s]) => s === 'InService').map(([id]) => id).sort();
+  return { inService, states, desired: group.DesiredCapacity };
+}

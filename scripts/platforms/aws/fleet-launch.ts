@@ -1,0 +1,150 @@
+/**
+ * The AWS fleet's launch steps (scripts/platforms/aws/fleet.ts runs them in order): ship the bundle, scale
+ * the group and wait for its instances, send SSM commands, and the preflight from the first instance.
+ */
+import { generatorKeys } from '../../../load-generators/lib/run-protocol';
+import type { Slice } from '../../contracts';
+import { InvalidInstanceId, InvocationDoesNotExist } from '@aws-sdk/client-ssm';
+import { RigError } from '../../errors';
+import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
+import { bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
+import { FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+
+/** Uploads the bundle and points every slice at the instance-side scenario folder. */
+export async function stageBundle({ opts }: FleetContext, ids: readonly string[]): Promise<ReturnType<typeof instanceLayout>> {
+  const { store } = opts;
+  const first = ids[0] === undefined ? undefined : await store.get(generatorKeys(ids[0]).slice);
+  if (!first) throw new RigError(`no slice for generator ${ids[0]} in ${store.location}`);
+  const localDir = String((JSON.parse(first) as { scriptDir: string }).scriptDir);
+  const layout = instanceLayout({ root: opts.root, scenarioDir: localDir, agentHome: opts.agentHome, runId: opts.runId });
+  const files = bundleFiles({ root: opts.root, scenarioDir: localDir, separateScenario: layout.separateScenario });
+  const n = await uploadBundle(opts.api, opts.bucket, opts.runId, files);
+  opts.log(`bundle: ${n} files → s3://${opts.bucket}/${runPrefix(opts.runId)}/bundle/`);
+  // The orchestrator wrote the slices with this machine's scenario folder; agents need the instance's.
+  for (const id of ids) {
+    const text = await store.get(generatorKeys(id).slice);
+    if (!text) throw new RigError(`no slice for generator ${id} in ${store.location}`);
+    await store.put(generatorKeys(id).slice, JSON.stringify({ ...(JSON.parse(text) as Slice), scriptDir: layout.scriptDir } satisfies Slice));
+  }
+  return layout;
+}
+
+/** Sets the group's desired capacity and says so. */
+export async function scaleGroupTo({ opts }: FleetContext, count: number, why = ''): Promise<void> {
+  await opts.api.setDesiredCapacity({ AutoScalingGroupName: opts.asgName, DesiredCapacity: count, HonorCooldown: false });
+  opts.log(`generator group ${opts.asgName}: desired capacity ${count}${why}`);
+}
+
+/** Waits until `count` instances are in service; returns their ids (undefined when aborted). */
+export async function waitForInstances({ opts, aborted }: FleetContext, count: number, deadline: number): Promise<string[] | undefined> {
+  const { clock, log } = opts;
+  const started = clock.now();
+  let lastLine = '';
+  for (;;) {
+    const { inService, states } = await groupInstances(opts.api, opts.asgName);
+    if (inService.length >= count) return inService.slice(0, count);
+    const others = [...states.values()].filter((s) => s !== 'InService');
+    const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${Math.round((clock.now() - started) / 1000)} s`;
+    if (line !== lastLine) log(line);
+    lastLine = line;
+    if (aborted()) return undefined;
+    if (clock.now() > deadline) {
+      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${Math.round((clock.now() - started) / 1000)} s (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
+    }
+    await clock.sleep(5000);
+  }
+}
+
+/** SSM registration, where the API answers (moto does not): a diagnostic, the agents' ready markers are the barrier. */
+export async function checkSsmRegistration({ opts }: FleetContext, ids: readonly string[]): Promise<void> {
+  try {
+    const res = await opts.api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: [...ids] }] });
+    const online = new Set((res.InstanceInformationList ?? []).filter((i) => i.PingStatus === 'Online').map((i) => i.InstanceId));
+    opts.log(`ssm: ${online.size}/${ids.length} instances registered${online.size < ids.length ? ' (commands are retried until they register)' : ''}`);
+  } catch (err) {
+    opts.log(`ssm: registration check unavailable (${(err as Error).name}); readiness comes from the agents' ready markers`);
+  }
+}
+
+/** One AWS-RunShellScript command for an instance: what it runs, and where SSM writes its output. */
+export interface ShellCommand {
+  readonly instanceId: string;
+  readonly label: string;
+  readonly commands: string[];
+  readonly outputKeyPrefix: string;
+}
+
+/** Sends one AWS-RunShellScript command, retrying while the instance is not yet registered with SSM; undefined when aborted. */
+export async function sendShellCommand({ opts, aborted }: FleetContext, cmd: ShellCommand, deadline: number): Promise<string | undefined> {
+  const { instanceId, label } = cmd;
+  for (;;) {
+    try {
+      const res = await opts.api.sendCommand({
+        DocumentName: 'AWS-RunShellScript',
+        InstanceIds: [instanceId],
+        Comment: `loadtest-rig ${opts.runId} ${label}`.slice(0, 100),
+        TimeoutSeconds: 600,
+        Parameters: { commands: cmd.commands, executionTimeout: [String(opts.commandTimeoutSeconds ?? 10_800)] },
+        OutputS3BucketName: opts.bucket,
+        OutputS3KeyPrefix: cmd.outputKeyPrefix,
+      });
+      const commandId = res.Command?.CommandId;
+      if (!commandId) throw new RigError(`SSM SendCommand for ${label} returned no command id`);
+      return commandId;
+    } catch (err) {
+      // An instance that is in service but not yet registered with SSM is an "invalid instance id".
+      if (!(err instanceof InvalidInstanceId)) throw err;
+      if (opts.clock.now() > deadline) throw new RigError(`instance ${instanceId} (${label}) never registered with SSM; check its boot log (/var/log/loadtest-rig-user-data.log) and that it reaches the SSM endpoints`);
+      if (aborted()) return undefined;
+      await opts.clock.sleep(5000);
+    }
+  }
+}
+
+/**
+ * The preflight: one instance, the probe from it, and only then the rest of the fleet. A failed probe throws
+ * the run-stopping error (the platform's finish scales the group back to 0). False when aborted.
+ */
+export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number): Promise<boolean> {
+  const { opts } = ctx;
+  await opts.store.put(PREFLIGHT_SPEC_KEY, JSON.stringify(spec));
+  await scaleGroupTo(ctx, 1, ' (preflight before scaling out)');
+  const first = (await waitForInstances(ctx, 1, deadline))?.[0];
+  if (!first) return false;
+  const commands = preflightCommand({ bucket: opts.bucket, runId: opts.runId, agentHome: opts.agentHome, region: opts.region });
+  const commandId = await sendShellCommand(ctx, { instanceId: first, label: 'preflight', commands, outputKeyPrefix: `${runPrefix(opts.runId)}/ssm/preflight` }, deadline);
+  if (!commandId) return false;
+  opts.log(`preflight: probing ${spec.target} from ${first}`);
+  return awaitProbeResult(ctx, first, commandId);
+}
+
+/** Waits for the probe's answer in the run store; throws when it failed, its command failed, or it never came. */
+async function awaitProbeResult({ opts, pollMs, aborted }: FleetContext, first: string, commandId: string): Promise<boolean> {
+  const { clock } = opts;
+  const started = clock.now();
+  const probeDeadline = started + (opts.preflightTimeoutMs ?? 300_000);
+  for (;;) {
+    const text = await opts.store.get(PREFLIGHT_RESULT_KEY);
+    if (text !== undefined) {
+      const result = JSON.parse(text) as ProbeResult;
+      const err = preflightError(result, `generator ${first}`);
+      if (err) throw err;
+      opts.log(preflightPassedLine(result, `generator ${first}`));
+      return true;
+    }
+    try {
+      const inv = await opts.api.getCommandInvocation({ CommandId: commandId, InstanceId: first });
+      if (FAILED_STATUSES.has(String(inv.Status))) {
+        const detail = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-2).join(' | ');
+        throw new RigError(`preflight on generator ${first} could not run (command ${inv.Status}, exit ${inv.ResponseCode ?? '?'})${detail ? `: ${detail}` : ''}`);
+      }
+    } catch (err) {
+      if (!(err instanceof InvocationDoesNotExist)) throw err;
+    }
+    if (aborted()) return false;
+    if (clock.now() > probeDeadline) {
+      throw new RigError(`preflight on generator ${first}: no answer after ${Math.round((clock.now() - started) / 1000)} s; see the command output under ${runPrefix(opts.runId)}/ssm/preflight/ in the results bucket`);
+    }
+    await clock.sleep(pollMs);
+  }
+}

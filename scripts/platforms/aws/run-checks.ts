@@ -1,0 +1,72 @@
+/**
+ * What the AWS platform checks before anything scales: the account (credentials, results bucket, generator
+ * group), then quotas, zones and cost, and the run's target URL.
+ */
+import type { Clock } from '../../contracts';
+import type { Plan } from '../../core/plan';
+import { RigError, UsageError } from '../../errors';
+import type { RunOptions } from '../../options';
+import { checkReachable } from '../../adapters/reachability';
+import { explainAwsError } from './aws-errors';
+import { checkBeforeScaling } from './before-scaling';
+import type { AwsApi } from './clients';
+import type { RigOutputs } from './discovery';
+import { RIG_STACK_NAMES } from './discovery';
+import { groupInstances } from './fleet-context';
+
+/** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
+export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
+
+/** What the checks read: the deployed rig, its API, the user's options. */
+export interface RunCheckContext {
+  readonly api: AwsApi;
+  readonly outputs: RigOutputs;
+  readonly options: RunOptions;
+  readonly log: (line: string) => void;
+  readonly clock: Clock;
+}
+
+/** Nothing starts before these pass: credentials, region, bucket access, the generator group. */
+export async function checkAccount({ api, outputs, log }: RunCheckContext): Promise<void> {
+  const region = api.region;
+  const bucket = outputs.resultsBucketName;
+  try {
+    await api.getCallerIdentity();
+  } catch (err) {
+    throw explainAwsError(err, { region, doing: 'checking the AWS credentials (STS GetCallerIdentity)' });
+  }
+  try {
+    await api.headBucket(bucket);
+  } catch (err) {
+    const e = explainAwsError(err, { region, bucket, doing: `opening the results bucket ${bucket}` });
+    if (e instanceof RigError && /NotFound|NoSuchBucket/.test(e.message)) {
+      throw new UsageError(`the results bucket ${bucket} does not exist in ${region}: the stacks are not deployed (or ${outputs.source} is stale); run \`npm run deploy\``);
+    }
+    throw e;
+  }
+  try {
+    const { inService, desired } = await groupInstances(api, outputs.generatorAsgName);
+    if (inService.length || desired) log(`generator group ${outputs.generatorAsgName}: ${inService.length} in service (desired ${desired ?? 0}) before the run`);
+  } catch (err) {
+    if (err instanceof RigError) throw new UsageError(err.message);
+    throw explainAwsError(err, { region, doing: `describing the generator group ${outputs.generatorAsgName}` });
+  }
+}
+
+/** The target of the run, checked with the account and quotas before anything scales. */
+export async function prepareTarget(ctx: RunCheckContext, plan: Plan, processesPerGenerator: number): Promise<string> {
+  const { api, outputs, options, log, clock } = ctx;
+  await checkAccount(ctx);
+  // Quotas, zones and the cost estimate (--max-cost) before anything scales.
+  await checkBeforeScaling({
+    api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
+    processesPerGenerator, externalTarget: options.target !== undefined,
+    ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}), now: () => clock.now(),
+  });
+  const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
+  if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
+  // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
+  await checkReachable(url, 3000).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from their own network (the rig's target admits only them)`));
+  log(`target: ${url}${options.target ? ' (--target)' : ` (stack ${RIG_STACK_NAMES.target})`}`);
+  return url;
+}
