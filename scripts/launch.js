@@ -6,7 +6,7 @@
  * for TypeScript at every start:
  *
  *   node scripts/launch.js scripts/cli.ts [flags]     run an entry
- *   node scripts/launch.js --warm                      transpile every scripts/**\/*.ts into the cache (npm's
+ *   node scripts/launch.js --warm                      transpile every scripts/ and lib/ .ts into the cache (npm's
  *                                                      `prepare`, i.e. at `npm ci` / `npm install`)
  *
  * Each .ts module is transpiled once with the project's own TypeScript (`transpileModule`, what
@@ -107,6 +107,9 @@ function createTranspiler(dir) {
 }
 
 /** Every .ts file under `dir` (declaration files excluded). @param {string} dir @returns {string[]} */
+/** Folders whose TypeScript the CLI and the other npm scripts may load (bin/ and target-stack/ are the CDK app's). */
+const WARM_FOLDERS = ['scripts', 'lib'];
+
 function tsFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -120,9 +123,10 @@ function main() {
   const transpile = createTranspiler(dir);
   const [entry, ...rest] = process.argv.slice(2);
   if (entry === '--warm') {
-    const files = tsFiles(path.join(ROOT, 'scripts'));
+    // scripts/ and lib/ (the CDK-side constants the CLI shares: metric names, instance paths).
+    const files = WARM_FOLDERS.flatMap((f) => tsFiles(path.join(ROOT, f)));
     for (const f of files) transpile(fs.readFileSync(f, 'utf8'), f);
-    process.stderr.write(`launch: ${files.length} TypeScript files of scripts/ transpiled into ${dir ?? '(no writable cache folder)'}\n`);
+    process.stderr.write(`launch: ${files.length} TypeScript files of ${WARM_FOLDERS.map((f) => `${f}/`).join(' and ')} transpiled into ${dir ?? '(no writable cache folder)'}\n`);
     return;
   }
   if (!entry) {

@@ -54,11 +54,11 @@ describe('scripts/launch.js', () => {
     expect(JSON.parse(edited.stdout)).toMatchObject({ ts: true, value: 'two' });
   });
 
-  test('--warm fills the cache for every entry of scripts/, so the first run after npm ci loads no TypeScript', () => {
+  test('--warm fills the cache for every module of scripts/ and lib/, so the first run after npm ci loads no TypeScript', () => {
     const warmCache = path.join(dir, 'warm');
     const warm = launch(['--warm'], warmCache);
     expect(warm.code).toBe(0);
-    const sources = fs.readdirSync(path.join(ROOT, 'scripts'), { recursive: true }).filter((f) => String(f).endsWith('.ts')).length;
+    const sources = ['scripts', 'lib'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true })).filter((f) => String(f).endsWith('.ts') && !String(f).endsWith('.d.ts')).length;
     expect(fs.readdirSync(warmCache).filter((f) => f.endsWith('.js'))).toHaveLength(sources);
     // The real CLI, started from the warmed cache: its usage error, and TypeScript never loaded.
     const env = { ...process.env, RIG_LAUNCH_CACHE: warmCache, NODE_OPTIONS: `--require ${path.join(dir, 'probe.js')}` };
