@@ -106,10 +106,10 @@ function createTranspiler(dir) {
   };
 }
 
-/** Every .ts file under `dir` (declaration files excluded). @param {string} dir @returns {string[]} */
 /** Folders whose TypeScript the CLI and the other npm scripts may load (bin/ and target-stack/ are the CDK app's). */
 const WARM_FOLDERS = ['scripts', 'lib'];
 
+/** Every .ts file under `dir` (declaration files excluded). @param {string} dir @returns {string[]} */
 function tsFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);

@@ -58,7 +58,7 @@ describe('scripts/launch.js', () => {
     const warmCache = path.join(dir, 'warm');
     const warm = launch(['--warm'], warmCache);
     expect(warm.code).toBe(0);
-    const sources = ['scripts', 'lib'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true })).filter((f) => String(f).endsWith('.ts') && !String(f).endsWith('.d.ts')).length;
+    const sources = ['scripts', 'lib'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' })).filter((f) => String(f).endsWith('.ts') && !String(f).endsWith('.d.ts')).length;
     expect(fs.readdirSync(warmCache).filter((f) => f.endsWith('.js'))).toHaveLength(sources);
     // The real CLI, started from the warmed cache: its usage error, and TypeScript never loaded.
     const env = { ...process.env, RIG_LAUNCH_CACHE: warmCache, NODE_OPTIONS: `--require ${path.join(dir, 'probe.js')}` };
