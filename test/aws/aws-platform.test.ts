@@ -109,6 +109,16 @@ test('opening a run checks credentials, the bucket and the group before anything
   expect(s3.commandCalls(HeadBucketCommand)[0]?.args[0].input).toEqual({ Bucket: 'bkt' });
   expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)[0]?.args[0].input).toEqual({ AutoScalingGroupNames: ['gen'] });
   expect(lines.some((l) => /does not answer from this machine/.test(l))).toBe(true);
+  // The chosen target was printed with its source before the run (--target, or the script's config.target):
+  // no second line here that would call a script's own target "(--target)".
+  expect(lines.filter((l) => l.startsWith('target: '))).toEqual([]);
+});
+
+test("without a chosen target the deployed stack's target is used and said once, with its stack", async () => {
+  const { p, lines } = platform();
+  const run = await open(p);
+  expect(run.target.url).toBe('http://127.0.0.1:9');
+  expect(lines.filter((l) => l.startsWith('target: '))).toEqual(['target: http://127.0.0.1:9 (stack LoadTestRig-Target)']);
 });
 
 test('before anything scales: a vCPU quota too small for the plan, or an estimate above --max-cost, refuses with exit-2 errors', async () => {
