@@ -43,8 +43,11 @@ function uniformArrivals(durationMs: number, intervalMs: number): number {
  * plus the one-worker bump of `adjustArrivalsByWorker`; `artillery run` always
  * passes phases through dist.ts).
  */
-export function rampSecondArrivals(arrivalRate: number, rampTo: number, seconds: number): number[] {
-  const roundUp = (raw: number): number => Math.floor(raw) + (Math.round(raw % 1) >= 1 ? 1 : 0);
+export function rampSecondArrivals(arrivalRate: number, rampTo: number, seconds: number, place = { worker: 1, of: 1 }): number[] {
+  // Artillery's adjustArrivalsByWorker: worker n of m takes one of the fraction's round(fraction × m) arrivals.
+  // A second that floating-point error takes just below zero (a ramp down to 0) creates none: Artillery's ticker
+  // emits while its count is below the second's figure.
+  const roundUp = (raw: number): number => Math.max(0, Math.floor(raw) + (Math.round((raw % 1) * place.of) >= place.worker ? 1 : 0));
   if (seconds === 1) return [roundUp((rampTo + arrivalRate) / 2)];
   const out: number[] = [];
   const difference = rampTo - arrivalRate;
@@ -66,7 +69,7 @@ export function phaseArrivals(p: NormalizedPhase): number {
       return p.poisson ? rate * p.seconds : uniformArrivals(durationMs, 1000 / rate);
     }
     case 'ramp':
-      return rampSecondArrivals(p.arrivalRate ?? 0, p.rampTo ?? 0, p.seconds).reduce((a, b) => a + b, 0);
+      return rampSecondArrivals(p.arrivalRate ?? 0, p.rampTo ?? 0, p.seconds, p.place).reduce((a, b) => a + b, 0);
   }
 }
 

@@ -43,6 +43,8 @@ export interface NormalizedPhase {
   arrivalCount?: number;
   maxVusers?: number;
   poisson: boolean;
+  /** A ramp share's place among the load processes that share it (scripts/core/split.ts), as Artillery's worker n of m. */
+  place?: { readonly worker: number; readonly of: number };
 }
 
 const ARRIVAL_KEYS = ['arrivalRate', 'rampTo', 'arrivalCount'] as const;
@@ -137,7 +139,8 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
     return { ...base, kind: 'count', arrivalCount };
   }
   if (rampTo !== undefined) {
-    return { ...base, kind: 'ramp', rampTo, ...(arrivalRate !== undefined ? { arrivalRate } : {}) };
+    const place = Number.isInteger(p.rigWorker) && Number.isInteger(p.rigWorkers) ? { place: { worker: p.rigWorker as number, of: p.rigWorkers as number } } : {};
+    return { ...base, kind: 'ramp', rampTo, ...(arrivalRate !== undefined ? { arrivalRate } : {}), ...place };
   }
   return { ...base, kind: 'rate', arrivalRate: arrivalRate ?? 0 };
 }

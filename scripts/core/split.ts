@@ -62,13 +62,19 @@ export function partsOfPhase(phase: Phase, arrivals: ReadonlyArray<Partial<Phase
 function arrivalShares(phase: Phase, norm: NormalizedPhase, ranks: readonly number[]): Array<Partial<Phase>> {
   if (norm.kind === 'count') return sharesByRank(norm.arrivalCount ?? 0, ranks).map((arrivalCount) => ({ arrivalCount }));
   if (norm.kind === 'rate') return sharesByRank(norm.arrivalRate ?? 0, ranks).map((arrivalRate) => ({ arrivalRate }));
-  // Ramp: both ends whole (ranked the same way) or both even fractions, so a <= r implies a_s <= r_s.
+  // Ramp: even shares of both ends, and each slot's place among them (rigWorker of rigWorkers). Artillery turns
+  // a ramp into whole arrivals per second (lib/core/phases.ts createRamp); rounded in every slot alone, a
+  // fraction would be rounded up in each (2→4 over 3 s is 2+3+4 = 9; two lone 1→2 ramps make 1+2+2 each = 10).
+  // With its place, each load process rounds as one of Artillery's own workers does (the rig plugin hands it
+  // over as the phase's worker/totalWorkers): slot k takes the fraction's k-th whole arrival, and the slots
+  // create, second by second, what one run of the whole ramp creates.
   const a = phase.arrivalRate ?? 0;
   const r = norm.rampTo ?? 0;
-  const bothInt = Number.isInteger(a) && Number.isInteger(r);
-  const as = bothInt ? sharesByRank(a, ranks) : ranks.map(() => a / ranks.length);
-  const rs = bothInt ? sharesByRank(r, ranks) : ranks.map(() => r / ranks.length);
-  return rs.map((rampTo, s) => (phase.arrivalRate === undefined ? { rampTo } : { arrivalRate: as[s] ?? 0, rampTo }));
+  const n = ranks.length;
+  return ranks.map((rank) => {
+    const place = n > 1 ? { rigWorker: rank + 1, rigWorkers: n } : {};
+    return phase.arrivalRate === undefined ? { rampTo: r / n, ...place } : { arrivalRate: a / n, rampTo: r / n, ...place };
+  });
 }
 
 /** What is left over when a whole `total` is shared over `n` (0 for a fraction). */

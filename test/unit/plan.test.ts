@@ -11,6 +11,7 @@ import {
   splitPhases,
 } from '../../scripts/core/plan';
 import { prng, randomPhase } from '../helpers/random-phases';
+import { rampSecondArrivals } from '../../scripts/core/capacity';
 
 const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
 
@@ -89,9 +90,36 @@ describe('splitPhases (property)', () => {
     ]);
   });
 
-  test('ramps round both ends in the same order', () => {
+  test('ramps over 500 random shapes and slot counts: the slots create, second by second, what one run of the whole ramp creates', () => {
+    const rnd = prng(7);
+    for (let run = 0; run < 500; run++) {
+      const seconds = 1 + Math.floor(rnd() * 12);
+      const a = Math.floor(rnd() * 40) / (rnd() < 0.3 ? 4 : 1);
+      const r = Math.floor(rnd() * 40) / (rnd() < 0.3 ? 4 : 1);
+      const n = 1 + Math.floor(rnd() * 7);
+      const whole = rampSecondArrivals(a, r, seconds);
+      const parts = splitPhases([{ duration: seconds, arrivalRate: a, rampTo: r }], n).map((list) => list[0] as Phase);
+      const perSecond = whole.map((_, i) => parts.reduce((sum, p) => {
+        if (p.pause !== undefined) return sum;
+        const place = p.rigWorker === undefined ? undefined : { worker: p.rigWorker as number, of: p.rigWorkers as number };
+        return sum + (rampSecondArrivals(p.arrivalRate ?? 0, p.rampTo as number, seconds, place)[i] ?? 0);
+      }, 0));
+      // A second whose raw value is exactly x.5 is decided by floating-point error among Artillery's own workers
+      // too (round(0.8333… × 3) is round(2.4999…)): there the split may create one fewer, as Artillery's does.
+      const raw = whole.map((_, i) => (seconds === 1 ? (a + r) / 2 : ((r - a) / (seconds - 1)) * i + a));
+      const expected = perSecond.map((got, i) => (Math.abs((raw[i]! % 1) - 0.5) < 1e-9 && Math.abs(got - whole[i]!) <= 1 ? got : whole[i]));
+      expect({ a, r, seconds, n, perSecond }).toEqual({ a, r, seconds, n, perSecond: expected });
+    }
+    // Rounded alone, two shares of 2→4 over 3 s would make 1+2+2 each: 10 where one run makes 9.
+    expect(rampSecondArrivals(1, 2, 3).reduce((x, y) => x + y, 0) * 2).toBe(10);
+    expect(rampSecondArrivals(2, 4, 3)).toEqual([2, 3, 4]);
+  });
+
+  test("ramps: even shares of both ends, each slot with its place, so each process rounds as one of Artillery's workers", () => {
     const split = splitPhases([{ duration: 60, arrivalRate: 5, rampTo: 7 }], 3);
-    expect(split.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[2, 3], [2, 2], [1, 2]]);
+    expect(split.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[5 / 3, 7 / 3], [5 / 3, 7 / 3], [5 / 3, 7 / 3]]);
+    expect(split.map((s) => [s[0]?.rigWorker, s[0]?.rigWorkers])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(splitPhases([{ duration: 60, arrivalRate: 5, rampTo: 7 }], 1)[0]?.[0]).toEqual({ duration: 60, arrivalRate: 5, rampTo: 7 });
     const frac = splitPhases([{ duration: 60, arrivalRate: 3, rampTo: 3.5 }], 2);
     expect(frac.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[1.5, 1.75], [1.5, 1.75]]);
   });

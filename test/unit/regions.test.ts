@@ -7,11 +7,12 @@ const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 /**
  * Each field of phase i over `parts` adds up to `whole`'s: exactly for whole numbers, to 1e-9 otherwise. The
- * regional split and the planner share a ramp with one fractional end fractionally at both ends (plan.ts), so
- * that every share keeps the ramp's direction: hence `rampAsOne`.
+ * planner shares every ramp over load processes in even fractions (scripts/core/split.ts, each with its place
+ * among Artillery's workers), and the regional split shares a ramp with one fractional end fractionally at both
+ * ends: hence `rampAsOne` (set where the parts are a generator level or a ramp region level).
  */
 function expectSums(whole: Phase, parts: Phase[], ctx: string, rampAsOne = false): void {
-  const fractionalRamp = rampAsOne && whole.rampTo !== undefined && !(Number.isInteger(whole.rampTo) && Number.isInteger(whole.arrivalRate ?? 0));
+  const fractionalRamp = rampAsOne && whole.rampTo !== undefined;
   for (const f of FIELDS) {
     const total = whole[f];
     if (total === undefined || whole.pause !== undefined) continue;

@@ -172,12 +172,30 @@ async function awaitWorkerFlush(spoolDir, writtenPeriods) {
   await until(() => lastPosted === -Infinity || Math.max(-Infinity, ...writtenPeriods) >= lastPosted, 4000);
 }
 
+/**
+ * A ramp the rig split over load processes carries each process's place (scripts/core/split.ts: rigWorker of
+ * rigWorkers). Artillery's own split has set worker 1 of 1 by now (lib/dist.ts, one worker per load process);
+ * the place goes back in before the phaser reads it (the plugin is built first, in the worker thread), so each
+ * process rounds its share of every second as one of Artillery's workers would.
+ * @param {any} script
+ */
+function takeRampPlaces(script) {
+  const phases = (script && script.config && script.config.phases) || [];
+  for (const phase of phases) {
+    if (phase && Number.isInteger(phase.rigWorker) && Number.isInteger(phase.rigWorkers)) {
+      phase.worker = phase.rigWorker;
+      phase.totalWorkers = phase.rigWorkers;
+    }
+  }
+}
+
 class Plugin {
   /**
    * @param {any} script the test script (a throw-away copy in the main thread)
    * @param {import('node:events').EventEmitter} events
    */
   constructor(script, events) {
+    takeRampPlaces(script);
     const cfg = (script && script.config && script.config.plugins && script.config.plugins.rig) || {};
     /** @type {string} */
     this.spoolDir = cfg.spoolDir || process.env.RIG_SPOOL_DIR || '';
