@@ -11,6 +11,17 @@ import { elapsed } from './report/findings';
 
 /** Artillery's reporting period. */
 const PERIOD_MS = 10_000;
+/**
+ * How often a generator's periods are listed while none is due (before its first period, while its vusers
+ * only hold and Artillery reports nothing, after it ended): a line comes at most this late.
+ */
+export const IDLE_LIST_MS = 2_000;
+
+/** A generator the live view follows, with its number of load processes when known. */
+export interface LiveGenerator {
+  readonly id: string;
+  readonly processes?: number;
+}
 
 /** Cumulative figures the live line shows. */
 interface Totals {
@@ -57,6 +68,9 @@ export class LiveMerger {
   private readonly latestByProcess = new Map<string, number>();
   private readonly done = new Set<string>();
   private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0, received: 0, expected: 0 };
+  /** Per generator: the earliest instant a LIST of its periods can find a new one. */
+  private readonly nextListAt = new Map<string, number>();
+  private readonly generatorIds: readonly string[];
   private startAt: number | undefined;
 
   /**
@@ -65,38 +79,32 @@ export class LiveMerger {
    */
   constructor(
     private readonly store: RunStore,
-    private readonly generatorIds: readonly string[],
+    private readonly generators: readonly LiveGenerator[],
     private readonly now: () => number = Date.now,
     private readonly settleMs: number = PERIOD_MS + 15_000,
-  ) {}
+  ) {
+    this.generatorIds = generators.map((g) => g.id);
+  }
 
   /** A generator that has ended no longer holds periods back. */
   markDone(id: string): void {
     this.done.add(id);
   }
 
-  /** Reads new files; returns the lines of periods that every running generator has passed. */
-  async poll(): Promise<string[]> {
+  /**
+   * Reads new files; returns the lines of periods that every running generator has passed. A generator's
+   * periods are listed only when one can be new (see {@link nextList}); `all` lists every generator.
+   */
+  async poll(all = false): Promise<string[]> {
     if (this.startAt === undefined) {
       const start = await this.store.get(CONTROL.start);
       const at: unknown = start ? (JSON.parse(start) as Partial<StartControl>).startAt : undefined;
       if (typeof at === 'number') this.startAt = at;
     }
-    for (const id of this.generatorIds) {
-      const keys = (await this.store.list(generatorKeys(id).prefix)).filter((k) => KEY_KIND.period.test(k));
-      for (const key of keys) {
-        if (this.seen.has(key)) continue;
-        const text = await this.store.get(key);
-        if (text === undefined) continue;
-        this.seen.add(key);
-        const p = deserializePeriod(text);
-        const list = this.pending.get(p.period) ?? [];
-        list.push(p);
-        this.pending.set(p.period, list);
-        // Keyed per load process: each emits its periods in order, but processes run side by side.
-        const proc = key.split('/periods/')[0] ?? id;
-        this.latestByProcess.set(proc, Math.max(this.latestByProcess.get(proc) ?? 0, p.period));
-      }
+    for (const g of this.generators) {
+      if (!all && this.now() < (this.nextListAt.get(g.id) ?? 0)) continue;
+      const found = await this.readNewPeriods(g.id);
+      this.nextListAt.set(g.id, this.nextList(g, found));
     }
     const running = this.generatorIds.filter((id) => !this.done.has(id));
     const horizons = running.flatMap((id) => {
@@ -110,7 +118,46 @@ export class LiveMerger {
   /** Shows every period still held back (end of run). */
   async flush(): Promise<string[]> {
     for (const id of this.generatorIds) this.done.add(id);
-    return this.poll();
+    return this.poll(true);
+  }
+
+  /**
+   * Reads the period files of generator `id` not read yet; returns how many. Lists only its load processes'
+   * folders (`generators/<id>/p…`), not its health samples, which grow by one every 5 s for the whole run.
+   */
+  private async readNewPeriods(id: string): Promise<number> {
+    let found = 0;
+    const keys = (await this.store.list(`${generatorKeys(id).prefix}p`)).filter((k) => KEY_KIND.period.test(k));
+    for (const key of keys) {
+      if (this.seen.has(key)) continue;
+      const text = await this.store.get(key);
+      if (text === undefined) continue;
+      this.seen.add(key);
+      found++;
+      const p = deserializePeriod(text);
+      const list = this.pending.get(p.period) ?? [];
+      list.push(p);
+      this.pending.set(p.period, list);
+      // Keyed per load process: each emits its periods in order, but processes run side by side.
+      const proc = key.split('/periods/')[0] ?? id;
+      this.latestByProcess.set(proc, Math.max(this.latestByProcess.get(proc) ?? 0, p.period));
+    }
+    return found;
+  }
+
+  /**
+   * When a LIST of generator `g` can next find a period. Artillery writes the period that starts at P once
+   * it has ended, so with every load process's latest period P_k read, none is new before min(P_k) + 2
+   * periods; then, or while some process has reported nothing yet, or when the last LIST found nothing
+   * (vusers only holding: Artillery reports no period), once per {@link IDLE_LIST_MS}. Before, every
+   * generator was listed in full on every poll (twice a second): ~200 LISTs a second at 100 generators.
+   */
+  private nextList(g: LiveGenerator, found: number): number {
+    const idle = this.now() + IDLE_LIST_MS;
+    if (found === 0 || g.processes === undefined) return idle;
+    const latest = [...this.latestByProcess].filter(([proc]) => proc.startsWith(generatorKeys(g.id).prefix)).map(([, at]) => at);
+    if (latest.length < g.processes) return idle;
+    return Math.max(idle, Math.min(...latest) + 2 * PERIOD_MS);
   }
 
   private emitUpTo(limit: number): string[] {

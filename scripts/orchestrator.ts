@@ -169,7 +169,7 @@ async function readyNotes(store: RunStore, ids: readonly string[]): Promise<Set<
  */
 async function watchRun(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], startAt: number, lost: Map<string, string>, isInterrupted: () => boolean): Promise<boolean> {
   const { store, fleet, clock, progress } = deps;
-  const live = new LiveMerger(store, ids, () => clock.now());
+  const live = new LiveMerger(store, spec.generators.map((g) => ({ id: g.id, processes: g.processes.length })), () => clock.now());
   const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
   let timedOut = false;
   for (;;) {

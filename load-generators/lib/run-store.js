@@ -40,8 +40,10 @@ function localStore(root) {
         throw err;
       }
     },
+    /** Keys that start with `prefix`, as S3 lists them: `generators/g01/p` matches `generators/g01/p0/…`, not `generators/g01/health/…`. */
     async list(prefix) {
-      const dir = fileOf(prefix.replace(/\/+$/, '') || '.');
+      const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1).replace(/\/+$/, '');
+      const dir = folder ? fileOf(folder) : abs;
       /** @type {string[]} */
       const out = [];
       /** @param {string} d */
@@ -60,7 +62,7 @@ function localStore(root) {
         }
       };
       await walk(dir);
-      return out.sort();
+      return out.filter((k) => k.startsWith(prefix)).sort();
     },
   };
 }

@@ -27,14 +27,20 @@ export const MEASURED = {
   /** RSS of one idle Artillery process (main thread + one worker thread, rig plugin loaded) before load: 278–292 MB measured. */
   artilleryBaseRssBytes: 290 * MiB,
   /**
-   * Vusers per second one core of a generator creates on the connect scenario. Measured by `npm run bench`'s
-   * arrival-rate ladder: the rig sustained 800/s on the 2-core dev machine (< 1% failed, no arrival lag) on
-   * 2026-11-21 and again on 2026-11-23, with the reference target on the same two cores; 1,000/s it did not.
-   * 800 / 2 cores = 400. Conservative for a generator whose cores are its own (the target's CPU per vuser,
-   * ~0.9 ms, came out of the same cores). The planner adds AWS generators when the profile's peak arrival
-   * rate is above the fleet's and warns locally above this machine's.
+   * Vusers per second one core of a generator creates on the connect scenario when the core is its own, as
+   * on an AWS generator (the target runs elsewhere). Measured by `npm run bench -- --pin` (the reference
+   * target pinned to CPU 1, the rig and its agent to CPU 0): the rig sustained 800/s on its one CPU (< 1%
+   * failed, every full 10-s period ≥ 95% of its share), 1,000/s it did not (2026-11-23; docs/performance.md,
+   * "Pinned figures"). The planner adds AWS generators when the profile's peak arrival rate is above the
+   * fleet's (cores × this).
    */
-  arrivalsPerCorePerSecond: 400,
+  arrivalsPerCorePerSecond: 800,
+  /**
+   * The same where the reference target shares the cores (the local platform): the unpinned bench's ladder
+   * sustained 800/s on the 2-core dev machine with its target on the same two cores (2026-11-21 and
+   * 2026-11-23), 1,000/s not: 800 / 2 cores = 400. The local planner warns above cores × this.
+   */
+  sharedArrivalsPerCorePerSecond: 400,
   /** Reference target memory per held connection: 96k run, /metrics RSS 186 → 853 MB over 19,219 held = 35.5 KB. */
   targetBytesPerVuser: 36 * KiB,
 } as const;
@@ -96,6 +102,7 @@ export interface Measurements {
   readonly generatorBytesPerVuser: number;
   readonly artilleryBaseRssBytes: number;
   readonly arrivalsPerCorePerSecond: number;
+  readonly sharedArrivalsPerCorePerSecond: number;
 }
 
 /** A generator's limits as the planner takes them, plus the model's arrival-rate figure. */

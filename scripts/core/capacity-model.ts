@@ -31,9 +31,12 @@ export function effectiveSourceAddresses(processes: number, addresses: number): 
   return processes / Math.ceil(processes / addresses);
 }
 
-/** Vusers per second a generator with `processes` load processes (one per core) creates: cores × the measured rate per core. */
-export function arrivalsPerSecond(processes: number, m: Measurements = MEASURED): number {
-  return processes * m.arrivalsPerCorePerSecond;
+/**
+ * Vusers per second a generator with `processes` load processes (one per core) creates: cores × the measured
+ * rate per core — per dedicated core (AWS), or per core shared with the reference target (`shared`, local).
+ */
+export function arrivalsPerSecond(processes: number, m: Measurements = MEASURED, shared = false): number {
+  return processes * (shared ? m.sharedArrivalsPerCorePerSecond : m.arrivalsPerCorePerSecond);
 }
 
 /** Bytes per vuser the planner uses: measured × headroom, whole bytes. */
@@ -212,7 +215,7 @@ export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED
     bytesPerVuser: plannedBytesPerVuser(m),
     socketsPerVuser: 1,
   };
-  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m), heapLimitMiB: heapLimitMiB(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0) };
+  return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m, true), heapLimitMiB: heapLimitMiB(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0) };
 }
 
 /** One row of the capacity table in README.md. */

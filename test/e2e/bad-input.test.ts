@@ -113,7 +113,7 @@ describe('bad input is refused before anything starts', () => {
   it('arrivals faster than this machine creates them: a warning naming the rate and the fix, before anything starts', async () => {
     const out = path.join(scratch, 'run-fast-arrivals');
     // 50/s above the capacity model's rate for this machine's cores, over 2 s; the unreachable target then stops it.
-    const rate = os.availableParallelism() * MEASURED.arrivalsPerCorePerSecond + 50;
+    const rate = os.availableParallelism() * MEASURED.sharedArrivalsPerCorePerSecond + 50;
     const r = await runCli(['--vusers', String(2 * rate), '--ramp', '2s', '--target', `http://127.0.0.1:${await freePort()}`, '--out', out], { timeoutMs: 30_000 });
     expect(r.code).toBe(2);
     const warning = r.stderr.split('\n').find((l) => l.startsWith('warning: '));

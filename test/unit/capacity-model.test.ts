@@ -116,9 +116,16 @@ function awsOrLocalCapacity(l: GeneratorLimits): number {
 }
 
 describe('arrival rate on the local platform', () => {
+  test('the per-core rate comes from the pinned bench where the cores are the generator\'s own (AWS), the shared one where the target shares them (local)', () => {
+    // AWS generators: the target runs elsewhere, so each vCPU gives the dedicated-core figure.
+    expect(awsGenerator('c5.xlarge', 0).arrivalsPerSecond).toBe(4 * MEASURED.arrivalsPerCorePerSecond);
+    // Local generators: the reference target takes part of the same cores.
+    expect(localGenerator(LOCAL_2CORE).arrivalsPerSecond).toBe(2 * MEASURED.sharedArrivalsPerCorePerSecond);
+    expect(MEASURED.sharedArrivalsPerCorePerSecond).toBeLessThan(MEASURED.arrivalsPerCorePerSecond);
+  });
   test('local generators share the machine\'s cores: its arrival rate is one bound for all, no generator is added for it', () => {
     const p = localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags({}), env: {}, log: () => undefined });
-    const machineRate = 2 * MEASURED.arrivalsPerCorePerSecond;
+    const machineRate = 2 * MEASURED.sharedArrivalsPerCorePerSecond;
     expect(p.arrivalCapacity).toEqual({ perSecond: machineRate, perGenerator: false });
     const plan = (perSecond: number) =>
       planLoad({ phases: [{ duration: 60, arrivalRate: perSecond }], limits: p.limits, sessionSeconds: 5, arrivalCapacity: p.arrivalCapacity! });

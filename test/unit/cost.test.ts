@@ -72,3 +72,10 @@ test('load seconds: the longest slice plus one session from the plan\'s peak and
   const plan = { generators: [{ index: 0, phases: [{ duration: 1200, arrivalCount: 48000 }], processes: [], arrivals: 48000, peakConcurrent: 48000 }], totalArrivals: 96000, peakConcurrent: 96000, capacityPerGenerator: 50000, bindingLimit: 'memory' as const, generatorsNeeded: 2, peakArrivalRate: 80, warnings: [] };
   expect(loadSecondsOf(plan)).toBe(2400);
 });
+
+test('S3 requests count every object a run writes and the live view\'s LISTs (one per generator per 2 s at most)', () => {
+  const line = estimateRunCost(RUN).lines.find((l) => l.item === 'S3 requests')!;
+  // Per generator: 2 processes × 240 periods + 480 health samples + 1,200 LISTs + 50 control objects.
+  expect(line.basis).toContain('~4420 PUT/LIST');
+  expect(line.usd).toBeCloseTo((4420 / 1000) * PRICES.s3PutPer1000, 2);
+});

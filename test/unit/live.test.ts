@@ -5,7 +5,18 @@ import * as path from 'node:path';
 import { localStore } from '../../load-generators/lib/run-store';
 import { DDSketch } from '@artilleryio/sketches-js';
 import { PeriodMetrics, serializePeriod } from '../../scripts/core/merge';
-import { LiveMerger } from '../../scripts/live';
+import { IDLE_LIST_MS, LiveMerger } from '../../scripts/live';
+
+/** A run store in memory with S3's prefix semantics (the 100-generator case would write 6,000 files otherwise). */
+function memoryStore() {
+  const files = new Map<string, string>();
+  return {
+    location: 'memory',
+    put: async (key: string, body: string | Buffer): Promise<void> => void files.set(key, body.toString()),
+    get: async (key: string) => files.get(key),
+    list: async (prefix: string) => [...files.keys()].filter((k) => k.startsWith(prefix)).sort(),
+  };
+}
 
 const period = (at: number, created: number): PeriodMetrics => ({ period: at, counters: { 'vusers.created': created }, histograms: {}, rates: {} });
 
@@ -17,13 +28,14 @@ describe('LiveMerger', () => {
   });
 
   it('holds a period back while another process may still report it, then shows it merged', async () => {
-    const now = T0 + 12_000;
-    const live = new LiveMerger(store, ['g01', 'g02'], () => now);
+    let now = T0 + 12_000;
+    const live = new LiveMerger(store, [{ id: 'g01' }, { id: 'g02' }], () => now);
     await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 5)));
     await store.put('generators/g01/p0/periods/b.json', serializePeriod(period(T0 + 10_000, 1)));
     expect(await live.poll()).toEqual([]);
     await store.put('generators/g02/p0/periods/a.json', serializePeriod(period(T0, 7)));
     await store.put('generators/g02/p0/periods/b.json', serializePeriod(period(T0 + 10_000, 1)));
+    now += IDLE_LIST_MS; // a generator with nothing due is listed again after IDLE_LIST_MS
     const lines = await live.poll();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/created 12 \(\+12\)/);
@@ -31,7 +43,7 @@ describe('LiveMerger', () => {
 
   it('shows a period once it is settled even when no later period ever comes (vusers only holding)', async () => {
     let now = T0 + 11_000;
-    const live = new LiveMerger(store, ['g01'], () => now);
+    const live = new LiveMerger(store, [{ id: 'g01' }], () => now);
     await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 3)));
     expect(await live.poll()).toEqual([]);
     now = T0 + 25_001;
@@ -43,7 +55,7 @@ describe('LiveMerger', () => {
   it('labels a period by its end, never before the shared start, and shows the pub/sub key figures', async () => {
     const startAt = T0 + 7_000; // the first period (aligned to 10 s) began before the run did
     await store.put('control/start.json', JSON.stringify({ startAt }));
-    const live = new LiveMerger(store, ['g01'], () => T0 + 60_000);
+    const live = new LiveMerger(store, [{ id: 'g01' }], () => T0 + 60_000);
     const delivery = new DDSketch();
     for (let i = 1; i <= 100; i++) delivery.accept(i);
     const p: PeriodMetrics = { period: T0, counters: { 'vusers.created': 4, 'pubsub.messages_received': 90, 'pubsub.messages_expected': 100 }, histograms: { 'pubsub.delivery_latency': delivery }, rates: {} };
@@ -52,5 +64,59 @@ describe('LiveMerger', () => {
     expect(line).toMatch(new RegExp(`^${new Date(T0 + 10_000).toISOString().slice(11, 19)} T\\+0:03 `));
     expect(line).toMatch(/delivery p95 9\d(\.\d)? ms/);
     expect(line).toContain('receipt 90.0% (90/100)');
+  });
+
+  it('lists a generator only when a period can be new, and never its health samples: 100 generators over 5 minutes', async () => {
+    const mem = memoryStore();
+    const listed: string[] = [];
+    const counting = { ...mem, list: (prefix: string) => (listed.push(prefix), mem.list(prefix)) };
+    const gens = Array.from({ length: 100 }, (_, i) => ({ id: `g${String(i + 1).padStart(3, '0')}`, processes: 2 }));
+    let now = T0;
+    const live = new LiveMerger(counting, gens, () => now);
+    const shown: string[] = [];
+    // Every process writes the period that starts at P one second after it ends (P + 11 s), as Artillery
+    // does; every generator writes a health sample every 5 s. The orchestrator polls twice a second.
+    for (; now <= T0 + 301_000; now += 500) {
+      if (now % 10_000 === 1_000 && now >= T0 + 11_000) {
+        for (const g of gens) for (const k of [0, 1]) await mem.put(`generators/${g.id}/p${k}/periods/${now - 11_000}.json`, serializePeriod(period(now - 11_000, 1)));
+      }
+      if (now % 5_000 === 0) for (const g of gens) await mem.put(`generators/${g.id}/health/${now}.json`, '{}');
+      shown.push(...(await live.poll()));
+    }
+    shown.push(...(await live.flush()));
+    // Every period once, in order, with all 200 processes' vusers.
+    expect(shown).toHaveLength(30);
+    expect(shown.every((l) => /\(\+200\)/.test(l))).toBe(true);
+    expect(shown[29]).toMatch(/created 6000 /);
+    expect(listed.every((p) => /^generators\/g\d{3}\/p$/.test(p))).toBe(true);
+    // Before: every generator listed on every poll, 100 × 601 = 60,100 LISTs. Now about one per generator per
+    // period once all its processes have reported, plus the idle pace before the first period.
+    expect(listed.length).toBeLessThanOrEqual(100 * (30 * 2 + 11_000 / IDLE_LIST_MS + 2));
+  });
+
+  it('while vusers only hold (no periods), lists each generator once per IDLE_LIST_MS, not on every poll', async () => {
+    const listed: string[] = [];
+    const counting = { ...store, list: (prefix: string) => (listed.push(prefix), store.list(prefix)) };
+    let now = T0;
+    const live = new LiveMerger(counting, [{ id: 'g01', processes: 1 }], () => now);
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0 - 10_000, 4)));
+    const shown: string[] = [];
+    for (; now <= T0 + 120_000; now += 500) shown.push(...(await live.poll()));
+    expect(shown).toHaveLength(1); // settled, then shown
+    expect(listed.length).toBeLessThanOrEqual(120_000 / IDLE_LIST_MS + 1);
+    // The first LIST finds the period that starts at T0 − 10 s; none can be new before T0 + 10 s.
+    expect(listed.length).toBeGreaterThanOrEqual((120_000 - 10_000) / IDLE_LIST_MS);
+  });
+});
+
+describe('local run store list', () => {
+  it('matches keys by string prefix as S3 does, not by folder', async () => {
+    const store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-list-')));
+    for (const k of ['generators/g01/p0/periods/a.json', 'generators/g01/p1/final.json', 'generators/g01/health/1.json', 'generators/g010/p0/x.json', 'control/start.json']) await store.put(k, '{}');
+    expect(await store.list('generators/g01/p')).toEqual(['generators/g01/p0/periods/a.json', 'generators/g01/p1/final.json']);
+    expect(await store.list('generators/g01/')).toEqual(['generators/g01/health/1.json', 'generators/g01/p0/periods/a.json', 'generators/g01/p1/final.json']);
+    expect(await store.list('generators/g01')).toHaveLength(4); // g010 too, as an S3 prefix would
+    expect(await store.list('')).toHaveLength(5);
+    expect(await store.list('nothing/here')).toEqual([]);
   });
 });

@@ -121,8 +121,10 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
   }
   lines.push({ item: 'data between public addresses', usd: gb * 2 * PRICES.inRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.inRegionGb}/GB` });
 
-  // Each load process stores a period every ~10 s, plus health and control objects.
-  const puts = i.generators * i.processesPerGenerator * (i.loadSeconds / 10 + 50);
+  // Each load process stores a period every ~10 s; each generator a health sample every 5 s (DEFAULTS.healthIntervalMs)
+  // and ~50 control objects; the live view lists a generator's periods at most once per IDLE_LIST_MS (2 s, scripts/live.ts).
+  const perGenerator = i.processesPerGenerator * (i.loadSeconds / 10) + i.loadSeconds / 5 + i.loadSeconds / 2 + 50;
+  const puts = i.generators * perGenerator;
   lines.push({ item: 'S3 requests', usd: (puts / 1000) * PRICES.s3PutPer1000, basis: `~${Math.round(puts)} PUT/LIST × $${PRICES.s3PutPer1000}/1,000` });
   // Rig metrics carry a RunId dimension: new custom metrics each run, billed hourly; detailed monitoring is 7 metrics per instance.
   const metrics = 12 + i.generators * 7;
