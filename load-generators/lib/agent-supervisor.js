@@ -14,6 +14,24 @@ const { SPOOL } = require('./run-protocol');
 const PLUGINS_DIR = path.join(__dirname, '..', 'plugins');
 /** Preloaded into every load process and its worker threads: arrival pacing without nanotimer's busy-wait. */
 const CALM_TIMERS = path.join(__dirname, 'calm-timers.js');
+/**
+ * V8's background threads per load process. Node's default is 4 per process; a generator runs one load process
+ * per core, so the default puts 4 × cores GC helper threads on `cores` CPUs, and a parallel GC phase then waits
+ * for helpers that are not running (on the 2-core dev machine, with 6 load processes and 6 target workers, a
+ * load thread's major GC paused up to 788 ms). One helper each: docs/performance.md, "GC pauses".
+ */
+const V8_POOL_SIZE = 1;
+
+/**
+ * The load processes' NODE_OPTIONS: the user's own, then the calm timers and V8's pool size (a user's own
+ * `--v8-pool-size` wins).
+ * @param {string | undefined} inherited
+ */
+function loadProcessNodeOptions(inherited) {
+  const own = inherited || '';
+  const pool = /--v8-pool-size[= ]/.test(own) ? '' : ` --v8-pool-size=${V8_POOL_SIZE}`;
+  return `${own} --require ${JSON.stringify(CALM_TIMERS)}${pool}`.trim();
+}
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
 /** How long a stopped load process gets to flush its period in progress before it is killed. */
 const FLUSH_GRACE_MS = 12_000;
@@ -64,7 +82,7 @@ function supervisor(opts) {
           // Ensure is evaluated once, on the merged data, by the orchestrator: never on one process's slice.
           ARTILLERY_DISABLE_ENSURE: 'true',
           ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
-          NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim(),
+          NODE_OPTIONS: loadProcessNodeOptions(process.env.NODE_OPTIONS),
           ...rigEnv,
         },
       });
@@ -111,4 +129,4 @@ function supervisor(opts) {
   };
 }
 
-module.exports = { supervisor, writeAtomic, FLUSH_GRACE_MS };
+module.exports = { loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };
