@@ -16,9 +16,10 @@ const PLUGINS_DIR = path.join(__dirname, '..', 'plugins');
 const CALM_TIMERS = path.join(__dirname, 'calm-timers.js');
 /**
  * V8's background threads per load process. Node's default is 4 per process; a generator runs one load process
- * per core, so the default puts 4 × cores GC helper threads on `cores` CPUs, and a parallel GC phase then waits
- * for helpers that are not running (on the 2-core dev machine, with 6 load processes and 6 target workers, a
- * load thread's major GC paused up to 788 ms). One helper each: docs/performance.md, "GC pauses".
+ * per core, so the default puts 4 × cores GC helper threads on `cores` CPUs, with no idle core for them. On the
+ * 2-core dev machine (6 load processes, 6 target workers) load threads' GC pauses stretched up to 788 ms; with
+ * one helper each, 453 ms, and 3 rig-limited periods instead of 13 (one 96,000-held run each: docs/performance.md,
+ * "GC pauses").
  */
 const V8_POOL_SIZE = 1;
 
