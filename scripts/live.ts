@@ -70,7 +70,6 @@ export class LiveMerger {
   private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0, received: 0, expected: 0 };
   /** Per generator: the earliest instant a LIST of its periods can find a new one. */
   private readonly nextListAt = new Map<string, number>();
-  private readonly generatorIds: readonly string[];
   private startAt: number | undefined;
 
   /**
@@ -82,9 +81,7 @@ export class LiveMerger {
     private readonly generators: readonly LiveGenerator[],
     private readonly now: () => number = Date.now,
     private readonly settleMs: number = PERIOD_MS + 15_000,
-  ) {
-    this.generatorIds = generators.map((g) => g.id);
-  }
+  ) {}
 
   /** A generator that has ended no longer holds periods back. */
   markDone(id: string): void {
@@ -106,7 +103,7 @@ export class LiveMerger {
       const found = await this.readNewPeriods(g.id);
       this.nextListAt.set(g.id, this.nextList(g, found));
     }
-    const running = this.generatorIds.filter((id) => !this.done.has(id));
+    const running = this.generators.map((g) => g.id).filter((id) => !this.done.has(id));
     const horizons = running.flatMap((id) => {
       const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(generatorKeys(id).prefix));
       return procs.length ? procs.map(([, latest]) => latest) : [-Infinity];
@@ -117,7 +114,7 @@ export class LiveMerger {
 
   /** Shows every period still held back (end of run). */
   async flush(): Promise<string[]> {
-    for (const id of this.generatorIds) this.done.add(id);
+    for (const g of this.generators) this.done.add(g.id);
     return this.poll(true);
   }
 
