@@ -11,7 +11,7 @@
  * processor rotates over it per vuser.
  */
 const dns = require('node:dns');
-const { execFile } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 
@@ -177,11 +177,65 @@ function countPortsFromProc(addresses, procFile = '/proc/net/tcp', onlyState = '
   return counts;
 }
 
-/** Runs `ss` with `args`, resolving with its output. @param {string[]} args @returns {Promise<string>} */
-function runSs(args) {
+/**
+ * Runs `ss` with `args`, handing its output to `onText` piece by piece as it arrives.
+ * @param {string[]} args @param {(text: string) => void} onText
+ * @returns {Promise<void>}
+ */
+function runSs(args, onText) {
   return new Promise((resolve, reject) => {
-    execFile('ss', args, { encoding: 'latin1', maxBuffer: 256 * 1024 * 1024, timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    const child = spawn('ss', args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
+    child.stdout.setEncoding('latin1').on('data', onText);
+    child.once('error', reject);
+    child.once('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`ss ended with ${signal || `exit code ${code}`}`))));
   });
+}
+
+/**
+ * Counts `ss -Htan` lines per local address as the output arrives, holding only the line in progress. The
+ * agent samples every few seconds while a generator holds tens of thousands of sockets: collected whole, each
+ * sample was a string of ~60 bytes per socket and its split lines, which the agent's heap kept growing for (its
+ * RSS rose ~10 MB while a local run came up to 6,000 held).
+ * @param {string[]} addresses
+ */
+function ssSocketCounter(addresses) {
+  /** @type {Map<string, number>} */
+  const ports = new Map(addresses.map((a) => [a, 0]));
+  /** @type {Map<string, number>} */
+  const established = new Map(addresses.map((a) => [a, 0]));
+  let partial = '';
+  // "ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950": the fourth column is the local address:port.
+  const countLine = (/** @type {string} */ line) => {
+    const cols = line.trim().split(/\s+/);
+    const local = cols[3];
+    if (!local) return;
+    const addr = local.slice(0, local.lastIndexOf(':'));
+    const n = ports.get(addr);
+    if (n === undefined) return;
+    ports.set(addr, n + 1);
+    if (cols[0] === 'ESTAB') established.set(addr, (established.get(addr) || 0) + 1);
+  };
+  return {
+    /** @param {string} text the next piece of the output (lines may be cut anywhere) */
+    feed(text) {
+      let from = 0;
+      let nl = text.indexOf('\n');
+      if (nl >= 0 && partial) {
+        countLine(partial + text.slice(0, nl));
+        partial = '';
+        from = nl + 1;
+        nl = text.indexOf('\n', from);
+      }
+      for (; nl >= 0; from = nl + 1, nl = text.indexOf('\n', from)) countLine(text.slice(from, nl));
+      partial += text.slice(from);
+    },
+    /** The counts, once the output ended. */
+    end() {
+      if (partial) countLine(partial);
+      partial = '';
+      return { ports, established };
+    },
+  };
 }
 
 /**
@@ -191,7 +245,7 @@ function runSs(args) {
  * sockets (three local generators reading it every 5 s took half a core of two in a 96,000-vuser run).
  * Falls back to /proc/net/tcp where `ss` cannot run.
  * @param {string[]} addresses
- * @param {{ ss?: (args: string[]) => Promise<string>, procFile?: string }} [io]
+ * @param {{ ss?: (args: string[], onText: (text: string) => void) => Promise<void>, procFile?: string }} [io]
  * @returns {Promise<Map<string, number> | undefined>}
  */
 async function countPortsByAddress(addresses, io = {}) {
@@ -202,40 +256,25 @@ async function countPortsByAddress(addresses, io = {}) {
  * Like {@link countPortsByAddress}, and also the established connections per address: the sockets that
  * really hold a vuser (ports in use include TIME_WAIT and closing ones).
  * @param {string[]} addresses
- * @param {{ ss?: (args: string[]) => Promise<string>, procFile?: string }} [io]
+ * @param {{ ss?: (args: string[], onText: (text: string) => void) => Promise<void>, procFile?: string }} [io]
  * @returns {Promise<{ ports: Map<string, number>, established: Map<string, number> } | undefined>}
  */
 async function countSocketsByAddress(addresses, io = {}) {
   const wanted = [...new Set(addresses.filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)))];
   if (wanted.length === 0) return undefined;
   const filter = ['(', ...wanted.flatMap((a, i) => (i === 0 ? ['src', a] : ['or', 'src', a])), ')'];
-  let text;
+  const counter = ssSocketCounter(addresses);
   try {
-    text = await (io.ss ?? runSs)(['-Htan', 'state', 'all', 'exclude', 'listening', ...filter]);
+    await (io.ss ?? runSs)(['-Htan', 'state', 'all', 'exclude', 'listening', ...filter], (text) => counter.feed(text));
   } catch {
     const ports = countPortsFromProc(addresses, io.procFile);
     const established = countPortsFromProc(addresses, io.procFile, '01');
     return ports && established ? { ports, established } : undefined;
   }
-  /** @type {Map<string, number>} */
-  const counts = new Map(addresses.map((a) => [a, 0]));
-  /** @type {Map<string, number>} */
-  const established = new Map(addresses.map((a) => [a, 0]));
-  // "ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950": the fourth column is the local address:port.
-  for (const line of text.split('\n')) {
-    const cols = line.trim().split(/\s+/);
-    const local = cols[3];
-    if (!local) continue;
-    const addr = local.slice(0, local.lastIndexOf(':'));
-    const n = counts.get(addr);
-    if (n === undefined) continue;
-    counts.set(addr, n + 1);
-    if (cols[0] === 'ESTAB') established.set(addr, (established.get(addr) || 0) + 1);
-  }
-  return { ports: counts, established };
+  return counter.end();
 }
 
 module.exports = {
   parseSourceAddresses,
-  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4, countSocketsByAddress,
+  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4, countSocketsByAddress, ssSocketCounter,
 };

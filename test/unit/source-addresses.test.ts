@@ -63,7 +63,7 @@ describe('source addresses', () => {
 
   test('established connections per address (the sockets that hold a vuser), from ss or the /proc fallback', async () => {
     const ssOut = ['ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950', 'TIME-WAIT 0 0 127.0.1.10:40146 127.0.0.1:3950', 'ESTAB 0 0 127.0.1.11:40147 127.0.0.1:3950', ''].join('\n');
-    const viaSs = await sa.countSocketsByAddress(['127.0.1.10', '127.0.1.11'], { ss: async () => ssOut });
+    const viaSs = await sa.countSocketsByAddress(['127.0.1.10', '127.0.1.11'], { ss: async (_args, onText) => onText(ssOut) });
     expect(Object.fromEntries(viaSs?.ports ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
     expect(Object.fromEntries(viaSs?.established ?? [])).toEqual({ '127.0.1.10': 1, '127.0.1.11': 1 });
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
@@ -75,6 +75,25 @@ describe('source addresses', () => {
     const viaProc = await sa.countSocketsByAddress(['127.0.1.10'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
     expect(Object.fromEntries(viaProc?.established ?? [])).toEqual({ '127.0.1.10': 1 });
     expect(Object.fromEntries(viaProc?.ports ?? [])).toEqual({ '127.0.1.10': 2 });
+  });
+
+  test('ss output is counted as it arrives, however it is cut (the agent holds one line, not the whole output)', () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `${i % 3 ? 'ESTAB' : 'TIME-WAIT'}    0      0      127.0.1.${10 + (i % 2)}:${40000 + i}      127.0.0.1:3950`);
+    const out = `${lines.join('\n')}\n`;
+    const whole = sa.ssSocketCounter(['127.0.1.10', '127.0.1.11']);
+    whole.feed(out);
+    const expected = whole.end();
+    expect(Object.fromEntries(expected.ports)).toEqual({ '127.0.1.10': 150, '127.0.1.11': 150 });
+    expect(Object.fromEntries(expected.established)).toEqual({ '127.0.1.10': 100, '127.0.1.11': 100 });
+    for (const size of [1, 7, 61, 62, 63, 4096]) {
+      const c = sa.ssSocketCounter(['127.0.1.10', '127.0.1.11']);
+      for (let i = 0; i < out.length; i += size) c.feed(out.slice(i, i + size));
+      expect(c.end()).toEqual(expected);
+    }
+    // The last line without its newline still counts.
+    const c = sa.ssSocketCounter(['127.0.1.10']);
+    c.feed('ESTAB 0 0 127.0.1.10:1 127.0.0.1:3950\nESTAB 0 0 127.0.1.10:2 127.0.0.1:3950');
+    expect(c.end().established.get('127.0.1.10')).toBe(2);
   });
 
   test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
