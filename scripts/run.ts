@@ -12,7 +12,7 @@ import type { GeneratorSlice, Plan } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
 import { ExitCode, UsageError } from './errors';
 import { GeneratorSpec, RunOutcome, orchestrate } from './orchestrator';
-import type { OpenRun, Platform } from './platforms/platform';
+import { type OpenRun, type Platform, type RegionalPlatform, isRegional } from './platforms/platform';
 import { loadDifferences } from './report/compare';
 import { writeComparison } from './report/compare-html';
 import { decideResult } from './report/result';
@@ -25,7 +25,6 @@ import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } fr
 import { durationNotes, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
 import { RegionalPlan, planRegions } from './core/regions';
-import { RegionalPlatform, isRegional } from './platforms/aws/multi-region';
 import { formatRegionTable, regionsOf } from './report/regions';
 
 /** What a run needs from its caller (the CLI or a test). */

@@ -138,9 +138,10 @@ export function planLoad(req: PlanRequest): Plan {
   validateLimits(req.limits);
   const peak = estimatePeakConcurrent(req.phases, req.sessionSeconds);
   const cap = capacityPerGenerator(req.limits);
-  const limitText = `${LIMIT_WORDS[cap.binding]} at ${fmt(cap.vusers)} vusers per generator`;
+  // Made only for an error: the first toLocaleString loads ICU's number formats (~30 ms at every start).
+  const limitText = () => `${LIMIT_WORDS[cap.binding]} at ${fmt(cap.vusers)} vusers per generator`;
   if (cap.vusers < 1 && peak > 0) {
-    throw new PlanError('capacity', `a generator holds no vusers (${limitText}); raise the limit`);
+    throw new PlanError('capacity', `a generator holds no vusers (${limitText()}); raise the limit`);
   }
   const needed = peak === 0 ? 1 : generatorsNeeded(req.phases, peak, cap.vusers, req.limits.processes, req.sessionSeconds);
   const rate = peakArrivalRate(req.phases);
@@ -154,7 +155,7 @@ export function planLoad(req: PlanRequest): Plan {
   if (req.maxGenerators !== undefined && m > req.maxGenerators) {
     throw new PlanError(
       'max-generators',
-      `${fmt(peak)} peak concurrent vusers need ${fmt(m)} generators but at most ${fmt(req.maxGenerators)} are allowed (${limitText}); lower the load, raise the generator limit or the per-generator limits`,
+      `${fmt(peak)} peak concurrent vusers need ${fmt(m)} generators but at most ${fmt(req.maxGenerators)} are allowed (${limitText()}); lower the load, raise the generator limit or the per-generator limits`,
       needed,
     );
   }
@@ -173,7 +174,7 @@ export function planLoad(req: PlanRequest): Plan {
   if (busiest > cap.vusers) {
     throw new PlanError(
       'capacity',
-      `${fmt(peak)} peak concurrent vusers need ${fmt(needed)} generators, ${fmt(m)} requested (${limitText}); pass --generators ${needed} or raise the limit`,
+      `${fmt(peak)} peak concurrent vusers need ${fmt(needed)} generators, ${fmt(m)} requested (${limitText()}); pass --generators ${needed} or raise the limit`,
       needed,
     );
   }

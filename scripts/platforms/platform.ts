@@ -6,6 +6,7 @@
  */
 import type { Fleet, MetricsSource, RunStore, TargetHandle } from '../contracts';
 import type { ArrivalCapacity, GeneratorLimits, Plan } from '../core/plan';
+import type { RegionPlanInput, RegionalPlan } from '../core/regions';
 import type { ProbeSpec } from '../preflight';
 
 /** What one run is opened with. */
@@ -78,4 +79,22 @@ export function cleanupStack(): { push(cleanup: () => Promise<void>): void; run(
       for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
     },
   };
+}
+
+/** A platform that also plans over regions. */
+export interface RegionalPlatform extends Platform {
+  /** Each region's weight and generator limits, home first. */
+  readonly regions: readonly RegionPlanInput[];
+  /** Told the regional plan once it is made (before open). */
+  useRegions(regional: RegionalPlan): void;
+  /** The URL generator `index` loads, when it is not the run's target (another region's generators). */
+  generatorTarget(index: number): string | undefined;
+}
+
+/**
+ * True for a platform that plans over several regions. Here, not in aws/multi-region.ts: the run sequence asks it of
+ * every platform, and importing the AWS platform would load the AWS SDK at every local start (~150 ms of CPU).
+ */
+export function isRegional(p: Platform): p is RegionalPlatform {
+  return Array.isArray((p as Partial<RegionalPlatform>).regions) && ((p as RegionalPlatform).regions.length > 1);
 }

@@ -10,9 +10,23 @@ describe('a local run of 301 vusers over 3 generators', () => {
   let out: string;
   let result: Awaited<ReturnType<typeof runCli>>;
 
+  // The orchestrator's process (the one started on scripts/cli.ts) lists the AWS SDK modules it loaded as it exits.
+  const probeDir = tempDir('rig-e2e-probe-');
+  const awsLoaded = path.join(probeDir, 'aws-sdk-modules.json');
+
   beforeAll(async () => {
     out = path.join(tempDir('rig-e2e-'), 'run');
-    result = await runCli(['--vusers', '301', '--generators', '3', '--ramp', '5s', '--hold', '2s', '--out', out, '--json']);
+    const probe = path.join(probeDir, 'probe.js');
+    fs.writeFileSync(probe, [
+      "if (process.argv.some((a) => /[\\\\/]scripts[\\\\/]cli\\.ts$/.test(a))) process.on('exit', () => {",
+      "  const aws = Object.keys(require.cache).filter((k) => /[\\\\/]node_modules[\\\\/]@aws-sdk[\\\\/]/.test(k));",
+      `  require('node:fs').writeFileSync(${JSON.stringify(awsLoaded)}, JSON.stringify(aws));`,
+      '});',
+      '',
+    ].join('\n'));
+    result = await runCli(['--vusers', '301', '--generators', '3', '--ramp', '5s', '--hold', '2s', '--out', out, '--json'], {
+      env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${probe}`.trim() },
+    });
   }, 120_000);
 
   it('exits 0 and prints the summary JSON on stdout, progress on stderr', () => {
@@ -66,6 +80,10 @@ describe('a local run of 301 vusers over 3 generators', () => {
     expect(typeof mem.generatorBytes).toBe('number');
     expect(typeof mem.targetBytes).toBe('number');
     expect(result.stderr).toMatch(/memory per held vuser \(generator \/ target\)\s+[\d.]+ KB \/ [\d.]+ KB/);
+  });
+
+  it('never loads the AWS SDK in the orchestrator (no deployed stacks here; it cost ~150 ms of CPU at every start)', () => {
+    expect(JSON.parse(fs.readFileSync(awsLoaded, 'utf8'))).toEqual([]);
   });
 
   it('leaves no agent, Artillery or target process behind', () => {

@@ -9,23 +9,14 @@
  * afterwards; `--teardown` deletes the home stacks, then every region's.
  */
 import type { Plan } from '../../core/plan';
-import { RegionPlanInput, RegionalPlan, generatorId } from '../../core/regions';
+import { RegionalPlan, generatorId } from '../../core/regions';
 import { UsageError } from '../../errors';
-import type { OpenRun, Platform } from '../platform';
+import type { OpenRun, Platform, RegionalPlatform } from '../platform';
 import { copyStoreToFolder } from './aws';
 import type { RegionalOutputs, RigOutputs } from './discovery';
 import { regionalFleet, regionalStore } from './regional';
 
 
-/** A platform that also plans over regions. */
-export interface RegionalPlatform extends Platform {
-  /** Each region's weight and generator limits, home first. */
-  readonly regions: readonly RegionPlanInput[];
-  /** Told the regional plan once it is made (before open). */
-  useRegions(regional: RegionalPlan): void;
-  /** The URL generator `index` loads, when it is not the run's target (another region's generators). */
-  generatorTarget(index: number): string | undefined;
-}
 
 /** What one region contributes. */
 export interface RegionPart {
@@ -147,9 +138,4 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
       };
     },
   };
-}
-
-/** True for a platform that plans over several regions. */
-export function isRegional(p: Platform): p is RegionalPlatform {
-  return Array.isArray((p as Partial<RegionalPlatform>).regions) && ((p as RegionalPlatform).regions.length > 1);
 }

@@ -21,10 +21,12 @@ const TARGET_WORKER_FILL = 0.8;
 /** Fault-injection variables forwarded to the local reference target. */
 const TARGET_ENV_KEYS = ['FAULT_DELIVERY_DELAY_MS', 'FAULT_WITHHOLD_FRACTION', 'FAULT_COOKIE_503_FRACTION', 'FAULT_SEED'];
 /**
- * Locally the start instant reaches every load thread within one agent poll (50 ms) and one plugin poll
- * (10 ms) of being written; 400 ms covers a busy machine without making every run wait longer than plain.
+ * Locally the start instant reaches every load thread within one agent poll (50 ms at this lead:
+ * agent-control.js polls at a quarter of the lead, at least every 50 ms) and one plugin poll (10 ms) of being
+ * written; 150 ms leaves twice that for a busy machine. A later agent starts at once and the lateness shows in
+ * the run's start skew. Every millisecond here is start-up a user waits for (issue 17: ≤ 1 s over plain).
  */
-const LOCAL_TIMINGS: RunTimings = { readyTimeoutMs: 120_000, startLeadMs: 400 };
+const LOCAL_TIMINGS: RunTimings = { readyTimeoutMs: 120_000, startLeadMs: 150 };
 
 /** Loopback source address of the n-th load process (127.0.1.10 …): each gets its own port range. */
 export function loopbackSourceAddress(n: number): string {
