@@ -16,8 +16,6 @@ import { copyStoreToFolder } from './aws';
 import type { RegionalOutputs, RigOutputs } from './discovery';
 import { regionalFleet, regionalStore } from './regional';
 
-
-
 /** What one region contributes. */
 export interface RegionPart {
   readonly region: string;
