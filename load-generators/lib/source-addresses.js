@@ -218,16 +218,10 @@ function ssSocketCounter(addresses) {
   return {
     /** @param {string} text the next piece of the output (lines may be cut anywhere) */
     feed(text) {
+      const buffered = partial + text;
       let from = 0;
-      let nl = text.indexOf('\n');
-      if (nl >= 0 && partial) {
-        countLine(partial + text.slice(0, nl));
-        partial = '';
-        from = nl + 1;
-        nl = text.indexOf('\n', from);
-      }
-      for (; nl >= 0; from = nl + 1, nl = text.indexOf('\n', from)) countLine(text.slice(from, nl));
-      partial += text.slice(from);
+      for (let nl = buffered.indexOf('\n'); nl >= 0; from = nl + 1, nl = buffered.indexOf('\n', from)) countLine(buffered.slice(from, nl));
+      partial = buffered.slice(from);
     },
     /** The counts, once the output ended. */
     end() {
