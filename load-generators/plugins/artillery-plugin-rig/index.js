@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { isMainThread, threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
-const { promisifyTasksOnce, loadHttpEngine } = require('./promisify-once');
+const { wrapStepsOnce, loadHttpEngine } = require('./engine-steps');
 
 const POLL_MS = 10;
 
@@ -191,16 +191,16 @@ function takeRampPlaces(script) {
 }
 
 /**
- * Worker thread: the HTTP engine's steps promisified once per task, not per step of every vuser (promisify-once.js).
+ * Worker thread: the HTTP engine's per-step wrappers built once, not per step of every vuser (engine-steps.js).
  * Only a cost: where Artillery's layout no longer allows it, the load process's log says so and the run goes on.
- * @returns {boolean} whether the engine's steps are promisified once (told in the ready file)
+ * @returns {boolean} whether the engine's steps are wrapped once (told in the ready file)
  */
 function cheaperSteps() {
   try {
-    promisifyTasksOnce(loadHttpEngine());
+    wrapStepsOnce(loadHttpEngine());
     return true;
   } catch (err) {
-    process.stderr.write(`rig: steps are promisified per vuser (Artillery's HTTP engine not found: ${/** @type {Error} */ (err).message})\n`);
+    process.stderr.write(`rig: steps are wrapped per vuser (Artillery's HTTP engine not found: ${/** @type {Error} */ (err).message})\n`);
     return false;
   }
 }
@@ -222,8 +222,8 @@ class Plugin {
 
     if (!isMainThread) {
       flushOnStop(this.spoolDir);
-      const stepsPromisifiedOnce = cheaperSteps();
-      writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId, stepsPromisifiedOnce });
+      const stepsWrappedOnce = cheaperSteps();
+      writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId, stepsWrappedOnce });
       const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
       writeAtomic(path.join(this.spoolDir, SPOOL.started(threadId)), { ...started, pid: process.pid, threadId });
       watchEventLoop(this.spoolDir);
