@@ -20,6 +20,7 @@ const path = require('node:path');
 const { isMainThread, threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
 const { wrapStepsOnce, loadHttpEngine } = require('./engine-steps');
+const { quietSecondEnd, wsReceivers } = require('./ws-receiver');
 
 const POLL_MS = 10;
 
@@ -191,18 +192,26 @@ function takeRampPlaces(script) {
 }
 
 /**
- * Worker thread: the HTTP engine's per-step wrappers built once, not per step of every vuser (engine-steps.js).
- * Only a cost: where Artillery's layout no longer allows it, the load process's log says so and the run goes on.
- * @returns {boolean} whether the engine's steps are wrapped once (told in the ready file)
+ * Worker thread: per-vuser work that Artillery's HTTP engine and `ws` do for nothing, done once or not at all
+ * (engine-steps.js, ws-receiver.js). Only a cost: where a package's layout no longer allows it, the load
+ * process's log says so and the run goes on as plain Artillery would run it.
+ * @returns {{ stepsWrappedOnce: boolean, wsQuietSecondEnd: boolean }} what was done (told in the ready file)
  */
-function cheaperSteps() {
-  try {
-    wrapStepsOnce(loadHttpEngine());
-    return true;
-  } catch (err) {
-    process.stderr.write(`rig: steps are wrapped per vuser (Artillery's HTTP engine not found: ${/** @type {Error} */ (err).message})\n`);
-    return false;
-  }
+function cheaperPaths() {
+  /** @param {string} what @param {() => void} fn */
+  const attempt = (what, fn) => {
+    try {
+      fn();
+      return true;
+    } catch (err) {
+      process.stderr.write(`rig: ${what} (${/** @type {Error} */ (err).message})\n`);
+      return false;
+    }
+  };
+  return {
+    stepsWrappedOnce: attempt("steps are wrapped per vuser: Artillery's HTTP engine not found", () => wrapStepsOnce(loadHttpEngine())),
+    wsQuietSecondEnd: attempt('a closing WebSocket builds a dropped error, as plain Artillery', () => wsReceivers().forEach(quietSecondEnd)),
+  };
 }
 
 class Plugin {
@@ -222,8 +231,8 @@ class Plugin {
 
     if (!isMainThread) {
       flushOnStop(this.spoolDir);
-      const stepsWrappedOnce = cheaperSteps();
-      writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId, stepsWrappedOnce });
+      const cheaper = cheaperPaths();
+      writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId, ...cheaper });
       const started = awaitStart(this.spoolDir, Number(cfg.startTimeoutMs) || 300_000);
       writeAtomic(path.join(this.spoolDir, SPOOL.started(threadId)), { ...started, pid: process.pid, threadId });
       watchEventLoop(this.spoolDir);
