@@ -94,7 +94,9 @@ function createPortPool(range, random = Math.random) {
  * @param {PortPool} pool
  * @param {string} address
  * @param {(opts: any) => net.Socket} connect net.connect or tls.connect
- * @param {any} options connection options (host, port, TLS settings…)
+ * @param {any} options connection options (host, port, TLS settings…); given `localAddress` and `localPort` in place.
+ *   Node's Agent hands createConnection a copy of its own for every connection; copying it again cost ~6 µs a
+ *   connection (29 keys, a dictionary-mode object), measured on the dev machine.
  * @param {(err: Error | null, socket?: net.Socket) => void} cb
  * @param {'connect' | 'secureConnect'} [ready] the event that means connected
  */
@@ -107,7 +109,9 @@ function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
       cb(/** @type {Error} */ (err));
       return;
     }
-    const socket = connect({ ...options, localAddress: address, localPort: port });
+    options.localAddress = address;
+    options.localPort = port;
+    const socket = connect(options);
     const release = portReleaser(pool, address, port);
     // The request's own timeout starts once it has the socket: until then this one bounds the connect.
     const onTimeout = () => socket.destroy(Object.assign(new Error(`connect timed out after ${options.timeout} ms`), { code: 'ETIMEDOUT' }));
@@ -171,7 +175,10 @@ function boundAgent(pool, address, secure) {
       return undefined;
     }
   }
-  return new BoundAgent({ keepAlive: false });
+  // localAddress among the agent's options (Node: "options in socket.connect() are also supported") puts it in the
+  // per-connection options before the agent names its socket pool, so setting it again in connectFrom keeps that
+  // name and the agent finds the socket again when it closes.
+  return new BoundAgent({ keepAlive: false, localAddress: address });
 }
 
 module.exports = { ephemeralRange, createPortPool, connectFrom, boundAgent };

@@ -119,6 +119,14 @@ describe('connections on named ports (real loopback sockets)', () => {
       });
     expect(await get()).toBe(`127.0.3.9 ${low}`);
     expect(await get()).toBe(`127.0.3.9 ${low + 1}`); // no keep-alive: a new connection, the next port
+    // The agent names its socket pool from the connection options (host:port:localAddress) when it takes a socket and
+    // again when the socket closes: connectFrom setting localAddress must not change that name, or every closed
+    // socket stays in agent.sockets for good.
+    await new Promise<void>((resolve) => {
+      const check = () => (agent.totalSocketCount === 0 && pool.held('127.0.3.9') === 0 ? resolve() : setImmediate(check));
+      check();
+    });
+    expect(Object.values(agent.sockets).flat()).toEqual([]);
     await new Promise((resolve) => web.close(resolve));
   });
 
