@@ -57,8 +57,12 @@ const HTTPS_AGENT = new https.Agent({ keepAlive: false });
  * kernel search for a free port at bind time, which costs milliseconds per connect at tens of thousands held.
  */
 const PORTS = createPortPool(ephemeralRange());
-/** @type {Map<string, http.Agent>} one bound agent per source address and scheme */
-const BOUND_AGENTS = new Map();
+/**
+ * One bound agent per source address, for http and for https. Looked up twice per vuser: keyed by the address
+ * string itself (its hash is computed once), not by a string built per lookup (~3 µs a call in a load thread's profile).
+ * @type {{ http: Map<string, http.Agent>, https: Map<string, http.Agent> }}
+ */
+const BOUND_AGENTS = { http: new Map(), https: new Map() };
 
 /**
  * The agent for connections leaving from `localAddress` (the process's shared agent when none is set).
@@ -68,9 +72,9 @@ const BOUND_AGENTS = new Map();
  */
 function agentFor(localAddress, tls) {
   if (!localAddress) return tls ? HTTPS_AGENT : HTTP_AGENT;
-  const key = `${tls ? 'https' : 'http'} ${localAddress}`;
-  let agent = BOUND_AGENTS.get(key);
-  if (!agent) BOUND_AGENTS.set(key, (agent = boundAgent(PORTS, localAddress, tls)));
+  const agents = tls ? BOUND_AGENTS.https : BOUND_AGENTS.http;
+  let agent = agents.get(localAddress);
+  if (!agent) agents.set(localAddress, (agent = boundAgent(PORTS, localAddress, tls)));
   return agent;
 }
 
