@@ -17,7 +17,7 @@
  * Not a test: nothing is asserted, the figures and their bounds are printed. Bounded: a ladder of
  * rates with short trials, every trial killed past its deadline, the whole bench within --budget.
  *
- *   npm run bench [-- --pin --rates 50,75,100,... --trial 20 --mem-rate 100 --mem-seconds 75 --budget 15 --json out.json]
+ *   npm run bench [-- --pin --rates 50,75,100,... --trial 20 --repeat 2 --mem-rate 100 --mem-seconds 75 --budget 15 --json out.json]
  */
 import type { TargetHandle } from './contracts';
 import type { ChildProcess } from 'node:child_process';
@@ -30,7 +30,7 @@ import { longFlags, npmEatenRefusal } from './npm-flags';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
 import type { BenchRatios, CpuSplit } from './bench/figures';
-import { GOALS, ceilingLine, comparisonRate, cpuMsPerVuserAt, cpuSecondsPerThousand, machineBound, median, ratioOf, searchLadder } from './bench/figures';
+import { GOALS, ceilingLine, comparisonRate, cpuMsPerVuserAt, cpuSecondsPerThousand, machineBound, median, ratioOf, searchLadder, sustainsRate } from './bench/figures';
 import { PinError, PinPlan, cpuListText, pinPlan } from './bench/pinning';
 import { TreeSampler, allowedCpus, checkTaskset, pinTree } from './bench/sampling';
 import type { System, TrialResult } from './bench/trial';
@@ -92,6 +92,7 @@ const BENCH_OPTIONS = {
   rates: { type: 'string' },
   trial: { type: 'string', default: '20' },
   hold: { type: 'string', default: '5' },
+  repeat: { type: 'string', default: '1' },
   'mem-rate': { type: 'string', default: '100' },
   'mem-seconds': { type: 'string', default: '60' },
   budget: { type: 'string', default: '15' },
@@ -112,6 +113,8 @@ function benchSettings() {
   const rates = String(values.rates ?? DEFAULT_RATES[mode]).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
   const trialSeconds = positive('trial', values.trial);
   const hold = positive('hold', values.hold);
+  const repeat = positive('repeat', values.repeat);
+  if (!Number.isInteger(repeat)) throw new BenchUsageError(`--repeat must be a whole number of trials (got ${JSON.stringify(values.repeat)})`);
   const memRate = positive('mem-rate', values['mem-rate']);
   const memSeconds = positive('mem-seconds', values['mem-seconds']);
   const budgetMs = positive('budget', values.budget) * 60_000;
@@ -122,7 +125,7 @@ function benchSettings() {
   }
   // The target's workers: one per target CPU when pinned, else 2 (both on these cores).
   const workers = values.workers !== undefined ? positive('workers', values.workers) : (pin?.targetCpus?.length ?? 2);
-  return { targetUrl: values.target, json: values.json, mode, rates, trialSeconds, hold, memRate, memSeconds, budgetMs, pin, workers } as const;
+  return { targetUrl: values.target, json: values.json, mode, rates, trialSeconds, hold, repeat, memRate, memSeconds, budgetMs, pin, workers } as const;
 }
 type BenchSettings = ReturnType<typeof benchSettings>;
 
@@ -152,11 +155,11 @@ async function measure(set: BenchSettings, trial: RunTrial, budgetLeft: () => bo
   for (const system of ['plain', 'rig'] as System[]) {
     log(`arrival-rate ladder: ${system}, ${trialSeconds}-s trials, hold ${hold} s`);
     const startAt = system === 'plain' ? Math.max(0, rates.findIndex((r) => r >= PLAIN_START[set.mode])) : Math.max(0, rates.indexOf(best.plain ?? rates[0]!));
-    const idx = await searchLadder(rates.length, startAt, async (i) => {
+    const idx = await searchLadder(rates.length, startAt, (i) => sustainsRate(set.repeat, async () => {
       const t = await trial(system, rates[i]!, trialSeconds, hold);
       ladder.push(t);
       return t.problems.length === 0;
-    }, budgetLeft);
+    }), budgetLeft);
     if (idx >= 0) best[system] = rates[idx];
     if (idx === rates.length - 1) log(`  ${system}: sustained the top of the ladder; the real maximum is higher`);
   }
@@ -218,7 +221,7 @@ function figureLines(set: BenchSettings, measured: Measured, figs: ReturnType<ty
       ? [`capacity model: the rig's sustained rate per generator core is ${f1(rig.perCoreRate)}/s (MEASURED.arrivalsPerCorePerSecond in scripts/core/capacity-figures.ts)`]
       : []),
     '',
-    `bounds: ladder ${set.rates.join(',')}/s, ${set.trialSeconds}-s trials (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
+    `bounds: ladder ${set.rates.join(',')}/s, ${set.trialSeconds}-s trials${set.repeat > 1 ? `, ${set.repeat} per rate (sustained only if every one was)` : ''} (a rate is sustained with < 1% failed and ≥ 99% of planned vusers created);` +
       ` memory/CPU at ${set.memRate}/s × ${set.memSeconds} s (${plain.held} / ${rig.held} held); ${((Date.now() - began) / 60000).toFixed(1)} min;` +
       ` load avg now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   ];

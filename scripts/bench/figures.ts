@@ -98,6 +98,16 @@ export async function searchLadder(
   return -1;
 }
 
+/**
+ * Whether a system sustains one rate of the ladder: up to `repeat` trials there, stopping at the first that
+ * does not. A rate counts as sustained only when every trial was (one trial per rate moves a system's ceiling
+ * by a ladder step between runs on the same machine: docs/performance.md).
+ */
+export async function sustainsRate(repeat: number, trialPasses: () => Promise<boolean>): Promise<boolean> {
+  for (let k = 0; k < repeat; k++) if (!(await trialPasses())) return false;
+  return true;
+}
+
 /** One reporting period's creations (Artillery's `intermediate` entries: period start, epoch ms). */
 export interface PeriodCreated {
   readonly period: number;
@@ -207,7 +217,10 @@ export interface TrialFigures {
  * the figure is the marginal cost of a vuser where neither is overloaded. Undefined when there is none.
  */
 export function comparisonRate(trials: readonly TrialFigures[]): number | undefined {
-  const sustained = (s: 'plain' | 'rig') => new Set(trials.filter((t) => t.system === s && t.sustained && t.windowCpuSeconds !== undefined).map((t) => t.rate));
+  // A rate with several trials (--repeat) is the system's only when every one of them sustained it.
+  const missed = (s: 'plain' | 'rig') => new Set(trials.filter((t) => t.system === s && !t.sustained).map((t) => t.rate));
+  const sustained = (s: 'plain' | 'rig') =>
+    new Set(trials.filter((t) => t.system === s && t.sustained && t.windowCpuSeconds !== undefined && !missed(s).has(t.rate)).map((t) => t.rate));
   const rig = sustained('rig');
   const both = [...sustained('plain')].filter((r) => rig.has(r));
   return both.length ? Math.max(...both) : undefined;

@@ -12,6 +12,7 @@ import {
   machineBound,
   periodLagProblems,
   searchLadder,
+  sustainsRate,
   targetBytesPerVuser,
   trialProblems,
 } from '../../scripts/bench/figures';
@@ -108,7 +109,26 @@ describe('bench figures', () => {
     // Two sustained trials at one rate: their CPU and vusers pooled.
     expect(cpuMsPerVuserAt([...trials, t('rig', 1200, true, 14)], 'rig', 1200)).toBeCloseTo((26 * 1000) / 48000);
     expect(comparisonRate([t('plain', 100, true, 1), t('rig', 200, true, 1)])).toBeUndefined();
+    // --repeat: a rate where one of a system's trials missed is not that system's, even if another trial sustained it.
+    expect(comparisonRate([...trials, t('plain', 1200, false, 21)])).toBe(100);
     expect(cpuMsPerVuserAt(trials, 'rig', undefined)).toBeUndefined();
+  });
+
+  test('--repeat: a rate is sustained only when every trial there is; trials stop at the first miss', async () => {
+    const run = (outcomes: boolean[]) => {
+      const tried: boolean[] = [];
+      return sustainsRate(3, async () => {
+        const ok = outcomes[tried.length]!;
+        tried.push(ok);
+        return ok;
+      }).then((sustained) => ({ sustained, tried: tried.length }));
+    };
+    expect(await run([true, true, true])).toEqual({ sustained: true, tried: 3 });
+    expect(await run([true, false, true])).toEqual({ sustained: false, tried: 2 });
+    expect(await run([false, true, true])).toEqual({ sustained: false, tried: 1 });
+    let once = 0;
+    expect(await sustainsRate(1, async () => (once++, true))).toBe(true);
+    expect(once).toBe(1); // the default: one trial per rate, as before
   });
 
   test('median and rig/plain ratios', () => {

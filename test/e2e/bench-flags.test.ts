@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`'s bad flags: one line naming the flag, exit 2, before any target or trial starts (the bench's
+ * first step after its flags is the reference target; a refused flag never gets there, so no rig-bench-* folder).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { runCli } from '../helpers/cli';
+
+const benchFolders = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('rig-bench-')));
+
+test.each([
+  [['--repeat', '0'], 'bench: --repeat must be a positive number (got "0")'],
+  [['--repeat', '1.5'], 'bench: --repeat must be a whole number of trials (got "1.5")'],
+  [['--trial', 'soon'], 'bench: --trial must be a positive number (got "soon")'],
+])('bench %j: one line, exit 2, nothing started', async (args, line) => {
+  const before = benchFolders();
+  const r = await runCli(args, { script: 'bench.ts', timeoutMs: 60_000 });
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l))).toEqual([line]);
+  expect([...benchFolders()].filter((n) => !before.has(n))).toEqual([]);
+});
