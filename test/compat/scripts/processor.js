@@ -29,6 +29,12 @@ async function asyncStep(context, events) {
   context.vars.asyncDone = 'yes';
 }
 
+/** An async function step that rejects for some rows (itemId a multiple of 28: u4, u8): the vuser fails with its error. */
+async function rejectSome(context, events) {
+  events.emit('counter', 'compat.reject_step', 1);
+  if (Number(context.vars.itemId) % 28 === 0) throw Object.assign(new Error('compat: rejected'), { code: 'COMPAT_REJECTED' });
+}
+
 /** afterResponse hook on a request. */
 function checkToken(req, res, context, events, done) {
   if (context.vars.token === `tok-${context.vars.user}`) events.emit('counter', 'compat.token_ok', 1);
@@ -47,4 +53,4 @@ function wsConnect(params, context, next) {
   return next();
 }
 
-module.exports = { markStart, markEnd, countRow, asyncStep, checkToken, countRequest, wsConnect };
+module.exports = { markStart, markEnd, countRow, asyncStep, rejectSome, checkToken, countRequest, wsConnect };
