@@ -87,6 +87,9 @@ export function parseDurationSeconds(flag: string, value: string): number {
   if (d.problem === 'too-long') {
     throw new UsageError(`${flag} ${value} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; ask for at most ${flag} 24d`);
   }
+  if (d.problem === 'not-positive') {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} must be longer than zero; e.g. ${flag} 90s or ${flag} 20m`);
+  }
   throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
 }
 

@@ -61,6 +61,9 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   } else {
     throw new UsageError(`--scenario ${JSON.stringify(nameOrPath)} is not a built-in scenario; use one of ${availableScenarios(scenariosDir).join(', ')} or a path to an Artillery .yml/.json script`);
   }
+  if (fs.statSync(file).isDirectory()) {
+    throw new UsageError(`--scenario ${nameOrPath} is a folder, not a script; pass the path of an Artillery .yml/.json script in it`);
+  }
   let parsed: unknown;
   try {
     parsed = yaml.load(fs.readFileSync(file, 'utf8'), { filename: file });

@@ -87,6 +87,12 @@ export function processorExports(file: string): { exports: string[] } | { error:
   }
 }
 
+/** Why a path a script names cannot be read as a file ("no such file", "a folder, not a file"), or undefined. */
+function notAFile(file: string): string | undefined {
+  if (!fs.existsSync(file)) return 'no such file';
+  return fs.statSync(file).isDirectory() ? 'a folder, not a file' : undefined;
+}
+
 /** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
 export function checkScriptFiles(scenario: LoadedScenario): void {
   const problems: string[] = [];
@@ -96,8 +102,9 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
   let exported: string[] | undefined;
   if (typeof config.processor === 'string') {
     const file = path.resolve(scenario.dir, config.processor);
-    if (!fs.existsSync(file)) {
-      problems.push(`config.processor ${config.processor}: no such file (${rel(file)}); fix the path (relative to the script)`);
+    const missing = notAFile(file);
+    if (missing) {
+      problems.push(`config.processor ${config.processor}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
     } else if (/\.(c?js)$/i.test(file)) {
       const r = processorExports(file);
       if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
@@ -122,7 +129,8 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
       return;
     }
     const file = path.resolve(scenario.dir, spec.path);
-    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) problems.push(`${where} ${spec.path}: no such file (${rel(file)}); fix the path (relative to the script)`);
+    const missing = notAFile(file);
+    if (missing) problems.push(`${where} ${spec.path}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
   });
   if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);
 }

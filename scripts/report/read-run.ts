@@ -52,7 +52,8 @@ function readJsonFile<T>(file: string, what: string, dir: string): T {
 /** Reads a finished run folder; `what` names its role in the message ("baseline"). */
 export function readRunFolder(dir: string, what: string): RunFolder {
   const abs = path.resolve(dir);
-  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UsageError(`${what} ${dir} does not exist; pass a run folder such as runs/<run-id>`);
+  if (!fs.existsSync(abs)) throw new UsageError(`${what} ${dir} does not exist; pass a run folder such as runs/<run-id>`);
+  if (!fs.statSync(abs).isDirectory()) throw new UsageError(`${what} ${dir} is a file, not a run folder; pass a run folder such as runs/<run-id>`);
   if (!fs.existsSync(path.join(abs, 'run.json'))) throw new UsageError(`${what} ${dir} is not a run folder (no run.json); pass runs/<run-id>`);
   if (!fs.existsSync(path.join(abs, 'report.json'))) throw new UsageError(`${what} ${dir} has no report.json (the run did not finish); rebuild it with npm run report -- ${dir}`);
   const run = readJsonFile<RunJson>(path.join(abs, 'run.json'), what, dir);

@@ -89,6 +89,7 @@ describe('bad baselines are refused before anything starts (exit 2, one line, no
   test.each([
     ['a folder that does not exist', (root: string) => path.join(root, 'missing'), /--baseline \S+missing does not exist; pass a run folder such as runs\/<run-id>/],
     ['a folder that is not a run', (root: string) => root, /--baseline \S+ is not a run folder \(no run\.json\)/],
+    ['a file (a summary JSON), not a folder', (root: string) => { const f = path.join(root, 'summary.json'); fs.writeFileSync(f, '{}'); return f; }, /--baseline \S+summary\.json is a file, not a run folder/],
   ])('%s', async (_what, folder, message) => {
     const root = tempDir('rig-bad-baseline-');
     const out = path.join(tempDir('rig-bad-baseline-out-'), 'run');

@@ -28,6 +28,15 @@ describe('durations no timer can hold', () => {
   });
 });
 
+describe('durations of zero or less', () => {
+  it('names the flag and says it must be longer than zero (not "not a duration")', () => {
+    expect(() => validateFlags({ ramp: '0' })).toThrow(/--ramp "0" must be longer than zero/);
+    expect(() => validateFlags({ hold: '-5s' })).toThrow(/--hold "-5s" must be longer than zero/);
+    expect(() => validateFlags({ vusers: '4', plateau: '0s' })).toThrow(/--plateau "0s" must be longer than zero/);
+    expect(() => validateFlags({ ramp: 'soon' })).toThrow(/--ramp "soon" is not a duration/);
+  });
+});
+
 describe('--vusers N without --hold holds all N at once', () => {
   it('holds each vuser for the ramp plus the default plateau', () => {
     const o = validateFlags({ vusers: '400', ramp: '10s' });

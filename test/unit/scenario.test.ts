@@ -86,3 +86,10 @@ describe('processScript', () => {
     expect(processScript(one, [], undefined).config.payload).toEqual({ path: 'a.csv', order: 'sequence' });
   });
 });
+
+describe('loadScenario with a folder for --scenario', () => {
+  test('says it is a folder (not "not valid YAML")', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scenario-dir-'));
+    expect(() => loadScenario(dir, SCENARIOS)).toThrow(/--scenario .* is a folder, not a script; pass the path of an Artillery \.yml\/\.json script in it/);
+  });
+});

@@ -55,6 +55,12 @@ scenarios:
     expect(check(file)).toThrow(/step 2 \(function\): function "nope" is not exported by .*proc\.js \(exports: setUp, connectFn\); scenario "s" step 3 \(function\): function "notAFunction"/);
   });
 
+  test('a processor or payload path that names a folder says so (not "no such file" or a module error)', () => {
+    fs.mkdirSync(path.join(dir, 'a-folder.js'), { recursive: true });
+    expect(check(write('dir-proc.yml', 'config: { target: "http://x", processor: ./a-folder.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/config\.processor \.\/a-folder\.js: a folder, not a file/);
+    expect(check(write('dir-payload.yml', 'config: { target: "http://x", payload: { path: ./a-folder.js, fields: [a] } }\nscenarios:\n  - flow: []\n'))).toThrow(/config\.payload\.path \.\/a-folder\.js: a folder, not a file/);
+  });
+
   test('a processor that is missing or throws while loading is named with the reason', () => {
     expect(check(write('no-proc.yml', 'config: { target: "http://x", processor: ./gone.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/config\.processor \.\/gone\.js: no such file/);
     expect(check(write('bad-proc.yml', 'config: { target: "http://x", processor: ./throws.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/throws\.js fails to load: TypeError: boom at load/);
