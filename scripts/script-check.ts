@@ -87,6 +87,54 @@ export function processorExports(file: string): { exports: string[] } | { error:
   }
 }
 
+/** Engines Artillery 2.0.34 ships inside its runner (runner.js `Engines`); any other needs `config.engines.<name>`. */
+const RUNNER_ENGINES = new Set(['http', 'ws', 'socketio']);
+
+/**
+ * Engines the script's scenarios and before/after sections use that Artillery would not find, each named with
+ * where and the fix. Artillery's rule (runner.js): a scenario's engine is `engine`, else `config.engine`, else
+ * http; a name other than http, ws and socketio must be listed in `config.engines` and `artillery-engine-<name>`
+ * must load, or the first vuser throws "unknown engine" (a crashed load process, not a refused script).
+ * `installed` says whether `artillery-engine-<name>` resolves.
+ */
+export function engineProblems(script: LoadedScenario['script'], installed: (name: string) => boolean): string[] {
+  const config = script.config as Record<string, unknown>;
+  const declared = config.engines && typeof config.engines === 'object' ? Object.keys(config.engines) : [];
+  const byName = new Map<string, string[]>();
+  const use = (engine: unknown, where: string) => {
+    const name = typeof engine === 'string' && engine ? engine : typeof config.engine === 'string' && config.engine ? config.engine : 'http';
+    if (!byName.has(name)) byName.set(name, []);
+    byName.get(name)!.push(where);
+  };
+  for (const hook of ['before', 'after'] as const) {
+    const section = script[hook] as { engine?: unknown } | undefined;
+    if (section && typeof section === 'object') use(section.engine ?? 'http', hook);
+  }
+  (script.scenarios as Array<Record<string, unknown>>).forEach((sc, i) => {
+    if (sc && typeof sc === 'object') use(sc.engine, `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`);
+  });
+  const problems: string[] = [];
+  for (const [name, wheres] of byName) {
+    if (RUNNER_ENGINES.has(name)) continue;
+    const at = wheres.join(', ');
+    if (!installed(name)) problems.push(`${at} uses engine "${name}", which is not installed (no artillery-engine-${name}); install it (npm install artillery-engine-${name}) or fix the name (built in: http, ws, socketio, playwright)`);
+    else if (!declared.includes(name)) problems.push(`${at} uses engine "${name}" but config.engines has no "${name}" entry; add config.engines.${name}: {} as Artillery requires`);
+  }
+  return problems;
+}
+
+/** Whether `artillery-engine-<name>` loads the way Artillery resolves it: installed beside it, or bundled in it. */
+export function artilleryEngineInstalled(name: string): boolean {
+  const artilleryDir = path.dirname(require.resolve('artillery/package.json'));
+  const pkg = `artillery-engine-${name}`;
+  try {
+    require.resolve(pkg, { paths: [artilleryDir] });
+    return true;
+  } catch {
+    return fs.existsSync(path.join(artilleryDir, 'dist', 'builtin-packages', pkg, 'package.json'));
+  }
+}
+
 /** Why a path a script names cannot be read as a file ("no such file", "a folder, not a file"), or undefined. */
 function notAFile(file: string): string | undefined {
   if (!fs.existsSync(file)) return 'no such file';
@@ -132,5 +180,6 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
     const missing = notAFile(file);
     if (missing) problems.push(`${where} ${spec.path}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
   });
+  problems.push(...engineProblems(scenario.script, artilleryEngineInstalled));
   if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);
 }

@@ -47,6 +47,45 @@ function writeAtomic(file, body) {
   fs.renameSync(tmp, file);
 }
 
+/** How much of a crashed load process's log is searched for its error (the tail: the error is printed last). */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+/**
+ * The error a load process died of, from the text of its log: Artillery's `worker error, id: N <message>` line
+ * (an unknown engine, a browser that is not installed, a processor that throws at the first vuser), else the
+ * last `…Error: …` line; ANSI colours removed, at most 300 characters. Undefined when there is none.
+ * @param {string} text
+ */
+function crashReason(text) {
+  // eslint-disable-next-line no-control-regex
+  const lines = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
+  let reason;
+  for (const l of lines) {
+    const m = /^worker error, id: \d+ (.+)$/.exec(l);
+    if (m) reason = m[1];
+  }
+  if (!reason) reason = lines.filter((l) => /^(\w*Error|\w+\.\w+: )/.test(l) && !l.startsWith('at ')).pop();
+  return reason === undefined ? undefined : reason.length > 300 ? `${reason.slice(0, 297)}...` : reason;
+}
+
+/** The tail of a log file, or '' when it cannot be read. @param {string} file */
+function logTail(file) {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const len = Math.min(size, LOG_TAIL_BYTES);
+      const buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, size - len);
+      return buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
 /** Why a child ended, in words: its exit code, or the signal's name (never a bare 128). @param {number | null} code @param {NodeJS.Signals | null} signal */
 const exitText = (code, signal) => (signal ? `killed by ${signal}` : `exit code ${code}`);
 
@@ -92,7 +131,8 @@ function supervisor(opts) {
       const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile };
       child.on('exit', (code, signal) => {
         entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
-        entry.why = exitText(code, signal);
+        const reason = code !== 0 && !stopping ? crashReason(logTail(logFile)) : undefined;
+        entry.why = reason ? `${exitText(code, signal)}: ${reason}` : exitText(code, signal);
       });
       procs.push(entry);
     },
@@ -130,4 +170,4 @@ function supervisor(opts) {
   };
 }
 
-module.exports = { loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };
+module.exports = { crashReason, loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };

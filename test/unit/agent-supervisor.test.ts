@@ -30,3 +30,41 @@ describe('load process NODE_OPTIONS', () => {
     expect(plain - rig).toBe(3);
   });
 });
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { crashReason, supervisor } = require('../../load-generators/lib/agent-supervisor') as {
+  crashReason(text: string): string | undefined;
+  supervisor(opts: { clock: { now(): number; sleep(ms: number): Promise<void> } }): {
+    procs: Array<{ exit?: number | null; why: string }>;
+    start(k: number, spool: string, secrets: Record<string, string>, rigEnv: Record<string, string>): void;
+  };
+};
+
+describe('why a load process ended', () => {
+  it('names the error Artillery printed, not only the exit code (the one line the run ends with)', () => {
+    const unknownEngine = 'Test run id: t1\nPhase started: unnamed\n\nworker error, id: 1 Error: Failed to run scenario "0": unknown engine "kafka". Did you forget to include it in "config.engines.kafka"?\n    at runScenario (runner.js:276:23)\n';
+    expect(crashReason(unknownEngine)).toBe('Error: Failed to run scenario "0": unknown engine "kafka". Did you forget to include it in "config.engines.kafka"?');
+    const noBrowser = "worker error, id: 1 browserType.launch: Executable doesn't exist at /root/.cache/ms-playwright/x/chrome\n\u001b[33m╔══╗\u001b[39m\n  name: 'Error',\n}\n";
+    expect(crashReason(noBrowser)).toBe("browserType.launch: Executable doesn't exist at /root/.cache/ms-playwright/x/chrome");
+    expect(crashReason('TypeError: boom\n    at f (p.js:1:1)\n')).toBe('TypeError: boom');
+    expect(crashReason('Phase started\nAll VUs finished\n')).toBeUndefined();
+    expect(crashReason(`worker error, id: 1 ${'x'.repeat(1000)}`)).toHaveLength(300);
+  });
+
+  it('a real Artillery process that dies at its first vuser: `why` carries its error line', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-sup-crash-'));
+    // Artillery 2.0.34: an engine not in config.engines throws at the first arrival and the process exits 11.
+    const script = { config: { target: 'http://127.0.0.1:9', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ engine: 'nosuchengine', flow: [] }] };
+    fs.writeFileSync(path.join(spool, 'script.json'), JSON.stringify(script));
+    const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+    const sup = supervisor({ clock });
+    sup.start(0, spool, {}, {});
+    const deadline = Date.now() + 60_000;
+    while (sup.procs[0]!.exit === undefined && Date.now() < deadline) await clock.sleep(100);
+    expect(sup.procs[0]!.exit).not.toBe(0);
+    expect(sup.procs[0]!.why).toMatch(/^exit code \d+: Error: Failed to run scenario "0": unknown engine "nosuchengine"/);
+  }, 90_000);
+});

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { UsageError } from '../../scripts/errors';
 import { loadScenario } from '../../scripts/scenario';
-import { checkScriptFiles, referencedFunctions } from '../../scripts/script-check';
+import { artilleryEngineInstalled, checkScriptFiles, engineProblems, referencedFunctions } from '../../scripts/script-check';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-check-'));
@@ -85,5 +85,42 @@ scenarios:
     for (const name of ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery']) {
       expect(() => checkScriptFiles(loadScenario(name, SCENARIOS))).not.toThrow();
     }
+  });
+});
+
+describe('engines Artillery would not find (runner.js: built in http, ws, socketio; others need config.engines and artillery-engine-<name>)', () => {
+  const script = (config: Record<string, unknown>, scenarios: unknown[], extra: Record<string, unknown> = {}) =>
+    ({ config: { target: 'http://x', ...config }, scenarios, ...extra }) as Parameters<typeof engineProblems>[0];
+  const installed = (name: string) => name === 'playwright' || name === 'custom';
+
+  test('the built-in engines, and an installed engine listed in config.engines, pass', () => {
+    expect(engineProblems(script({}, [{ flow: [] }, { engine: 'ws', flow: [] }, { engine: 'socketio', flow: [] }]), installed)).toEqual([]);
+    expect(engineProblems(script({ engines: { playwright: {} } }, [{ engine: 'playwright', flow: [] }]), installed)).toEqual([]);
+  });
+
+  test('an engine that is not installed is named with the scenario and the fix', () => {
+    expect(engineProblems(script({}, [{ name: 'k', engine: 'kafka', flow: [] }]), installed)).toEqual([
+      'scenario "k" uses engine "kafka", which is not installed (no artillery-engine-kafka); install it (npm install artillery-engine-kafka) or fix the name (built in: http, ws, socketio, playwright)',
+    ]);
+  });
+
+  test('config.engine is every scenario\'s default; an installed engine missing from config.engines is named', () => {
+    expect(engineProblems(script({ engine: 'custom' }, [{ flow: [] }, { flow: [] }]), installed)).toEqual([
+      'scenario 1, scenario 2 uses engine "custom" but config.engines has no "custom" entry; add config.engines.custom: {} as Artillery requires',
+    ]);
+  });
+
+  test('before/after sections run on http unless they say otherwise', () => {
+    expect(engineProblems(script({ engine: 'kafka' }, [{ engine: 'ws', flow: [] }], { before: { flow: [] } }), installed)).toEqual([]);
+    expect(engineProblems(script({}, [{ flow: [] }], { after: { engine: 'nope', flow: [] } }), installed)[0]).toMatch(/^after uses engine "nope"/);
+  });
+
+  test('resolution as Artillery does it: the bundled playwright engine is found, an absent one is not', () => {
+    expect(artilleryEngineInstalled('playwright')).toBe(true);
+    expect(artilleryEngineInstalled('kafka-not-installed')).toBe(false);
+  });
+
+  test('checkScriptFiles refuses a script whose engine is missing (bad input, not a lost generator)', () => {
+    expect(check(write('kafka.yml', 'config: { target: "http://x" }\nscenarios:\n  - engine: kafka\n    flow: []\n'))).toThrow(/kafka\.yml: scenario 1 uses engine "kafka", which is not installed/);
   });
 });
