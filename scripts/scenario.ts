@@ -11,6 +11,7 @@ const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { parseDuration } from './core/plan';
+import { phasesWithNumbers } from './core/phases';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -74,6 +75,7 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   const script = checkScript(parsed, file);
   const name = builtIn ? nameOrPath : path.basename(file);
   const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
+  if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
   return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}) };
 }
 

@@ -123,6 +123,23 @@ export function engineProblems(script: LoadedScenario['script'], installed: (nam
   return problems;
 }
 
+/**
+ * Why Artillery could pick no scenario, or undefined: it reads each `weight` as parseInt of the value (absent: 1;
+ * not a number: 0) and picks from weight × 100 slots, so when every weight is 0 or less the first vuser throws
+ * (runner.js, weighted-pick.js). A templated weight (`{{ … }}`) is only known at run time and is not judged.
+ */
+export function weightProblem(script: LoadedScenario['script']): string | undefined {
+  const weights = (script.scenarios as Array<Record<string, unknown>>).map((sc) => {
+    const w = sc && typeof sc === 'object' ? sc.weight : undefined;
+    if (w === undefined) return 1;
+    if (typeof w === 'string' && w.includes('{{')) return undefined;
+    const n = parseInt(String(w), 10);
+    return Number.isNaN(n) ? 0 : n;
+  });
+  if (weights.some((w) => w === undefined || w > 0)) return undefined;
+  return `every scenario has a weight of 0 or less (${weights.join(', ')}), so Artillery can pick none; give at least one scenario a weight above 0 (or drop weight: it defaults to 1)`;
+}
+
 /** Whether `artillery-engine-<name>` loads the way Artillery resolves it: installed beside it, or bundled in it. */
 export function artilleryEngineInstalled(name: string): boolean {
   const artilleryDir = path.dirname(require.resolve('artillery/package.json'));
@@ -181,5 +198,7 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
     if (missing) problems.push(`${where} ${spec.path}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
   });
   problems.push(...engineProblems(scenario.script, artilleryEngineInstalled));
+  const weights = weightProblem(scenario.script);
+  if (weights) problems.push(weights);
   if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);
 }

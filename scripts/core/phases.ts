@@ -98,6 +98,26 @@ export function profileSeconds(phases: Phase[]): number {
   return normalizePhases(phases).reduce((sum, p) => sum + p.seconds, 0);
 }
 
+/** Phase fields Artillery reads as counts or rates (its dist.js takes each through `Number(…)`). */
+const NUMERIC_KEYS = ['arrivalRate', 'rampTo', 'arrivalCount', 'maxVusers'] as const;
+
+/**
+ * The phases with numeric strings (`arrivalRate: "2"`, as YAML gives a quoted number) turned into numbers, as
+ * Artillery's dist.js does with `Number(m)`; anything else is left for {@link normalizePhase} to refuse.
+ */
+export function phasesWithNumbers(phases: unknown): unknown {
+  if (!Array.isArray(phases)) return phases;
+  return phases.map((p: unknown) => {
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return p;
+    const out: Record<string, unknown> = { ...(p as Record<string, unknown>) };
+    for (const k of NUMERIC_KEYS) {
+      const v = out[k];
+      if (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v)) out[k] = Number(v);
+    }
+    return out;
+  });
+}
+
 function numberField(p: Phase, key: string, where: string): number | undefined {
   const v = p[key];
   if (v === undefined) return undefined;
@@ -128,7 +148,7 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
     return { kind: 'pause', seconds: parseDuration(p.pause, `${where}.pause`), poisson };
   }
   if (present.length === 0) {
-    throw new PlanError('invalid', `${where} has none of arrivalRate, rampTo, arrivalCount or pause (unknown phase shape)`);
+    throw new PlanError('invalid', `${where} has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one (e.g. arrivalRate: 10 for 10 vusers a second)`);
   }
   if (p.duration === undefined) throw new PlanError('invalid', `${where}.duration is required`);
   const seconds = parseDuration(p.duration, `${where}.duration`);
@@ -137,6 +157,12 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
     if (present.length > 1) throw new PlanError('invalid', `${where}: arrivalCount cannot be combined with arrivalRate or rampTo`);
     if (!Number.isInteger(arrivalCount)) throw new PlanError('invalid', `${where}.arrivalCount must be a whole number (got ${arrivalCount})`);
     return { ...base, kind: 'count', arrivalCount };
+  }
+  // Artillery 2.0.34's dist.js splits arrivalRate (without rampTo) and maxVusers with an assertion that the whole
+  // numbers it hands its workers sum to the value: a fraction stops every run with "AssertionError: 1.5 === 2".
+  if (maxVusers !== undefined && !Number.isInteger(maxVusers)) throw new PlanError('invalid', `${where}.maxVusers must be a whole number (got ${maxVusers})`);
+  if (rampTo === undefined && arrivalRate !== undefined && !Number.isInteger(arrivalRate)) {
+    throw new PlanError('invalid', `${where}.arrivalRate must be a whole number (got ${arrivalRate}): Artillery cannot split a fractional rate; use arrivalCount for a total over the duration (e.g. arrivalCount: ${Math.round(arrivalRate * seconds)})`);
   }
   if (rampTo !== undefined) {
     const place = Number.isInteger(p.rigWorker) && Number.isInteger(p.rigWorkers) ? { place: { worker: p.rigWorker as number, of: p.rigWorkers as number } } : {};

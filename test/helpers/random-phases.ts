@@ -17,14 +17,15 @@ export function randomPhase(rnd: () => number): Phase {
   const int = (max: number): number => Math.floor(rnd() * (max + 1));
   const num = (max: number): number => (rnd() < 0.5 ? int(max) : Math.round(rnd() * max * 1000) / 1000);
   const duration = rnd() < 0.7 ? 1 + int(120) : `${1 + int(5)}m`;
-  const withCap = (p: Phase): Phase => (rnd() < 0.3 ? { ...p, maxVusers: rnd() < 0.7 ? int(50) : num(50) } : p);
+  // Whole maxVusers and steady rates only: Artillery 2.0.34's dist.js refuses fractions of both (normalizePhase).
+  const withCap = (p: Phase): Phase => (rnd() < 0.3 ? { ...p, maxVusers: int(50) } : p);
   switch (int(4)) {
     case 0:
       return { name: 'p', pause: rnd() < 0.5 ? 1 + int(60) : '30s' };
     case 1:
       return withCap({ duration, arrivalCount: int(rnd() < 0.5 ? 5 : 5000), extraKey: { x: 1 } });
     case 2:
-      return withCap({ name: 'steady', duration, arrivalRate: num(rnd() < 0.5 ? 4 : 300) });
+      return withCap({ name: 'steady', duration, arrivalRate: int(rnd() < 0.5 ? 4 : 300) });
     case 3:
       return withCap({ duration, arrivalRate: num(100), rampTo: num(400) });
     default:

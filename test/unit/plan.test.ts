@@ -12,6 +12,7 @@ import {
 } from '../../scripts/core/plan';
 import { prng, randomPhase } from '../helpers/random-phases';
 import { rampSecondArrivals } from '../../scripts/core/capacity';
+import { phasesWithNumbers } from '../../scripts/core/phases';
 
 const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
 
@@ -124,9 +125,9 @@ describe('splitPhases (property)', () => {
     expect(frac.map((s) => [s[0]?.arrivalRate, s[0]?.rampTo])).toEqual([[1.5, 1.75], [1.5, 1.75]]);
   });
 
-  test('fractional rates split into equal fractional shares', () => {
-    const split = splitPhases([{ duration: 10, arrivalRate: 0.5 }], 4);
-    expect(split.map((s) => s[0]?.arrivalRate)).toEqual([0.125, 0.125, 0.125, 0.125]);
+  test('a fractional steady rate is refused (each load process\'s Artillery would assert on its share), a fractional ramp is split', () => {
+    expect(() => splitPhases([{ duration: 10, arrivalRate: 0.5 }], 4)).toThrow(/arrivalRate must be a whole number \(got 0\.5\)/);
+    expect(splitPhases([{ duration: 10, arrivalRate: 0.5, rampTo: 1 }], 1)[0]?.[0]).toMatchObject({ arrivalRate: 0.5, rampTo: 1 });
   });
 });
 
@@ -356,6 +357,9 @@ describe('invalid input', () => {
     [[{ duration: '25d', arrivalRate: 1 }], /phase 0\.duration: "25d" is longer than the 2147483 s \(~24\.8 days\) a timer can hold/],
     [[{ arrivalRate: 1 }], /phase 0\.duration is required/],
     [[{ duration: 10, arrivalCount: 2.5 }], /whole number/],
+    // Artillery 2.0.34 dist.js: `assert(m === sum(result))` on whole shares stops a run on 1.5/s or maxVusers 2.5.
+    [[{ duration: 10, arrivalRate: 1.5 }], /phase 0\.arrivalRate must be a whole number \(got 1\.5\): Artillery cannot split a fractional rate; use arrivalCount .*arrivalCount: 15/],
+    [[{ duration: 10, arrivalRate: 2, maxVusers: 2.5 }], /phase 0\.maxVusers must be a whole number/],
     [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],
     [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /phase 0 \("warm"\): pause cannot be combined with arrivalRate/],
     [[{ pause: 0 }], /phase 0\.pause must be longer than zero/],
@@ -371,5 +375,18 @@ describe('invalid input', () => {
     expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 10, generators: 1.5 })).toThrow(PlanError);
     expect(() => planLoad({ phases, limits: { ...roomy, openFiles: -1 }, sessionSeconds: 10 })).toThrow(/limits\.openFiles must be a positive number/);
     expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 0 })).toThrow(/sessionSeconds/);
+  });
+});
+
+describe('numeric strings in phases (YAML quotes), read as Artillery reads them (Number)', () => {
+  test('turned into numbers; other strings left for the checks to refuse', () => {
+    expect(phasesWithNumbers([{ duration: '3s', arrivalRate: '2', maxVusers: ' 5 ' }, { pause: '5' }, { duration: 2, rampTo: '1.5' }])).toEqual([
+      { duration: '3s', arrivalRate: 2, maxVusers: 5 },
+      { pause: '5' },
+      { duration: 2, rampTo: 1.5 },
+    ]);
+    const kept = phasesWithNumbers([{ duration: 1, arrivalRate: '{{ rate }}' }]) as Phase[];
+    expect(() => splitPhases(kept, 1)).toThrow(/phase 0\.arrivalRate must be a finite number \(got "\{\{ rate \}\}"\)/);
+    expect(phasesWithNumbers('not a list')).toBe('not a list');
   });
 });

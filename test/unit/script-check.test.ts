@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { UsageError } from '../../scripts/errors';
 import { loadScenario } from '../../scripts/scenario';
-import { artilleryEngineInstalled, checkScriptFiles, engineProblems, referencedFunctions } from '../../scripts/script-check';
+import { artilleryEngineInstalled, checkScriptFiles, engineProblems, referencedFunctions, weightProblem } from '../../scripts/script-check';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-check-'));
@@ -122,5 +122,20 @@ describe('engines Artillery would not find (runner.js: built in http, ws, socket
 
   test('checkScriptFiles refuses a script whose engine is missing (bad input, not a lost generator)', () => {
     expect(check(write('kafka.yml', 'config: { target: "http://x" }\nscenarios:\n  - engine: kafka\n    flow: []\n'))).toThrow(/kafka\.yml: scenario 1 uses engine "kafka", which is not installed/);
+  });
+});
+
+describe('weights Artillery can pick from (runner.js parseInt, weighted-pick.js weight × 100 slots)', () => {
+  const script = (weights: unknown[]) => ({ config: { target: 'http://x' }, scenarios: weights.map((weight) => (weight === 'absent' ? { flow: [] } : { weight, flow: [] })) }) as Parameters<typeof weightProblem>[0];
+  test('refused when every weight is 0 or less (plain Artillery crashes at its first vuser)', () => {
+    expect(weightProblem(script([0]))).toMatch(/^every scenario has a weight of 0 or less \(0\), so Artillery can pick none; give at least one/);
+    expect(weightProblem(script([0, -2, 'heavy']))).toMatch(/\(0, -2, 0\)/);
+    expect(check(write('w0.yml', 'config: { target: "http://x" }\nscenarios:\n  - weight: 0\n    flow: []\n'))).toThrow(/w0\.yml: every scenario has a weight of 0 or less/);
+  });
+  test('one positive, absent (1) or templated weight is enough', () => {
+    expect(weightProblem(script([0, 1]))).toBeUndefined();
+    expect(weightProblem(script([0, 'absent']))).toBeUndefined();
+    expect(weightProblem(script([0, '{{ w }}']))).toBeUndefined();
+    expect(weightProblem(script(['3']))).toBeUndefined();
   });
 });
