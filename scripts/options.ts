@@ -76,6 +76,8 @@ export interface RunOptions {
   readonly maxCost?: number;
   /** An earlier run folder to compare with; `--ensure` may read its figures as `baseline.*`. */
   readonly baseline?: string;
+  /** Not a flag: the script's `config.tls.rejectUnauthorized` is false, so the reachability check accepts any certificate too. */
+  readonly insecureTls?: boolean;
 }
 
 export { MAX_DURATION_SECONDS };

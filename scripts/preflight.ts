@@ -28,6 +28,14 @@ export interface ProbeSpec {
   readonly timeoutMs?: number;
   /** A user's own script: its first HTTP step's status is the target's answer (a script may expect a 404), reported, not judged. */
   readonly httpStatusAdvisory?: boolean;
+  /** The script's `config.tls.rejectUnauthorized` is false: the probe accepts any certificate, as Artillery does. */
+  readonly insecureTls?: boolean;
+}
+
+/** Whether a script turns certificate checks off (`config.tls.rejectUnauthorized: false`, Artillery's setting). */
+export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
+  const tls = (script.config as { tls?: unknown }).tls;
+  return !!tls && typeof tls === 'object' && (tls as { rejectUnauthorized?: unknown }).rejectUnauthorized === false;
 }
 
 /** The probe's answer. */
@@ -79,6 +87,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
     ...(builtIn ? {} : { httpStatusAdvisory: true }),
+    ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}),
   };
 }
 

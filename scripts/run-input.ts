@@ -10,6 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, loadScenario } from './scenario';
 import { checkScriptFiles } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';
+import { scriptAcceptsAnyCertificate } from './preflight';
 
 /** The checked input of one run. */
 export interface RunInput {
@@ -42,7 +43,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   return {
-    options: choice.options,
+    options: scriptAcceptsAnyCertificate(script) ? { ...choice.options, insecureTls: true } : choice.options,
     scenario,
     script,
     ensure,

@@ -21,6 +21,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {string} [realtimePath]              Socket.IO path (default /socket.io) or WebSocket path
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
+ * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
  */
 
 /**
@@ -79,7 +80,7 @@ async function probe(spec, opts = {}) {
 
   // TCP (and TLS)
   try {
-    await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress);
+    await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress, spec.insecureTls === true);
     steps.push(`tcp ${address}:${port}${secure ? ' + tls' : ''}`);
   } catch (err) {
     const f = connectFailure(err, host, address, port, timeoutMs);
@@ -93,7 +94,7 @@ async function probe(spec, opts = {}) {
     let res;
     for (let attempt = 1; ; attempt++) {
       try {
-        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken);
+        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
       } catch (err) {
         return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} failed (${errCode(err)}: ${oneLine(err)})`);
       }
@@ -115,7 +116,7 @@ async function probe(spec, opts = {}) {
 
   if (spec.realtime) {
     try {
-      await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken);
+      await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
       const proto = spec.realtime === 'socketio' ? 'Socket.IO' : 'WebSocket';

@@ -16,6 +16,11 @@ const tls = require('node:tls');
  */
 const PROBE_HEADER = 'x-rig-preflight';
 
+/** Node's codes for a certificate it cannot verify (self-signed, a private CA, expired, another name). */
+const UNTRUSTED_CERT = /SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|CERT_(HAS_EXPIRED|NOT_YET_VALID|UNTRUSTED|REJECTED)|ALTNAME_INVALID/;
+/** What to do about it, as with Artillery: the script's own TLS setting, which the probes honour too. */
+const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for a self-signed or private-CA certificate set config.tls.rejectUnauthorized: false in your script (as Artillery reads it)";
+
 /**
  * The step and one-line cause of a failed TCP/TLS connect.
  * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
@@ -23,7 +28,10 @@ const PROBE_HEADER = 'x-rig-preflight';
  */
 function connectFailure(err, host, address, port, timeoutMs) {
   const code = errCode(err);
-  if (/** @type {any} */ (err).tls) return { step: 'tls', message: `TLS to ${host}:${port} failed (${code}: ${oneLine(err)}): certificate, SNI name, or a plain-HTTP port behind an https:// URL` };
+  if (/** @type {any} */ (err).tls) {
+    const why = UNTRUSTED_CERT.test(code) ? UNTRUSTED_CERT_FIX : 'certificate, SNI name, or a plain-HTTP port behind an https:// URL';
+    return { step: 'tls', message: `TLS to ${host}:${port} failed (${code}: ${oneLine(err)}): ${why}` };
+  }
   const at = `TCP connect to ${address}:${port}`;
   // What drops SYNs silently in a VPC: a security group (no matching rule), a network ACL, or a missing route.
   if (code === 'ETIMEDOUT') return { step: 'tcp', message: `${at} timed out after ${timeoutMs} ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)` };
@@ -59,9 +67,10 @@ function oneLine(err) {
 /**
  * @param {string} address @param {number} port @param {string} servername @param {boolean} secure
  * @param {number} timeoutMs @param {string | undefined} localAddress
+ * @param {boolean} [insecure] the script's config.tls.rejectUnauthorized is false: accept any certificate
  * @returns {Promise<void>}
  */
-function connectOnce(address, port, servername, secure, timeoutMs, localAddress) {
+function connectOnce(address, port, servername, secure, timeoutMs, localAddress, insecure = false) {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: address, port, ...(localAddress ? { localAddress } : {}) });
     const timer = setTimeout(() => {
@@ -78,7 +87,7 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress)
         socket.end();
         return resolve();
       }
-      const secured = tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername });
+      const secured = tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, ...(insecure ? { rejectUnauthorized: false } : {}) });
       secured.once('secureConnect', () => {
         clearTimeout(timer);
         secured.end();
@@ -95,13 +104,13 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress)
 
 /**
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
- * @param {string | undefined} authToken
+ * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
  * @returns {Promise<{ status: number, cookie: string | undefined }>}
  */
-function request(method, url, timeoutMs, localAddress, authToken) {
+function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}) }, (res) => {
+    const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
       res.resume();
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
       res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie }));
@@ -116,12 +125,14 @@ function request(method, url, timeoutMs, localAddress, authToken) {
 /**
  * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string }} spec the probe's handshake (its ProbeSpec) @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {string | undefined} authToken
+ * @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
  * @returns {Promise<void>}
  */
-function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
+function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecure = false) {
   /** @type {Record<string, string>} */
   const headers = { [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
-  const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress }) : undefined;
+  const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress, ...(insecure ? { rejectUnauthorized: false } : {}) }) : undefined;
+  const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
     const { io } = require('socket.io-client');
     const base = `${url.protocol.replace(/^ws/, 'http')}//${url.host}`;
@@ -135,6 +146,7 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
         extraHeaders: headers,
         ...(authToken ? { auth: { token: authToken } } : {}),
         ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
+        ...tlsOpts,
       });
       socket.once('connect', () => {
         socket.disconnect();
@@ -149,7 +161,7 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
   const WebSocket = require('ws');
   const wsUrl = new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}) });
+    const ws = new WebSocket(wsUrl, { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
     ws.once('open', () => {
       ws.close();
       resolve();
@@ -162,4 +174,4 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken) {
   });
 }
 
-module.exports = { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };

@@ -1,5 +1,7 @@
 import type { TargetHandle } from '../../scripts/contracts';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as path from 'node:path';
 import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { RigError, UsageError } from '../../scripts/errors';
@@ -139,4 +141,27 @@ test('a TCP connect with no answer names security group, network ACL or route', 
     message: 'TCP connect to 10.0.1.7:80 timed out after 5000 ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)',
   });
   expect(connectFailure(Object.assign(new Error('x'), { code: 'EHOSTUNREACH' }), 'h', '10.0.1.7', 80, 5000).message).toMatch(/no route \(EHOSTUNREACH\): check the subnet's route table and network ACL/);
+});
+
+describe('the probe against a self-signed https server (test/e2e/tls fixture)', () => {
+  const TLS = path.join(__dirname, '..', 'e2e', 'tls');
+  let server: import('node:https').Server;
+  let url = '';
+  beforeAll(async () => {
+    server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'key.pem')), cert: fs.readFileSync(path.join(TLS, 'cert.pem')) }, (_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  test('fails at tls naming config.tls.rejectUnauthorized (what a generator reports on AWS)', async () => {
+    const result = await probe({ target: url, http: { method: 'GET', path: '/' } });
+    expect(result).toMatchObject({ ok: false, step: 'tls', message: expect.stringMatching(/DEPTH_ZERO_SELF_SIGNED_CERT.*set config\.tls\.rejectUnauthorized: false in your script/) });
+  });
+
+  test('passes every step when the script accepts any certificate (preflightSpec reads config.tls)', async () => {
+    const spec = preflightSpec({ config: { target: url, tls: { rejectUnauthorized: false } }, scenarios: [{ flow: [{ get: { url: '/' } }] }] } as never, url, false);
+    expect(spec.insecureTls).toBe(true);
+    expect(await probe(spec)).toMatchObject({ ok: true, steps: expect.arrayContaining([expect.stringMatching(/\+ tls/), expect.stringMatching(/^http GET \/ 200/)]) });
+  });
 });

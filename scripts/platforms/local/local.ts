@@ -59,7 +59,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
 
   const prepareTarget = async (plan: Plan, runId: string): Promise<TargetHandle> => {
     if (options.target) {
-      await checkReachable(options.target);
+      await checkReachable(options.target, undefined, options.insecureTls === true);
       return { url: options.target, stop: async () => undefined };
     }
     const workers = targetWorkersFor(plan.peakConcurrent, machine.openFiles);

@@ -1,0 +1,68 @@
+/**
+ * A user's own https target with a self-signed certificate (a test fixture, test/e2e/tls/, never a real key):
+ * the script's `config.tls.rejectUnauthorized: false` is honoured by the rig's reachability check and preflight
+ * as Artillery honours it in the run; without it the run is refused with the fix, not called "unreachable".
+ * Also: a target that accepts the connection and never answers is named as such.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+
+const TLS = path.join(__dirname, 'tls');
+const dir = tempDir('rig-tls-');
+
+function script(name: string, port: number, insecure: boolean): string {
+  const file = path.join(dir, name);
+  const tls = insecure ? '  tls:\n    rejectUnauthorized: false\n' : '';
+  fs.writeFileSync(file, `config:\n  target: https://127.0.0.1:${port}\n${tls}  phases:\n    - duration: 1\n      arrivalCount: 2\nscenarios:\n  - flow:\n      - get: { url: / }\n`);
+  return file;
+}
+
+describe('a self-signed https target', () => {
+  let server: https.Server;
+  let stalled: http.Server;
+  let port = 0;
+  let stalledPort = 0;
+  beforeAll(async () => {
+    server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'key.pem')), cert: fs.readFileSync(path.join(TLS, 'cert.pem')) }, (_req, res) => res.end('ok'));
+    // Accepts connections, never answers (bounded: the CLI gives up after its 5-s check).
+    stalled = http.createServer(() => undefined);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => stalled.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+    stalledPort = (stalled.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    stalled.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => stalled.close(r));
+  });
+
+  test('config.tls.rejectUnauthorized: false runs as under plain Artillery (every request answered)', async () => {
+    const out = path.join(dir, 'run-insecure');
+    const r = await runCli(['--scenario', script('insecure.yml', port, true), '--out', out, '--json']);
+    expect(r.stderr).toMatch(/preflight from this machine: ok/);
+    expect(r.code).toBe(0);
+    expect(r.json.aggregate.counters['http.codes.200']).toBe(2);
+  }, 120_000);
+
+  test('without it: refused before anything starts, naming the certificate and the setting (exit 2)', async () => {
+    const out = path.join(dir, 'run-strict');
+    const r = await runCli(['--scenario', script('strict.yml', port, false), '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error: target https:\/\/127\.0\.0\.1:\d+: TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT\): .*set config\.tls\.rejectUnauthorized: false in your script/);
+    expect(r.stderr).not.toMatch(/unreachable/);
+    expect(fs.existsSync(out)).toBe(false);
+  }, 60_000);
+
+  test('a target that accepts the connection but never answers is named as such (exit 2)', async () => {
+    const out = path.join(dir, 'run-stalled');
+    const r = await runCli(['--target', `http://127.0.0.1:${stalledPort}`, '--vusers', '1', '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/accepted the connection but sent no HTTP answer within 5 s/);
+    expect(fs.existsSync(out)).toBe(false);
+  }, 60_000);
+});
