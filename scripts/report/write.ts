@@ -76,10 +76,8 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store);
-  // Peak memory per held vuser, each side: RSS growth over the peak of connections actually held.
-  const peakHeld = Math.max(0, ...targetSamples.map((s) => s.connections ?? 0)) || input.plan.peakConcurrent;
-  const memoryPerVuser = { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(targetSamples), peakHeld };
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
+  const memoryPerVuser = memoryPerHeldVuser(held, input.plan.peakConcurrent, health, targetSamples);
   const regions = input.regions?.length ? regionalBreakdown(input.regions, data) : undefined;
   const finalSummary: RunSummary = {
     ...summary,
@@ -125,6 +123,16 @@ export function peakHeldOf(requested: number | undefined, target: readonly Targe
     ...(connections.length ? { targetConnections: Math.max(...connections) } : {}),
     ...(sockets.length ? { generatorSockets: Math.max(...sockets) } : {}),
   };
+}
+
+/**
+ * Peak memory per held vuser, each side: RSS growth over the peak of connections actually held — the target's
+ * connections (reference target), else the generators' established sockets (any target), else the plan's peak.
+ * A run that held nothing (HTTP-only steps: 0 sockets) has no such figure: undefined, not growth ÷ the plan.
+ */
+export function memoryPerHeldVuser(held: NonNullable<RunSummary['rig']['held']>, plannedPeak: number, health: readonly HealthSample[], target: readonly TargetSample[]): NonNullable<RunSummary['rig']['memoryPerVuser']> {
+  const peakHeld = held.targetConnections || (held.generatorSockets ?? plannedPeak);
+  return { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(target), peakHeld };
 }
 
 /** Health samples of different load processes within this window count as one instant. */

@@ -1,0 +1,39 @@
+/** Memory per held vuser is RSS growth over what was held, measured where it can be; nothing held, no figure. */
+import { memoryPerHeldVuser, peakHeldOf } from '../../scripts/report/write';
+import type { HealthSample } from '../../scripts/core/verdict';
+import type { TargetSample } from '../../scripts/adapters/target-metrics';
+
+const MB = 1024 * 1024;
+/** Two samples of one load process: RSS grows by `growMb`, holding `sockets` at the second. */
+const health = (growMb: number, sockets: number): HealthSample[] => [
+  { at: 0, generator: 'g01', process: 'p0', rssBytes: 100 * MB, socketsEstablished: 0 },
+  { at: 5000, generator: 'g01', process: 'p0', rssBytes: (100 + growMb) * MB, socketsEstablished: sockets },
+];
+
+describe('memoryPerHeldVuser', () => {
+  test("the reference target's connections are the held count when it reports them", () => {
+    const target: TargetSample[] = [{ at: 0, connections: 0, rssBytes: 50 * MB }, { at: 5000, connections: 1000, rssBytes: 70 * MB }];
+    const h = health(20, 1000);
+    const m = memoryPerHeldVuser(peakHeldOf(1000, target, h), 5000, h, target);
+    expect(m).toEqual({ peakHeld: 1000, generatorBytes: (20 * MB) / 1000, targetBytes: (20 * MB) / 1000 });
+  });
+
+  test("a user's own target (no /metrics): the generators' established sockets, not the plan's peak", () => {
+    const h = health(10, 500);
+    const m = memoryPerHeldVuser(peakHeldOf(undefined, [], h), 8000, h, []);
+    expect(m.peakHeld).toBe(500);
+    expect(m.generatorBytes).toBe((10 * MB) / 500);
+    expect(m.targetBytes).toBeUndefined();
+  });
+
+  test('a run that held no connection (HTTP-only steps) has no figure, instead of start-up growth ÷ the plan (was 2,286 KB "per held vuser" for 8 vusers)', () => {
+    const h = health(18, 0);
+    const m = memoryPerHeldVuser(peakHeldOf(8, [], h), 8, h, []);
+    expect(m).toEqual({ peakHeld: 0, generatorBytes: undefined, targetBytes: undefined });
+  });
+
+  test('no socket counts at all (no health samples with them): the plan is the fallback', () => {
+    const h: HealthSample[] = [{ at: 0, generator: 'g01', process: 'p0', rssBytes: 100 * MB }, { at: 5000, generator: 'g01', process: 'p0', rssBytes: 104 * MB }];
+    expect(memoryPerHeldVuser(peakHeldOf(undefined, [], h), 400, h, [])).toMatchObject({ peakHeld: 400, generatorBytes: (4 * MB) / 400 });
+  });
+});
