@@ -24,6 +24,7 @@ import { writeComparison } from './report/compare-html';
 import { thresholdReason } from './report/result';
 import { readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
+import { suppressedMetricNames } from './report/artillery-format';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
 import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
@@ -35,6 +36,8 @@ interface RunRecord {
   target?: string;
   scenario?: string;
   options?: { ensure?: string[]; maxErrorRate?: number; vusers?: number };
+  /** Metric names the script's plugins keep out of the printed table (scripts/report/artillery-format.ts). */
+  consoleSuppressed?: string[];
 }
 
 /** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
@@ -90,7 +93,8 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     plan: run.plan,
     ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
   });
-  log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`));
+  // Older run folders have no consoleSuppressed: Artillery's default (metrics-by-endpoint's per-URL lines) then.
+  log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`, run.consoleSuppressed ?? suppressedMetricNames(undefined)));
   return ExitCode.ok;
 }
 

@@ -8,7 +8,9 @@ import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 import { ArtilleryScript, LoadedScenario, applyOptions, loadScenario } from './scenario';
-import { checkScriptFiles } from './script-check';
+import { PlanError, normalizePhases } from './core/phases';
+import { UsageError } from './errors';
+import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes } from './script-check';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate } from './preflight';
 
@@ -36,6 +38,13 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   checkScriptFiles(scenario);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
+  // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
+  try {
+    if (script.config.phases !== undefined) normalizePhases(script.config.phases);
+  } catch (err) {
+    if (err instanceof PlanError) throw new UsageError(err.message);
+    throw err;
+  }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
   assertEnsureParses(ensure);
   const note = ensureIgnoredNote(scenario.script.config, env);
@@ -49,7 +58,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     ensure,
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
-    notes: note ? [note] : [],
+    notes: [...(note ? [note] : []), ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH))],
     ...(baseline ? { baseline } : {}),
   };
 }

@@ -19,6 +19,7 @@ import { decideResult } from './report/result';
 import { preflightSpec } from './preflight';
 import { plannedLoad, readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
+import { suppressedMetricNames } from './report/artillery-format';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
@@ -201,7 +202,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
       expectedSeconds: Math.ceil(s.phaseSeconds + s.sessionSeconds),
       heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
       ...run.timings,
-      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options) },
+      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins) },
       ...(secretTarget ? { secretTargetUrl: target.url } : {}),
     },
     { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted },
@@ -243,6 +244,6 @@ async function reportRun(
     ctx.log(`\n${table}\ncomparison: ${file}`);
   }
   if (summary.regions) ctx.log(`\n${formatRegionTable(summary.regions)}`);
-  ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'))}`);
+  ctx.log(`\n${formatSummaryTable(summary, path.join(runDir, 'report.html'), suppressedMetricNames(input.script.config.plugins))}`);
   return { summary, exitCode: summary.result.exitCode };
 }

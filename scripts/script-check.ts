@@ -140,6 +140,40 @@ export function weightProblem(script: LoadedScenario['script']): string | undefi
   return `every scenario has a weight of 0 or less (${weights.join(', ')}), so Artillery can pick none; give at least one scenario a weight above 0 (or drop weight: it defaults to 1)`;
 }
 
+/**
+ * Notes for `config.plugins` entries Artillery will not find: it looks for `<scope or artillery-plugin-><name>`
+ * beside itself, among its bundled plugins and in ARTILLERY_PLUGIN_PATH (load-plugins.js) and, when none
+ * loads, warns and runs without the plugin. The rig runs the same way and says so before the run. `found`
+ * says whether a module name resolves.
+ */
+export function missingPluginNotes(script: LoadedScenario['script'], found: (module: string) => boolean): string[] {
+  const config = script.config as Record<string, unknown>;
+  const plugins = config.plugins && typeof config.plugins === 'object' ? (config.plugins as Record<string, unknown>) : {};
+  const notes: string[] = [];
+  for (const [name, options] of Object.entries(plugins)) {
+    const scope = (options && typeof options === 'object' ? (options as { scope?: unknown }).scope : undefined) ?? config.pluginsScope;
+    const module = `${typeof scope === 'string' && scope ? scope : 'artillery-plugin-'}${name}`;
+    if (!found(module)) {
+      notes.push(`note: config.plugins.${name}: ${module} is not installed here, so Artillery runs the script without it (plain \`artillery run\` warns the same); npm install ${module} to use it`);
+    }
+  }
+  return notes;
+}
+
+/** Whether Artillery's plugin loader finds a module: beside Artillery, bundled in it, or under ARTILLERY_PLUGIN_PATH. */
+export function artilleryPluginFinder(pluginPath: string | undefined): (module: string) => boolean {
+  const artilleryDir = path.dirname(require.resolve('artillery/package.json'));
+  const dirs = [path.join(artilleryDir, 'dist', 'builtin-packages'), ...(pluginPath ? pluginPath.split(':').filter(Boolean) : [])];
+  return (module) => {
+    try {
+      require.resolve(module, { paths: [artilleryDir] });
+      return true;
+    } catch {
+      return dirs.some((d) => fs.existsSync(path.join(d, module)));
+    }
+  };
+}
+
 /** Whether `artillery-engine-<name>` loads the way Artillery resolves it: installed beside it, or bundled in it. */
 export function artilleryEngineInstalled(name: string): boolean {
   const artilleryDir = path.dirname(require.resolve('artillery/package.json'));

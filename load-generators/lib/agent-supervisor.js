@@ -121,7 +121,8 @@ function supervisor(opts) {
           ARTILLERY_DISABLE_TELEMETRY: 'true',
           // Ensure is evaluated once, on the merged data, by the orchestrator: never on one process's slice.
           ARTILLERY_DISABLE_ENSURE: 'true',
-          ARTILLERY_PLUGIN_PATH: PLUGINS_DIR,
+          // The rig's plugin first, then a user's own plugin folders (Artillery's load-plugins.js reads the list).
+          ARTILLERY_PLUGIN_PATH: [PLUGINS_DIR, process.env.ARTILLERY_PLUGIN_PATH].filter(Boolean).join(':'),
           NODE_OPTIONS: loadProcessNodeOptions(process.env.NODE_OPTIONS),
           ...rigEnv,
         },

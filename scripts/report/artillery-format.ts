@@ -18,10 +18,25 @@ export function padded(name: string, value: string | number, width = WIDTH): str
 /** Per-second bookkeeping families (`rooms.sent_per_s.<epoch s>`) feed the figures; they would flood the text. */
 export const isBookkeeping = (name: string): boolean => /\.\d{9,}$/.test(name);
 
-/** The "Summary report" block of an aggregate, without its heading. */
-export function artillerySummaryLines(section: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>): string[] {
+/**
+ * The metric names Artillery's console report leaves out for a script's `config.plugins` (cmds/run.js
+ * getPluginMetricsToSuppress, after util.js addDefaultPlugins): `plugins.<name>` of every plugin whose options
+ * say `suppressOutput`, and metrics-by-endpoint's unless the script configures that plugin itself (Artillery adds
+ * it with `suppressOutput: true`). A name is left out when it contains one (console-reporter.js). The JSON
+ * report keeps every metric; only the printed table leaves these out.
+ */
+export function suppressedMetricNames(plugins: unknown): string[] {
+  const own = plugins && typeof plugins === 'object' ? (plugins as Record<string, unknown>) : {};
+  const all: Record<string, unknown> = { ...own, ...(own['metrics-by-endpoint'] ? {} : { 'metrics-by-endpoint': { suppressOutput: true } }) };
+  return Object.entries(all)
+    .filter(([, options]) => !!options && typeof options === 'object' && !!(options as { suppressOutput?: unknown }).suppressOutput)
+    .map(([name]) => `plugins.${name}`);
+}
+
+/** The "Summary report" block of an aggregate, without its heading; `suppressed`: {@link suppressedMetricNames}. */
+export function artillerySummaryLines(section: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>, suppressed: readonly string[] = []): string[] {
   const names = [...new Set([...Object.keys(section.summaries), ...Object.keys(section.counters), ...Object.keys(section.rates)])]
-    .filter((n) => !isBookkeeping(n))
+    .filter((n) => !isBookkeeping(n) && !suppressed.some((m) => n.includes(m)))
     .sort();
   const out: string[] = [];
   for (const name of names) {

@@ -112,13 +112,13 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
  * scenario's figures, the rig, the thresholds, where the report is, and last the result line (the same
  * words as the report's banner and the JSON's `result`).
  */
-export function formatSummaryTable(s: RunSummary, reportPath?: string): string {
+export function formatSummaryTable(s: RunSummary, reportPath?: string, suppressed: readonly string[] = []): string {
   const rows: Array<[string, string]> = [
     ['run', `${s.runId} (${s.platform}, ${s.status})`],
     ['target', s.target],
     ['scenario', s.scenario],
   ];
-  const metrics = artillerySummaryLines(s.aggregate);
+  const metrics = artillerySummaryLines(s.aggregate, suppressed);
   const heading = 'Summary report (every generator merged, as Artillery prints it)';
   const dashes = '-'.repeat(heading.length);
   const figureRows: Array<[string, string]> = (s.figures ?? []).map((f) => [f.label, f.text]);

@@ -46,6 +46,26 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     mentions: /no-target\.yml has no config\.target; add one, pick an environment with -e NAME, pass --target URL/,
   },
   {
+    name: 'an engine Artillery would not find (every load process would die at its first vuser)',
+    args: ['--scenario', write('kafka.yml', `config:\n${target}${phases}scenarios:\n  - name: k\n    engine: kafka\n    flow: []\n`)],
+    mentions: /kafka\.yml: scenario "k" uses engine "kafka", which is not installed \(no artillery-engine-kafka\); install it/,
+  },
+  {
+    name: 'a fractional arrivalRate (Artillery asserts on its split)',
+    args: ['--scenario', write('frac.yml', `config:\n${target}  phases: [ { duration: 2, arrivalRate: 1.5 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /phase 0\.arrivalRate must be a whole number \(got 1\.5\).*arrivalCount: 3/,
+  },
+  {
+    name: 'every scenario at weight 0',
+    args: ['--scenario', write('w0.yml', `config:\n${target}${phases}scenarios:\n  - weight: 0\n    flow: [ { get: { url: / } } ]\n`)],
+    mentions: /w0\.yml: every scenario has a weight of 0 or less \(0\)/,
+  },
+  {
+    name: 'a processor path that is a folder',
+    args: ['--scenario', write('dir-proc.yml', `config:\n${target}${phases}  processor: ./\nscenarios:\n  - flow: [ { function: hello } ]\n`)],
+    mentions: /config\.processor \.\/: a folder, not a file/,
+  },
+  {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,
