@@ -24,14 +24,22 @@ const CALM_TIMERS = path.join(__dirname, 'calm-timers.js');
 const V8_POOL_SIZE = 1;
 
 /**
- * The load processes' NODE_OPTIONS: the user's own, then the calm timers and V8's pool size (a user's own
- * `--v8-pool-size` wins).
- * @param {string | undefined} inherited
+ * The load processes' NODE_OPTIONS: the user's own, then the calm timers (NODE_OPTIONS reaches Artillery's worker
+ * thread too). @param {string | undefined} inherited
  */
 function loadProcessNodeOptions(inherited) {
-  const own = inherited || '';
-  const pool = /--v8-pool-size[= ]/.test(own) ? '' : ` --v8-pool-size=${V8_POOL_SIZE}`;
-  return `${own} --require ${JSON.stringify(CALM_TIMERS)}${pool}`.trim();
+  return `${inherited || ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim();
+}
+
+/**
+ * Node flags on the load process's command line: V8's pool size, unless the user's NODE_OPTIONS sets one (theirs
+ * wins). Not in NODE_OPTIONS: a worker given its own env re-reads NODE_OPTIONS and refuses process-wide flags there,
+ * and Artillery starts its worker with `NODE_OPTIONS … --enable-source-maps` for a TypeScript processor ("--v8-pool-size=
+ * is not allowed in NODE_OPTIONS": every load process died before start).
+ * @param {string | undefined} inherited
+ */
+function loadProcessExecArgv(inherited) {
+  return /--v8-pool-size[= ]/.test(inherited || '') ? [] : [`--v8-pool-size=${V8_POOL_SIZE}`];
 }
 const ARTILLERY_BIN = path.join(path.dirname(require.resolve('artillery/package.json')), 'bin', 'run');
 /** How long a stopped load process gets to flush its period in progress before it is killed. */
@@ -111,7 +119,7 @@ function supervisor(opts) {
     start(k, spool, secrets, rigEnv) {
       const logFile = path.join(spool, SPOOL.log);
       const log = fs.openSync(logFile, 'a');
-      const child = spawn(process.execPath, [ARTILLERY_BIN, 'run', path.join(spool, SPOOL.script)], {
+      const child = spawn(process.execPath, [...loadProcessExecArgv(process.env.NODE_OPTIONS), ARTILLERY_BIN, 'run', path.join(spool, SPOOL.script)], {
         cwd: spool,
         stdio: ['ignore', log, log],
         env: {
@@ -171,4 +179,4 @@ function supervisor(opts) {
   };
 }
 
-module.exports = { crashReason, loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };
+module.exports = { crashReason, loadProcessExecArgv, loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };

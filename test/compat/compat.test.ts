@@ -21,11 +21,11 @@ interface PlainResult {
   report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } };
 }
 
-function runPlain(script: string, args: readonly string[], env: NodeJS.ProcessEnv, outDir: string): Promise<PlainResult> {
+function runPlain(script: string, args: readonly string[], env: NodeJS.ProcessEnv, outDir: string, scriptsDir = SCRIPTS): Promise<PlainResult> {
   const output = path.join(outDir, 'plain.json');
   return new Promise((resolve, reject) => {
     const child = spawn(ARTILLERY, ['run', ...args, '--output', output, script], {
-      cwd: SCRIPTS,
+      cwd: scriptsDir,
       env: { ...process.env, ...env, WORKERS: '1', ARTILLERY_DISABLE_TELEMETRY: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -60,6 +60,8 @@ interface Case {
   readonly says?: RegExp[];
   /** Counters that must be there (so an empty run cannot pass). */
   readonly expect: Record<string, number>;
+  /** Plain and the rig each run from their own copy of the scripts folder (Artillery writes beside the script). */
+  readonly isolated?: boolean;
 }
 
 const CASES: Case[] = [
@@ -87,6 +89,8 @@ const CASES: Case[] = [
     expect: { 'vusers.created': 4, 'vusers.completed': 4, 'websocket.messages_sent': 16 },
   },
   { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
+  // TypeScript: bundled into dist/ beside the script by every Artillery process, so plain and the rig get their own copies.
+  { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'http.codes.200': 4 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
 ];
 
@@ -103,9 +107,15 @@ describe('compatibility: the same script under plain `artillery run` and under t
     const env = { COMPAT_PORT: String(server.port), COMPAT_REGION: 'eu', COMPAT_ITEM: '42' };
     const dir = tempDir('rig-compat-');
     const extra = c.args?.(server) ?? [];
+    const copy = (name: string) => {
+      const to = path.join(dir, name);
+      fs.cpSync(SCRIPTS, to, { recursive: true });
+      return to;
+    };
+    const [plainDir, rigDir] = c.isolated ? [copy('plain-scripts'), copy('rig-scripts')] : [SCRIPTS, SCRIPTS];
     const [plain, rig] = await Promise.all([
-      runPlain(c.script, extra, env, dir),
-      runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(SCRIPTS, c.script), '--out', path.join(dir, 'rig'), '--json', ...extra], { env }),
+      runPlain(c.script, extra, env, dir, plainDir),
+      runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, c.script), '--out', path.join(dir, 'rig'), '--json', ...extra], { env }),
     ]);
     for (const re of c.says ?? []) expect(rig.stderr).toMatch(re);
     // On a mismatch the rig's last lines say why (a lost generator, a load process that failed).

@@ -1,33 +1,44 @@
 /** What every load process starts with: the calm timers and one V8 helper thread, the user's NODE_OPTIONS kept. */
 import { execFileSync } from 'node:child_process';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { loadProcessNodeOptions } = require('../../load-generators/lib/agent-supervisor') as { loadProcessNodeOptions(inherited?: string): string };
+const { loadProcessExecArgv, loadProcessNodeOptions } = require('../../load-generators/lib/agent-supervisor') as {
+  loadProcessNodeOptions(inherited?: string): string;
+  loadProcessExecArgv(inherited?: string): string[];
+};
 
-/** Threads of a fresh Node process started with `nodeOptions` (Linux: /proc/self/task), before any work. */
-function threadsWith(nodeOptions: string | undefined): number {
+/** Threads of a fresh Node process started with `execArgv` and `nodeOptions` (Linux: /proc/self/task), before any work. */
+function threadsWith(execArgv: string[], nodeOptions: string | undefined): number {
   const env: NodeJS.ProcessEnv = { ...process.env, RIG_CALM_TIMERS: '0' };
   if (nodeOptions === undefined) delete env.NODE_OPTIONS;
   else env.NODE_OPTIONS = nodeOptions;
-  return Number(execFileSync(process.execPath, ['-e', "process.stdout.write(String(require('fs').readdirSync('/proc/self/task').length))"], { env }).toString());
+  return Number(execFileSync(process.execPath, [...execArgv, '-e', "process.stdout.write(String(require('fs').readdirSync('/proc/self/task').length))"], { env }).toString());
 }
 
-describe('load process NODE_OPTIONS', () => {
-  it('keeps the user\'s options first, then preloads the calm timers and asks V8 for one helper thread', () => {
-    const opts = loadProcessNodeOptions('--max-old-space-size=3000');
-    expect(opts).toMatch(/^--max-old-space-size=3000 --require ".*calm-timers\.js" --v8-pool-size=1$/);
-    expect(loadProcessNodeOptions(undefined)).toMatch(/^--require ".*calm-timers\.js" --v8-pool-size=1$/);
+describe('load process NODE_OPTIONS and command line', () => {
+  it("keeps the user's options first, then preloads the calm timers; V8's pool size goes on the command line", () => {
+    expect(loadProcessNodeOptions('--max-old-space-size=3000')).toMatch(/^--max-old-space-size=3000 --require ".*calm-timers\.js"$/);
+    expect(loadProcessNodeOptions(undefined)).toMatch(/^--require ".*calm-timers\.js"$/);
+    expect(loadProcessExecArgv(undefined)).toEqual(['--v8-pool-size=1']);
   });
 
-  it('a pool size the user set wins', () => {
-    expect(loadProcessNodeOptions('--v8-pool-size=4')).not.toMatch(/--v8-pool-size=1/);
-    expect(loadProcessNodeOptions('--v8-pool-size 2').match(/--v8-pool-size/g)).toHaveLength(1);
+  it('a pool size the user set in NODE_OPTIONS wins', () => {
+    expect(loadProcessExecArgv('--v8-pool-size=4')).toEqual([]);
+    expect(loadProcessExecArgv('--max-old-space-size=3000 --v8-pool-size 2')).toEqual([]);
   });
 
   // Linux, as the rig (source addresses, /proc health) and CI are.
-  it('a process started with them has three fewer V8 helper threads than Node\'s default of four', () => {
-    const plain = threadsWith(undefined);
-    const rig = threadsWith(loadProcessNodeOptions(undefined));
+  it("a process started with them has three fewer V8 helper threads than Node's default of four", () => {
+    const plain = threadsWith([], undefined);
+    const rig = threadsWith(loadProcessExecArgv(undefined), loadProcessNodeOptions(undefined));
     expect(plain - rig).toBe(3);
+  });
+
+  // Artillery gives its worker thread `env` with NODE_OPTIONS + --enable-source-maps when the processor is TypeScript;
+  // Node then re-reads NODE_OPTIONS for the worker and refuses process-wide flags in it.
+  it('a worker thread started with its own env (as Artillery does for a TypeScript processor) starts', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, RIG_CALM_TIMERS: '0', NODE_OPTIONS: loadProcessNodeOptions(undefined) };
+    const probe = "const { Worker } = require('worker_threads'); const w = new Worker('1', { eval: true, env: { ...process.env, NODE_OPTIONS: process.env.NODE_OPTIONS + ' --enable-source-maps' } }); w.on('exit', (c) => process.stdout.write('exit ' + c));";
+    expect(execFileSync(process.execPath, [...loadProcessExecArgv(undefined), '-e', probe], { env }).toString()).toBe('exit 0');
   });
 });
 
