@@ -134,6 +134,29 @@ export function availableScenarios(scenariosDir: string): string[] {
  * `--hold` and `--var` set variables. Pure; applied once per run (scripts/run-input.ts), the target
  * is set afterwards with {@link withTarget}.
  */
+/**
+ * Notes for variables the flags set that a user's own script never mentions (as `{{ name }}` or in an `ifTrue`
+ * expression; flows, hooks, config outside `variables`): `--var` (a typo sets nothing the flow reads) and `hold`, which `--hold`, or `--vusers` for
+ * "all N held at once", sets for the built-in scenarios' hold step. Said before the run, never silently ignored; a
+ * processor may still read `context.vars`, so a script with one gets "unless its processor reads it". Pure.
+ */
+export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions, name: string): string[] {
+  const { variables: _v, ...config } = script.config;
+  const text = JSON.stringify({ ...script, config });
+  // Any whole-word use counts: `{{ name }}`, and the bare names of ifTrue/whileTrue expressions and loop `over`.
+  const mentions = (v: string) => new RegExp(`(^|[^\\w$])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w])`).test(text);
+  const unless = script.config.processor ? ' unless its processor reads context.vars.' : '';
+  const notes: string[] = [];
+  for (const key of Object.keys(options.vars ?? {})) {
+    if (!mentions(key)) notes.push(`note: --var ${key}: ${name} never mentions {{ ${key} }}, so it changes nothing${unless ? `${unless}${key}` : ''}`);
+  }
+  if (options.holdSeconds !== undefined && !(options.vars && 'hold' in options.vars) && !mentions('hold')) {
+    const flag = options.plateauSeconds === undefined ? `--hold` : `--vusers' hold (${options.holdSeconds} s, so all are connected at once)`;
+    notes.push(`note: ${flag} sets the variable hold, which ${name} never mentions ({{ hold }}), so its vusers last as long as its own flow${unless ? `${unless}hold` : ''}`);
+  }
+  return notes;
+}
+
 export function applyOptions(script: ArtilleryScript, options: RunOptions): ArtilleryScript {
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
-import { applyOptions, loadScenario, processScript, thinkVariables } from '../../scripts/scenario';
+import { applyOptions, loadScenario, processScript, thinkVariables, unreadVariableNotes } from '../../scripts/scenario';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 
@@ -91,5 +91,28 @@ describe('loadScenario with a folder for --scenario', () => {
   test('says it is a folder (not "not valid YAML")', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scenario-dir-'));
     expect(() => loadScenario(dir, SCENARIOS)).toThrow(/--scenario .* is a folder, not a script; pass the path of an Artillery \.yml\/\.json script in it/);
+  });
+});
+
+describe('unreadVariableNotes: flags that set a variable the script never reads are said before the run', () => {
+  const script = (flow: unknown[], extra: Record<string, unknown> = {}) =>
+    ({ config: { target: 'http://x', phases: [{ duration: 1, arrivalCount: 1 }], variables: { hold: 5, typo: 1 }, ...extra }, scenarios: [{ flow }] }) as Parameters<typeof unreadVariableNotes>[0];
+  test('a --var the flows never mention, and --hold on a script without {{ hold }}', () => {
+    const notes = unreadVariableNotes(script([{ get: { url: '/' } }]), validateFlags({ var: ['typo=2'], hold: '5s' }), 's.yml');
+    expect(notes).toEqual([
+      'note: --var typo: s.yml never mentions {{ typo }}, so it changes nothing',
+      'note: --hold sets the variable hold, which s.yml never mentions ({{ hold }}), so its vusers last as long as its own flow',
+    ]);
+  });
+  test("--vusers' own hold is named as such", () => {
+    expect(unreadVariableNotes(script([{ get: { url: '/' } }]), validateFlags({ vusers: '10', ramp: '10s' }), 's.yml')).toEqual([
+      "note: --vusers' hold (40 s, so all are connected at once) sets the variable hold, which s.yml never mentions ({{ hold }}), so its vusers last as long as its own flow",
+    ]);
+  });
+  test('read as {{ name }}, in an ifTrue expression or by a think step: no note; with a processor the note says it may read it', () => {
+    expect(unreadVariableNotes(script([{ think: '{{ hold }}' }, { get: { url: '/', ifTrue: 'typo == 2' } }]), validateFlags({ var: ['typo=2'], hold: '5s' }), 's.yml')).toEqual([]);
+    expect(unreadVariableNotes(script([{ function: 'f' }], { processor: './p.js' }), validateFlags({ var: ['typo=2'] }), 's.yml')).toEqual([
+      'note: --var typo: s.yml never mentions {{ typo }}, so it changes nothing unless its processor reads context.vars.typo',
+    ]);
   });
 });
