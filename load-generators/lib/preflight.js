@@ -90,7 +90,10 @@ async function probe(spec, opts = {}) {
   // The scenario's first HTTP step; its cookies go with the handshake, as a vuser's would.
   let cookie;
   if (spec.http) {
-    const httpUrl = new URL(spec.http.path, `${secure ? 'https' : 'http'}://${url.host}`);
+    // Artillery (and the built-in fetchCookie) append a step's path to the whole target, path included:
+    // target http://host/api + url /items is http://host/api/items.
+    const base = url.pathname.replace(/\/+$/, '');
+    const httpUrl = new URL(spec.http.path.startsWith('/') ? `${base}${spec.http.path}` : spec.http.path, `${secure ? 'https' : 'http'}://${url.host}`);
     let res;
     for (let attempt = 1; ; attempt++) {
       try {

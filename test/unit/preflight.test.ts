@@ -165,3 +165,18 @@ describe('the probe against a self-signed https server (test/e2e/tls fixture)', 
     expect(await probe(spec)).toMatchObject({ ok: true, steps: expect.arrayContaining([expect.stringMatching(/\+ tls/), expect.stringMatching(/^http GET \/ 200/)]) });
   });
 });
+
+test("a target with a path: the probe's HTTP step is under it, as Artillery appends a step's url to the whole target", async () => {
+  const server = http.createServer((req, res) => {
+    res.statusCode = req.url === '/api/items' ? 200 : 404;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const target = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/api`;
+    const result = await probe(preflightSpec({ config: { target }, scenarios: [{ flow: [{ get: { url: '/items' } }] }] } as never, target, false));
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /api/items 200']) });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
