@@ -36,6 +36,27 @@ function usage(msg) {
   process.exit(3);
 }
 
+/**
+ * Every load process's script, in its spool, before any process starts: a script that cannot be made (a TypeScript
+ * processor that does not compile) ends the agent with its reason, said in the run store too, so the orchestrator's
+ * "stopped before it was ready" names it.
+ * @param {import('./lib/run-protocol').Slice} slice @param {string} work @param {import('./lib/run-store').RunStore} store
+ * @param {string} errorKey @param {import('./lib/backoff').AgentClock} clock
+ */
+async function loadProcessScripts(slice, work, store, errorKey, clock) {
+  try {
+    return slice.processes.map((_, k) => {
+      const spool = path.join(work, `p${k}`);
+      fs.mkdirSync(path.join(spool, SPOOL.periods), { recursive: true });
+      return processScript(slice, k, spool, { targetUrl: process.env.RIG_TARGET_URL, warn: (l) => process.stderr.write(`${l}\n`) });
+    });
+  } catch (err) {
+    if (!(err instanceof SliceError)) throw err;
+    await store.put(errorKey, JSON.stringify({ at: clock.now(), message: err.message })).catch(() => undefined);
+    return usage(err.message);
+  }
+}
+
 /** @param {import('./lib/backoff').AgentClock} clock */
 async function main(clock) {
   const { values } = parseArgs({ options: { store: { type: 'string' }, generator: { type: 'string' }, workdir: { type: 'string' } } });
@@ -60,12 +81,14 @@ async function main(clock) {
 
   // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses.
   const sources = await sourceAddressesFor(slice.processes);
+  const scripts = await loadProcessScripts(slice, work, store, keys.error, clock);
   slice.processes.forEach((_, k) => {
     const spool = path.join(work, `p${k}`);
-    fs.mkdirSync(path.join(spool, SPOOL.periods), { recursive: true });
-    const script = processScript(slice, k, spool, { targetUrl: process.env.RIG_TARGET_URL, warn: (l) => process.stderr.write(`${l}\n`) });
-    writeAtomic(path.join(spool, SPOOL.script), JSON.stringify(script));
+    writeAtomic(path.join(spool, SPOOL.script), JSON.stringify(scripts[k]));
+    // A bundled TypeScript processor: stack traces through its inline source map, as Artillery sets for its worker.
+    const sourceMaps = /\.ts$/.test(String(slice.processes[k]?.script?.config?.processor ?? ''));
     sup.start(k, spool, secrets, {
+      ...(sourceMaps ? { RIG_SOURCE_MAPS: '1' } : {}),
       RIG_SOURCE_ADDRESS: sources[k] || '',
       // Scenarios with one-per-run duties (e.g. the pub/sub publisher) run them on generator 0, process 0.
       RIG_GENERATOR_ID: gid,

@@ -11,7 +11,11 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
 import { UsageError } from './errors';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { bundleTypescriptProcessor } = require('../load-generators/lib/agent-slice') as { bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean };
 import type { LoadedScenario } from './scenario';
 
 /** A function the script names, and where. */
@@ -208,6 +212,20 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
       const r = processorExports(file);
       if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
       else exported = r.exports;
+    } else if (/\.ts$/.test(file)) {
+      // Compiled as every load process will compile it (load-generators/lib/agent-slice.js), into a folder of its own.
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-check-'));
+      try {
+        const probe = { config: { ...config, processor: file } };
+        bundleTypescriptProcessor(probe, scratch);
+        const r = processorExports(probe.config.processor);
+        if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
+        else exported = r.exports;
+      } catch (err) {
+        problems.push(`config.processor ${rel(file)}: ${(err as Error).message.replace(/^TypeScript processor \S+ /, '')}`);
+      } finally {
+        fs.rmSync(scratch, { recursive: true, force: true });
+      }
     }
   } else if (refs.length > 0) {
     problems.push(`${refs[0]!.where} names function "${refs[0]!.name}" but the script has no config.processor; add the processor file that exports it`);

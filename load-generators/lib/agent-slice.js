@@ -5,6 +5,7 @@
  * Store), and turns each slice entry into the Artillery script one load process runs.
  */
 const path = require('node:path');
+const { createRequire } = require('node:module');
 const { generatorKeys } = require('./run-protocol');
 const { loadSsmSecrets } = require('./secrets');
 const { tuneScript } = require('./script-tuning');
@@ -58,6 +59,29 @@ function resolveScriptPaths(script, scriptDir) {
 }
 
 /**
+ * A TypeScript processor bundled for one load process into its own spool, with Artillery 2.0.34's own esbuild call
+ * (lib/util/prepare-test-execution-plan.js: bundle, node, cjs, inline source map, `config.bundling.external`).
+ * Left to Artillery, every load process of a generator bundles into the same dist/ beside the script at once (one
+ * may read a half-written file) and deletes it when it exits. Returns whether it bundled.
+ * @param {any} script with paths already absolute @param {string} spool
+ * @throws {SliceError} naming the file and the compiler's first line when it does not compile
+ */
+function bundleTypescriptProcessor(script, spool) {
+  const cfg = script.config || {};
+  if (typeof cfg.processor !== 'string' || path.extname(cfg.processor) !== '.ts') return false;
+  const esbuild = createRequire(require.resolve('artillery/package.json'))('esbuild-wasm');
+  const outfile = path.join(spool, 'processor', `${path.basename(cfg.processor, '.ts')}.js`);
+  const external = ['@playwright/test', ...((cfg.bundling && Array.isArray(cfg.bundling.external) && cfg.bundling.external) || [])];
+  try {
+    esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, logLevel: 'silent' });
+  } catch (err) {
+    throw new SliceError(`TypeScript processor ${cfg.processor} does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`);
+  }
+  cfg.processor = outfile;
+  return true;
+}
+
+/**
  * Load process k's script: paths resolved, tuned, payloads shared, the rig plugin pointed at its spool.
  * @param {Slice} slice @param {number} k @param {string} spool
  * @param {{ targetUrl?: string, warn: (line: string) => void }} env
@@ -68,9 +92,10 @@ function processScript(slice, k, spool, env) {
   // The slice stores the target with its credentials redacted; the real URL comes only in the environment.
   if (slice.targetFromEnv && env.targetUrl) script.config.target = env.targetUrl;
   changed.push(...sharePayloads(script, spool));
+  if (bundleTypescriptProcessor(script, spool)) changed.push('TypeScript processor bundled into this process\'s spool (source maps on)');
   if (changed.length) env.warn(`agent: p${k}: ${changed.join('; ')}`);
   script.config.plugins = { ...(script.config.plugins || {}), rig: { spoolDir: spool } };
   return script;
 }
 
-module.exports = { SliceError, loadSlice, processScript, resolveScriptPaths };
+module.exports = { SliceError, bundleTypescriptProcessor, loadSlice, processScript, resolveScriptPaths };

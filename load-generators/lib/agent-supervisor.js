@@ -131,7 +131,7 @@ function supervisor(opts) {
           ARTILLERY_DISABLE_ENSURE: 'true',
           // The rig's plugin first, then a user's own plugin folders (Artillery's load-plugins.js reads the list).
           ARTILLERY_PLUGIN_PATH: [PLUGINS_DIR, process.env.ARTILLERY_PLUGIN_PATH].filter(Boolean).join(':'),
-          NODE_OPTIONS: loadProcessNodeOptions(process.env.NODE_OPTIONS),
+          NODE_OPTIONS: `${loadProcessNodeOptions(process.env.NODE_OPTIONS)}${rigEnv.RIG_SOURCE_MAPS ? ' --enable-source-maps' : ''}`,
           ...rigEnv,
         },
       });

@@ -89,7 +89,7 @@ const CASES: Case[] = [
     expect: { 'vusers.created': 4, 'vusers.completed': 4, 'websocket.messages_sent': 16 },
   },
   { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
-  // TypeScript: bundled into dist/ beside the script by every Artillery process, so plain and the rig get their own copies.
+  // TypeScript: plain bundles it into dist/ beside the script (the rig into each load process's spool): own copies.
   { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'http.codes.200': 4 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
 ];

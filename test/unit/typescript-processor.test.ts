@@ -1,0 +1,55 @@
+/**
+ * A TypeScript processor is compiled once per load process into its own spool (Artillery's own esbuild call), not
+ * by every load process into one dist/ beside the script; and before the run, so a compile error or a function it
+ * does not export is bad input (exit 2), as for a .js processor.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadScenario } from '../../scripts/scenario';
+import { checkScriptFiles } from '../../scripts/script-check';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { bundleTypescriptProcessor, SliceError } = require('../../load-generators/lib/agent-slice') as {
+  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean;
+  SliceError: new (m: string) => Error;
+};
+
+const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-proc-'));
+fs.writeFileSync(path.join(dir, 'proc.ts'), 'export async function typed(ctx: { vars: Record<string, unknown> }): Promise<void> { const n: number = 1; ctx.vars.n = n; }\n');
+fs.writeFileSync(path.join(dir, 'broken.ts'), 'export function typed(: number {\n');
+
+describe('bundleTypescriptProcessor', () => {
+  test("bundles into the process's spool and points the script at it; nothing is written beside the script", () => {
+    const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-spool-'));
+    const script = { config: { processor: path.join(dir, 'proc.ts') } };
+    expect(bundleTypescriptProcessor(script, spool)).toBe(true);
+    expect(script.config.processor).toBe(path.join(spool, 'processor', 'proc.js'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(Object.keys(require(script.config.processor as string))).toEqual(['typed']);
+    expect(fs.existsSync(path.join(dir, 'dist'))).toBe(false);
+  });
+
+  test('a .js processor is left alone; a processor that does not compile is a SliceError naming the file', () => {
+    const js = { config: { processor: '/x/p.js' } };
+    expect(bundleTypescriptProcessor(js, dir)).toBe(false);
+    expect(js.config.processor).toBe('/x/p.js');
+    expect(() => bundleTypescriptProcessor({ config: { processor: path.join(dir, 'broken.ts') } }, dir)).toThrow(SliceError);
+    expect(() => bundleTypescriptProcessor({ config: { processor: path.join(dir, 'broken.ts') } }, dir)).toThrow(/broken\.ts does not compile: .*Expected identifier/);
+  });
+});
+
+describe('checkScriptFiles with a TypeScript processor', () => {
+  const check = (name: string, body: string) => () => {
+    fs.writeFileSync(path.join(dir, name), body);
+    checkScriptFiles(loadScenario(path.join(dir, name), SCENARIOS));
+  };
+  test('a function it does not export is named with its exports', () => {
+    expect(check('typo.yml', 'config: { target: "http://x", processor: ./proc.ts }\nscenarios:\n  - flow: [ { function: typo } ]\n')).toThrow(/function "typo" is not exported by .*proc\.ts \(exports: typed\)/);
+    expect(check('ok.yml', 'config: { target: "http://x", processor: ./proc.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
+  });
+  test('a compile error is bad input, with the compiler\'s line', () => {
+    expect(check('broken.yml', 'config: { target: "http://x", processor: ./broken.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).toThrow(/config\.processor .*broken\.ts: does not compile: .*Expected identifier/);
+  });
+});
