@@ -61,19 +61,25 @@ const LOG_TAIL_BYTES = 64 * 1024;
 /**
  * The error a load process died of, from the text of its log: Artillery's `worker error, id: N <message>` line
  * (an unknown engine, a browser that is not installed, a processor that throws at the first vuser), else the
- * last `…Error: …` line; ANSI colours removed, at most 300 characters. Undefined when there is none.
+ * last `…Error: …` line; ANSI colours removed, at most 300 characters, and where in the user's own code it was thrown
+ * (the first stack frame outside Node, node_modules and the rig). Undefined when there is none.
  * @param {string} text
  */
 function crashReason(text) {
   // eslint-disable-next-line no-control-regex
   const lines = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
-  let reason;
-  for (const l of lines) {
-    const m = /^worker error, id: \d+ (.+)$/.exec(l);
-    if (m) reason = m[1];
-  }
-  if (!reason) reason = lines.filter((l) => /^(\w*Error|\w+\.\w+: )/.test(l) && !l.startsWith('at ')).pop();
-  return reason === undefined ? undefined : reason.length > 300 ? `${reason.slice(0, 297)}...` : reason;
+  let at = -1;
+  lines.forEach((l, i) => {
+    if (/^worker error, id: \d+ .+$/.test(l)) at = i;
+  });
+  if (at < 0) at = lines.map((l, i) => (/^(\w*Error|\w+\.\w+: )/.test(l) ? i : -1)).filter((i) => i >= 0).pop() ?? -1;
+  if (at < 0) return undefined;
+  let reason = String(lines[at]).replace(/^worker error, id: \d+ /, '');
+  if (reason.length > 300) reason = `${reason.slice(0, 297)}...`;
+  // The first frame of the stack in the user's own code (not Node's, not a package's, not the rig's): where to look.
+  const frames = lines.slice(at + 1).filter((l) => l.startsWith('at '));
+  const own = frames.map((f) => /\(?((?:\/|file:\/\/)[^()]+:\d+:\d+)\)?$/.exec(f)?.[1]).find((loc) => loc && !/node_modules|^node:|\/load-generators\//.test(loc));
+  return own ? `${reason} (at ${own.replace(/^file:\/\//, '')})` : reason;
 }
 
 /** The tail of a log file, or '' when it cannot be read. @param {string} file */
