@@ -28,6 +28,12 @@ function log(msg) {
  * @returns {import('./config').TargetConfig}
  */
 function configOrExit(exit) {
+  // Configured by the environment only: a flag (`npm run target -- --port 3100`) would otherwise be ignored silently.
+  const args = process.argv.slice(2);
+  if (args.length > 0) {
+    process.stderr.write(`target: takes no arguments (got ${args.join(' ')}); set PORT, HOST, WORKERS in the environment, e.g. PORT=3100 npm run target\n`);
+    return exit(2);
+  }
   try {
     return loadConfig(process.env);
   } catch (err) {

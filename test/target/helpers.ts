@@ -35,9 +35,9 @@ export interface Spawned {
 }
 
 /** Spawn the target without waiting for anything. */
-export function spawnTarget(env: Record<string, string>): Spawned {
+export function spawnTarget(env: Record<string, string>, args: readonly string[] = []): Spawned {
   const tag = crypto.randomUUID();
-  const proc = spawn(process.execPath, [SERVER], {
+  const proc = spawn(process.execPath, [SERVER, ...args], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env, TARGET_TEST_TAG: tag },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -111,6 +111,14 @@ test('port in use: one stderr line naming the port, exit code 2, nothing on stdo
   }
 });
 
+test('a flag (npm run target -- --port 3100) is refused with exit 2 naming the environment variables, not ignored', async () => {
+  const s = spawnTarget({}, ['--port', '3100']);
+  const { code } = await s.exited;
+  expect(code).toBe(2);
+  expect(s.stderr()).toBe('target: takes no arguments (got --port 3100); set PORT, HOST, WORKERS in the environment, e.g. PORT=3100 npm run target\n');
+  expect(s.stdout()).toBe('');
+});
+
 test('invalid env is refused with exit 2 and a message naming the variable', async () => {
   const s = spawnTarget({ WORKERS: 'many' });
   const { code } = await s.exited;
