@@ -24,7 +24,7 @@ const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
 const { COMPLETED, DEFAULTS, SPOOL, generatorKeys } = require('./lib/run-protocol');
 const { systemClock } = require('./lib/backoff');
-const { SliceError, loadSlice, processScript } = require('./lib/agent-slice');
+const { SliceError, isTypescriptProcessor, loadSlice, processScript } = require('./lib/agent-slice');
 const { supervisor, writeAtomic } = require('./lib/agent-supervisor');
 const { spooler } = require('./lib/agent-spooler');
 const { controlWatcher } = require('./lib/agent-control');
@@ -86,9 +86,8 @@ async function main(clock) {
     const spool = path.join(work, `p${k}`);
     writeAtomic(path.join(spool, SPOOL.script), JSON.stringify(scripts[k]));
     // A bundled TypeScript processor: stack traces through its inline source map, as Artillery sets for its worker.
-    const sourceMaps = /\.ts$/.test(String(slice.processes[k]?.script?.config?.processor ?? ''));
+    const sourceMaps = isTypescriptProcessor(slice.processes[k]?.script?.config?.processor);
     sup.start(k, spool, secrets, {
-      ...(sourceMaps ? { RIG_SOURCE_MAPS: '1' } : {}),
       RIG_SOURCE_ADDRESS: sources[k] || '',
       // Scenarios with one-per-run duties (e.g. the pub/sub publisher) run them on generator 0, process 0.
       RIG_GENERATOR_ID: gid,
@@ -96,7 +95,7 @@ async function main(clock) {
       RIG_GENERATOR_COUNT: String(slice.count ?? 1),
       RIG_PROCESS_INDEX: String(k),
       RIG_TARGET_URL: '',
-    });
+    }, { sourceMaps });
   });
   const spool = spooler({ store, keys, procs: sup.procs, sources, clock, healthIntervalMs: slice.healthIntervalMs ?? DEFAULTS.healthIntervalMs });
   /**

@@ -130,14 +130,9 @@ export function availableScenarios(scenariosDir: string): string[] {
 }
 
 /**
- * The script with the flags applied: `--vusers`/`--ramp` replace the phases with one even ramp,
- * `--hold` and `--var` set variables. Pure; applied once per run (scripts/run-input.ts), the target
- * is set afterwards with {@link withTarget}.
- */
-/**
  * Notes for variables the flags set that a user's own script never mentions (as `{{ name }}` or in an `ifTrue`
- * expression; flows, hooks, config outside `variables`): `--var` (a typo sets nothing the flow reads) and `hold`, which `--hold`, or `--vusers` for
- * "all N held at once", sets for the built-in scenarios' hold step. Said before the run, never silently ignored; a
+ * expression; flows, hooks, config outside `variables`): `--var` (a typo sets nothing the flow reads) and `hold`,
+ * which `--hold`, or `--vusers` for "all N held at once", sets for the built-in scenarios' hold step. Said before the run, never silently ignored; a
  * processor may still read `context.vars`, so a script with one gets "unless its processor reads it". Pure.
  */
 export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions, name: string): string[] {
@@ -157,6 +152,11 @@ export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions
   return notes;
 }
 
+/**
+ * The script with the flags applied: `--vusers`/`--ramp` replace the phases with one even ramp,
+ * `--hold` and `--var` set variables. Pure; applied once per run (scripts/run-input.ts), the target
+ * is set afterwards with {@link withTarget}.
+ */
 export function applyOptions(script: ArtilleryScript, options: RunOptions): ArtilleryScript {
   const copy: ArtilleryScript = JSON.parse(JSON.stringify(script));
   const variables: Record<string, unknown> = { ...(copy.config.variables ?? {}) };

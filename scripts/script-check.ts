@@ -13,10 +13,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import { UsageError } from './errors';
+import type { LoadedScenario } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { bundleTypescriptProcessor } = require('../load-generators/lib/agent-slice') as { bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean };
-import type { LoadedScenario } from './scenario';
+const { bundleTypescriptProcessor } = require('../load-generators/lib/agent-slice') as {
+  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean;
+};
 
 /** A function the script names, and where. */
 export interface FunctionRef {
@@ -164,10 +166,14 @@ export function missingPluginNotes(script: LoadedScenario['script'], found: (mod
   return notes;
 }
 
-/** Whether Artillery's plugin loader finds a module: beside Artillery, bundled in it, or under ARTILLERY_PLUGIN_PATH. */
-export function artilleryPluginFinder(pluginPath: string | undefined): (module: string) => boolean {
+/**
+ * Whether Artillery would find a module by name, the way its engine and plugin loaders look (runner.js,
+ * load-plugins.js, builtin-packages.js): installed beside Artillery, bundled in it (dist/builtin-packages), or,
+ * for plugins, in a folder of ARTILLERY_PLUGIN_PATH (`extraDirs`).
+ */
+export function artilleryModuleFinder(extraDirs: readonly string[] = []): (module: string) => boolean {
   const artilleryDir = path.dirname(require.resolve('artillery/package.json'));
-  const dirs = [path.join(artilleryDir, 'dist', 'builtin-packages'), ...(pluginPath ? pluginPath.split(':').filter(Boolean) : [])];
+  const dirs = [path.join(artilleryDir, 'dist', 'builtin-packages'), ...extraDirs];
   return (module) => {
     try {
       require.resolve(module, { paths: [artilleryDir] });
@@ -178,16 +184,14 @@ export function artilleryPluginFinder(pluginPath: string | undefined): (module: 
   };
 }
 
+/** {@link artilleryModuleFinder} for plugins: ARTILLERY_PLUGIN_PATH's folders too. */
+export function artilleryPluginFinder(pluginPath: string | undefined): (module: string) => boolean {
+  return artilleryModuleFinder(pluginPath ? pluginPath.split(':').filter(Boolean) : []);
+}
+
 /** Whether `artillery-engine-<name>` loads the way Artillery resolves it: installed beside it, or bundled in it. */
 export function artilleryEngineInstalled(name: string): boolean {
-  const artilleryDir = path.dirname(require.resolve('artillery/package.json'));
-  const pkg = `artillery-engine-${name}`;
-  try {
-    require.resolve(pkg, { paths: [artilleryDir] });
-    return true;
-  } catch {
-    return fs.existsSync(path.join(artilleryDir, 'dist', 'builtin-packages', pkg, 'package.json'));
-  }
+  return artilleryModuleFinder()(`artillery-engine-${name}`);
 }
 
 /** Why a path a script names cannot be read as a file ("no such file", "a folder, not a file"), or undefined. */
@@ -222,7 +226,7 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
         if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
         else exported = r.exports;
       } catch (err) {
-        problems.push(`config.processor ${rel(file)}: ${(err as Error).message.replace(/^TypeScript processor \S+ /, '')}`);
+        problems.push(`config.processor ${rel(file)}: ${(err as Error & { reason?: string }).reason ?? (err as Error).message}`);
       } finally {
         fs.rmSync(scratch, { recursive: true, force: true });
       }

@@ -16,8 +16,17 @@ const { sharePayloads } = require('./payload-share');
  * @typedef {import('./run-protocol').Slice} Slice
  */
 
-/** The slice could not be used; the message says why (exit 3). */
-class SliceError extends Error {}
+/** The slice could not be used; the message says why (exit 3), `reason` the same without the file it is about. */
+class SliceError extends Error {
+  /** @param {string} message @param {string} [reason] */
+  constructor(message, reason) {
+    super(message);
+    this.reason = reason ?? message;
+  }
+}
+
+/** Whether a script's processor is TypeScript, which Artillery (and the rig) compile before loading. @param {unknown} processor */
+const isTypescriptProcessor = (processor) => typeof processor === 'string' && path.extname(processor) === '.ts';
 
 /**
  * The slice, plus the secrets for the load processes' environment and the notes the run output shows once.
@@ -68,14 +77,15 @@ function resolveScriptPaths(script, scriptDir) {
  */
 function bundleTypescriptProcessor(script, spool) {
   const cfg = script.config || {};
-  if (typeof cfg.processor !== 'string' || path.extname(cfg.processor) !== '.ts') return false;
+  if (!isTypescriptProcessor(cfg.processor)) return false;
   const esbuild = createRequire(require.resolve('artillery/package.json'))('esbuild-wasm');
   const outfile = path.join(spool, 'processor', `${path.basename(cfg.processor, '.ts')}.js`);
   const external = ['@playwright/test', ...((cfg.bundling && Array.isArray(cfg.bundling.external) && cfg.bundling.external) || [])];
   try {
     esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, logLevel: 'silent' });
   } catch (err) {
-    throw new SliceError(`TypeScript processor ${cfg.processor} does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`);
+    const reason = `does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`;
+    throw new SliceError(`TypeScript processor ${cfg.processor} ${reason}`, reason);
   }
   cfg.processor = outfile;
   return true;
@@ -98,4 +108,4 @@ function processScript(slice, k, spool, env) {
   return script;
 }
 
-module.exports = { SliceError, bundleTypescriptProcessor, loadSlice, processScript, resolveScriptPaths };
+module.exports = { SliceError, bundleTypescriptProcessor, isTypescriptProcessor, loadSlice, processScript, resolveScriptPaths };

@@ -121,8 +121,9 @@ function supervisor(opts) {
      * @param {number} k @param {string} spool
      * @param {Record<string, string>} secrets the scenario's secrets (never override the rig's own variables)
      * @param {Record<string, string>} rigEnv the process's RIG_* variables
+     * @param {{ sourceMaps?: boolean }} [how] `sourceMaps`: its processor is a bundle with an inline source map
      */
-    start(k, spool, secrets, rigEnv) {
+    start(k, spool, secrets, rigEnv, { sourceMaps = false } = {}) {
       const logFile = path.join(spool, SPOOL.log);
       const log = fs.openSync(logFile, 'a');
       const child = spawn(process.execPath, [...loadProcessExecArgv(process.env.NODE_OPTIONS), ARTILLERY_BIN, 'run', path.join(spool, SPOOL.script)], {
@@ -137,7 +138,7 @@ function supervisor(opts) {
           ARTILLERY_DISABLE_ENSURE: 'true',
           // The rig's plugin first, then a user's own plugin folders (Artillery's load-plugins.js reads the list).
           ARTILLERY_PLUGIN_PATH: [PLUGINS_DIR, process.env.ARTILLERY_PLUGIN_PATH].filter(Boolean).join(':'),
-          NODE_OPTIONS: `${loadProcessNodeOptions(process.env.NODE_OPTIONS)}${rigEnv.RIG_SOURCE_MAPS ? ' --enable-source-maps' : ''}`,
+          NODE_OPTIONS: `${loadProcessNodeOptions(process.env.NODE_OPTIONS)}${sourceMaps ? ' --enable-source-maps' : ''}`,
           ...rigEnv,
         },
       });

@@ -53,3 +53,26 @@ describe('checkScriptFiles with a TypeScript processor', () => {
     expect(check('broken.yml', 'config: { target: "http://x", processor: ./broken.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).toThrow(/config\.processor .*broken\.ts: does not compile: .*Expected identifier/);
   });
 });
+
+describe("a bundled TypeScript processor's errors point into the .ts file (load process started with source maps)", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { supervisor } = require('../../load-generators/lib/agent-supervisor') as {
+    supervisor(opts: { clock: { now(): number; sleep(ms: number): Promise<void> } }): {
+      procs: Array<{ exit?: number | null; why: string }>;
+      start(k: number, spool: string, secrets: Record<string, string>, rigEnv: Record<string, string>, how?: { sourceMaps?: boolean }): void;
+    };
+  };
+  test('a processor that throws outside a step: the crash line names thrower.ts, not the bundle', async () => {
+    fs.writeFileSync(path.join(dir, 'thrower.ts'), "const late: number = 5;\nexport function boom(_c: unknown, _e: unknown, done: () => void): void {\n  setTimeout(() => { throw new Error('from ts'); }, late);\n  done();\n}\n");
+    const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-crash-'));
+    const script = { config: { target: 'http://127.0.0.1:9', processor: path.join(dir, 'thrower.ts'), phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [{ function: 'boom' }] }] };
+    expect(bundleTypescriptProcessor(script, spool)).toBe(true);
+    fs.writeFileSync(path.join(spool, 'script.json'), JSON.stringify(script));
+    const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+    const sup = supervisor({ clock });
+    sup.start(0, spool, {}, {}, { sourceMaps: true });
+    const deadline = Date.now() + 60_000;
+    while (sup.procs[0]!.exit === undefined && Date.now() < deadline) await clock.sleep(100);
+    expect(sup.procs[0]!.why).toMatch(/Error: from ts \(at \S*thrower\.ts:3:\d+\)$/);
+  }, 90_000);
+});
