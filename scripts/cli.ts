@@ -4,9 +4,11 @@
  * 3 rig failure, 130 interrupted). Progress goes to stderr; `--json` puts the summary on stdout.
  */
 import { Command, Option } from 'commander';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, RigError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
+import { expandHome } from './home-path';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
@@ -22,8 +24,9 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Builds the command-line parser (exported for tests of the help text). */
-export function buildProgram(): Command {
+/** Builds the command-line parser (exported for tests of the help text); `home` is what a path flag's `~` means. */
+export function buildProgram(home: string = os.homedir()): Command {
+  const inHome = (value: string) => expandHome(value, home);
   return new Command('loadtest')
     .description('Run a load test against a Socket.IO / WebSocket target, locally or on the deployed AWS rig')
     .addOption(new Option('--platform <where>', 'where generators run: local | aws (default: aws when the stacks are deployed, else local)'))
@@ -31,17 +34,17 @@ export function buildProgram(): Command {
     .option('--ramp <duration>', 'spread arrivals evenly over this time (90s, 20m); default 100 arrivals/s, at least 10s')
     .option('--hold <duration>', 'how long each vuser keeps its connection (scenario variable "hold"); default with --vusers: until the ramp ends plus the plateau, so all N are held at once')
     .option('--plateau <duration>', 'with --vusers and no --hold: how long all N stay connected at once after the ramp (default 30s)')
-    .option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script', 'connect')
+    .addOption(new Option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script').default('connect').argParser(inHome))
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
     .option('--target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
     .option('-e, --environment <name>', "use the script's config.environments entry, as artillery run -e does")
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
-    .option('--out <dir>', 'run folder (default runs/<run-id>)')
+    .addOption(new Option('--out <dir>', 'run folder (default runs/<run-id>)').argParser(inHome))
     .option('--json', 'print the summary JSON on stdout')
-    .option('--output <file>', 'also write the summary JSON to this file (written on every exit code)')
+    .addOption(new Option('--output <file>', 'also write the summary JSON to this file (written on every exit code)').argParser(inHome))
     .option('--ensure <expr>', 'pass/fail threshold (Artillery ensure syntax), repeatable', collect, [])
-    .option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")')
+    .addOption(new Option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")').argParser(inHome))
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
     .option('--teardown', 'destroy the stacks after the run (aws)')
     .option('--keep-generators', 'leave the generator fleet running after the run (aws)')
@@ -70,7 +73,8 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return { exitCode: ExitCode.ok };
     // Commander already printed its one line; a script asking for the summary still gets one.
     const message = (err as Error).message.replace(/^error: /, '');
-    emitSummary({ json: argv.includes('--json'), output: flagValue(argv, '--output') }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+    const output = flagValue(argv, '--output');
+    emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : expandHome(output, os.homedir()) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
     return { exitCode: ExitCode.badInput };
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.

@@ -10,6 +10,7 @@
  * could not be read.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
@@ -17,6 +18,7 @@ import type { AbortControl, DoneMarker, RunStore, StartControl } from './contrac
 import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError, unexpectedErrorLine } from './errors';
+import { expandHome } from './home-path';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
@@ -79,6 +81,8 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
 /** Rebuilds the reports of one run folder; returns the exit code. */
 export async function rebuildReport(dir: string, log: (line: string) => void): Promise<number> {
   const abs = path.resolve(dir);
+  if (!fs.existsSync(abs)) throw new UsageError(`run ${dir} does not exist; pass a run folder such as runs/<run-id>`);
+  if (!fs.statSync(abs).isDirectory()) throw new UsageError(`run ${dir} is a file, not a run folder; pass a run folder such as runs/<run-id>`);
   if (!fs.existsSync(path.join(abs, 'run.json'))) throw new UsageError(`${dir} is not a run folder (no run.json); pass runs/<run-id>`);
   const store = localStore(abs);
   const run = (await readJson<RunRecord>(store, 'run.json')) as RunRecord;
@@ -116,7 +120,7 @@ export function compareFolders(baseDir: string, runDir: string, opts: { ensure: 
 const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- --compare runs/<baseline-id> runs/<run-id> [--ensure EXPR]… [--json]';
 
 /** Runs the command line; returns the exit code. */
-export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void, env: NodeJS.ProcessEnv = {}): Promise<number> {
+export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void, env: NodeJS.ProcessEnv = {}, home: string = os.homedir()): Promise<number> {
   const refusal = npmEatenRefusal(env, longFlags(REPORT_OPTIONS), argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
   let parsed: ReturnType<typeof parseCli>;
@@ -125,7 +129,9 @@ export async function main(argv: readonly string[], out: (text: string) => void,
   } catch (err) {
     throw new UsageError(`${(err as Error).message}; ${USAGE}`);
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  // A run folder given as `~/runs/…` in quotes or after `=` is the home folder's, as the shell would read it.
+  const positionals = parsed.positionals.map((p) => expandHome(p, home));
   const ensure = values.ensure ?? [];
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);

@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, UsageError } from './errors';
+import { expandHome } from './home-path';
 import { npmEatenRefusal } from './npm-flags';
 import { openInChromium } from './report/chromium';
 
@@ -56,8 +57,9 @@ async function main(argv: readonly string[], log: (line: string) => void): Promi
   const refusal = npmEatenRefusal(process.env, ['--out'], argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
   const outAt = argv.indexOf('--out');
-  const png = path.resolve(outAt >= 0 ? (argv[outAt + 1] ?? '') : path.join(ROOT, 'docs', 'report-first-screen.png'));
-  const folder = argv.find((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+  const png = path.resolve(outAt >= 0 ? expandHome(argv[outAt + 1] ?? '', os.homedir()) : path.join(ROOT, 'docs', 'report-first-screen.png'));
+  const given = argv.find((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+  const folder = given === undefined ? undefined : expandHome(given, os.homedir());
   const chromiumPath = process.env.CHROMIUM_PATH;
   if (folder) {
     await screenshotFirstScreen(folder, png, chromiumPath);

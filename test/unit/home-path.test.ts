@@ -1,0 +1,57 @@
+/**
+ * `~` in a path flag is the home folder, as the shell would have read it: without this, `--out=~/runs/x`
+ * made a folder named `~` in the working directory.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { buildProgram } from '../../scripts/cli';
+import { expandHome } from '../../scripts/home-path';
+import { main as reportMain } from '../../scripts/report-cli';
+import { runCli, tempDir } from '../helpers/cli';
+
+describe('expandHome', () => {
+  it('reads a leading ~ or ~/ as the home folder and leaves every other path as written', () => {
+    expect(expandHome('~', '/home/me')).toBe('/home/me');
+    expect(expandHome('~/runs/a', '/home/me')).toBe('/home/me/runs/a');
+    expect(expandHome('~other/runs', '/home/me')).toBe('~other/runs'); // another user's home: only the shell knows it
+    expect(expandHome('runs/~/a', '/home/me')).toBe('runs/~/a');
+    expect(expandHome('./~', '/home/me')).toBe('./~');
+    expect(expandHome('/abs/x', '/home/me')).toBe('/abs/x');
+  });
+});
+
+describe('every path flag of npm run loadtest', () => {
+  it('reads ~ in --scenario, --out, --output and --baseline, with a space or with =', () => {
+    const program = buildProgram('/home/me');
+    program.parse(['--scenario', '~/my.yml', '--out=~/runs/x', '--output', '~/s.json', '--baseline=~/runs/b'], { from: 'user' });
+    expect(program.opts()).toMatchObject({ scenario: '/home/me/my.yml', out: '/home/me/runs/x', output: '/home/me/s.json', baseline: '/home/me/runs/b' });
+  });
+
+  it('keeps built-in scenario names and the default as they are', () => {
+    const program = buildProgram('/home/me');
+    program.parse([], { from: 'user' });
+    expect(program.opts().scenario).toBe('connect');
+    const named = buildProgram('/home/me');
+    named.parse(['--scenario', 'pubsub'], { from: 'user' });
+    expect(named.opts().scenario).toBe('pubsub');
+  });
+
+  it('writes the bad-input summary of --output=~/… into the home folder, not into a folder named ~', async () => {
+    const home = tempDir('rig-home-');
+    try {
+      const r = await runCli(['--no-such-flag', '--output=~/summary.json'], { env: { HOME: home }, timeoutMs: 60_000 });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(fs.readFileSync(path.join(home, 'summary.json'), 'utf8'))).toMatchObject({ status: 'bad-input', exitCode: 2 });
+      expect(fs.existsSync(path.join(process.cwd(), '~'))).toBe(false);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run report', () => {
+  it('reads ~ in a run folder', async () => {
+    await expect(reportMain(['~/runs/none'], () => undefined, () => undefined, {}, '/home/nobody-here')).rejects.toThrow('run /home/nobody-here/runs/none does not exist');
+    await expect(reportMain(['--compare', '~/a', '~/b'], () => undefined, () => undefined, {}, '/home/nobody-here')).rejects.toThrow('baseline /home/nobody-here/a does not exist');
+  });
+});
