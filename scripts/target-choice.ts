@@ -55,15 +55,23 @@ export function checkTargetUrl(value: string, where: string, allowWebSocket: boo
         : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
     );
   }
-  // Paths are kept (a ws script's endpoint, a prefix behind a proxy); only a trailing slash goes.
-  return value.replace(/\/+$/, '');
+  // Paths are kept (a ws script's endpoint, a prefix behind a proxy); only a trailing slash goes. The scheme is
+  // written in lower case: RFC 3986 §3.1 makes schemes case-insensitive, but Artillery's HTTP engine fails every
+  // request to `HTTP://…` ("Invalid URL"); chooseTarget says so on the target line.
+  return value.trim().replace(/\/+$/, '').replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
+}
+
+/** What the target line adds when the scheme was written in another case than the one the run uses. */
+function schemeNote(given: string, used: string): string {
+  const scheme = (u: string) => /^[^:]*:/.exec(u.trim())?.[0] ?? '';
+  return scheme(given) === scheme(used) ? '' : `; scheme written as ${scheme(used)}// (Artillery fails every request to ${scheme(given)}//)`;
 }
 
 /** Decides the run's target; throws {@link UsageError} when a user script has none and none was given. */
 export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>): TargetChoice {
   if (options.target !== undefined) {
     const target = checkTargetUrl(options.target, '--target', !scenario.builtIn);
-    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target)` };
+    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target${schemeNote(options.target, target)})` };
   }
   if (scenario.builtIn || options.referenceTarget) return { options, source: 'reference' };
   const raw = scenario.script.config.target;
@@ -74,6 +82,7 @@ export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env:
     );
   }
   if (typeof raw !== 'string') throw new UsageError(`${where} must be a URL string`);
-  const target = checkTargetUrl(resolveTargetTemplate(raw, env, where), where, true);
-  return { options: { ...options, target }, source: 'script', line: `target: ${redactUrl(target)} (${where}; --target URL overrides it)` };
+  const resolved = resolveTargetTemplate(raw, env, where);
+  const target = checkTargetUrl(resolved, where, true);
+  return { options: { ...options, target }, source: 'script', line: `target: ${redactUrl(target)} (${where}${schemeNote(resolved, target)}; --target URL overrides it)` };
 }

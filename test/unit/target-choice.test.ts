@@ -16,6 +16,7 @@ const own = script('own.yml', '  target: "http://api.example.test:8080/v1"');
 const envs = script('envs.yml', '  target: "http://127.0.0.1:9"\n  environments:\n    staging:\n      target: "wss://staging.example.test/socket"\n      variables: { room: s }\n    nothing:\n      variables: { room: n }');
 const templated = script('templated.yml', '  target: "http://{{ $env.API_HOST }}:{{ $processEnvironment.API_PORT }}"');
 const none = script('none.yml', '  http: { timeout: 5 }');
+const upper = script('upper.yml', '  target: "HTTP://127.0.0.1:7000/api/"');
 
 const choose = (flags: Parameters<typeof validateFlags>[0], env: Record<string, string> = {}) => {
   const options = validateFlags(flags);
@@ -71,6 +72,18 @@ describe('chooseTarget', () => {
     const ref = choose({ scenario: own, target: 'reference' });
     expect(ref.source).toBe('reference');
     expect(ref.options.target).toBeUndefined();
+  });
+
+  // RFC 3986 §3.1: a scheme is case-insensitive; Artillery's HTTP engine still fails every request to HTTP://…
+  test('an upper-case scheme is run in lower case, and the target line says so before the run', () => {
+    const flag = choose({ scenario: own, target: ' HTTPS://User:pw@127.0.0.1:7000 ' });
+    expect(flag.options.target).toBe('https://User:pw@127.0.0.1:7000');
+    expect(flag.line).toBe('target: https://***:***@127.0.0.1:7000 (--target; scheme written as https:// (Artillery fails every request to HTTPS://))');
+    const fromScript = choose({ scenario: upper });
+    expect(fromScript.options.target).toBe('http://127.0.0.1:7000/api');
+    expect(fromScript.line).toBe('target: http://127.0.0.1:7000/api (config.target of upper.yml; scheme written as http:// (Artillery fails every request to HTTP://); --target URL overrides it)');
+    // A lower-case scheme adds nothing.
+    expect(choose({ scenario: own }).line).not.toMatch(/scheme/);
   });
 
   test('a built-in scenario refuses a ws:// target (it fetches its cookie over HTTP)', () => {
