@@ -25,10 +25,11 @@ function valuesIn(t: ThresholdResult, aggregate: ResultInput['aggregate']): stri
 
 /** The reason line of one threshold. */
 export function thresholdReason(t: ThresholdResult, aggregate: ResultInput['aggregate']): string {
-  if (t.ok) return `threshold \`${t.expression}\` held`;
+  const note = t.note ? ` (${t.note})` : '';
+  if (t.ok) return `threshold \`${t.expression}\` held${note}`;
   if (t.error) return `threshold \`${t.expression}\` could not be evaluated: ${t.error}`;
   const values = t.values ?? valuesIn(t, aggregate);
-  return `threshold \`${t.expression}\` breached${values ? `: ${values}` : ''}`;
+  return `threshold \`${t.expression}\` breached${values ? `: ${values}` : ''}${note}`;
 }
 
 /**

@@ -8,6 +8,7 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { compileExpression } = require('filtrex') as { compileExpression: (expr: string) => (vars: Record<string, unknown>) => unknown };
 import { createHash } from 'node:crypto';
+import { distance } from 'fastest-levenshtein';
 import { UsageError } from '../errors';
 import type { ArtilleryReportSection } from '../core/merge';
 import type { ThresholdResult } from './types';
@@ -23,7 +24,21 @@ export function metricVariables(aggregate: Pick<ArtilleryReportSection, 'counter
   return vars;
 }
 
-/** Evaluates each expression; a metric the run never produced counts as 0, as a counter would. */
+/** Statistics a histogram has as `<name>.<stat>`. */
+const HISTOGRAM_STATS = ['min', 'max', 'mean', 'median', 'count', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999'];
+const PERCENTILE_STATS = HISTOGRAM_STATS.filter((s) => !['min', 'max', 'count'].includes(s));
+/** filtrex 2's words and functions: never metric names. */
+const FILTREX_WORDS = new Set(['and', 'or', 'not', 'in', 'if', 'then', 'else', 'abs', 'ceil', 'floor', 'log', 'max', 'min', 'random', 'round', 'sqrt']);
+/** A quoted string (kept as is) or a name, dotted or not, that is not a function call. */
+const NAME_OR_STRING = /("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w.])([A-Za-z_][\w]*(?:\.[\w-]+)*)(?![\w(])/g;
+
+/**
+ * Evaluates each expression. A counter the run never produced counts as 0 (`ws.dropped == 0` holds on a run that
+ * dropped nothing), and the result names it (`note`), with the recorded name it is closest to: a typo such as
+ * `vusers.faild == 0` would otherwise hold silently. A statistic of a histogram the run never recorded (or a
+ * statistic histograms do not have) cannot be evaluated: counted as 0, `ws.connect_time.p99 < 300` would pass on
+ * a run that measured no connect at all.
+ */
 export function evaluateThresholds(expressions: readonly string[], aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>): ThresholdResult[] {
   const vars = metricVariables(aggregate);
   return expressions.map((expression) => {
@@ -37,23 +52,55 @@ export function evaluateThresholds(expressions: readonly string[], aggregate: Pi
       names.set(id, name);
       rewritten = rewritten.split(name).join(id);
     }
-    // Unknown dotted names (a metric this run never emitted) evaluate as 0.
-    rewritten = rewritten.replace(/\b[A-Za-z_][\w]*(\.[\w-]+)+\b/g, (unknown) => {
+    // Names this run never emitted, dotted or not (strings, filtrex's words and the ids above left alone).
+    rewritten = rewritten.replace(NAME_OR_STRING, (all, quoted: string | undefined, name: string | undefined) => {
+      if (quoted !== undefined || name === undefined || FILTREX_WORDS.has(name) || names.has(name)) return all;
       const id = `m${names.size}_`;
-      names.set(id, unknown);
+      names.set(id, name);
       return id;
     });
+    const unrecorded = [...new Set([...names.values()].filter((n) => !vars.has(n)))];
+    const problem = histogramProblem(unrecorded, aggregate);
+    if (problem) return { expression, ok: false, error: problem };
+    const note = unrecorded.length ? unrecordedNote(unrecorded, vars) : undefined;
     try {
       const f = compileExpression(rewritten);
       const values: Record<string, unknown> = {};
       for (const [id, name] of names) values[id] = vars.get(name) ?? 0;
       const result = f(values);
       if (result instanceof Error) return { expression, ok: false, error: result.message };
-      return { expression, ok: result === true || result === 1 };
+      return { expression, ok: result === true || result === 1, ...(note ? { note } : {}) };
     } catch (err) {
       return { expression, ok: false, error: `cannot evaluate: ${(err as Error).message.split('\n')[0]}` };
     }
   });
+}
+
+/** Why a name read as `<histogram>.<stat>` cannot be evaluated, if one can't. */
+function histogramProblem(unrecorded: readonly string[], aggregate: Pick<ArtilleryReportSection, 'summaries'>): string | undefined {
+  const histograms = Object.keys(aggregate.summaries).sort();
+  for (const name of unrecorded) {
+    const dot = name.lastIndexOf('.');
+    if (dot < 0) continue;
+    const [base, stat] = [name.slice(0, dot), name.slice(dot + 1)];
+    if (histograms.includes(base)) return `${base} has no statistic ${stat}; use one of ${HISTOGRAM_STATS.join(', ')}`;
+    // Percentiles, mean and median name nothing but a histogram's statistic; min, max and count could end a counter's name.
+    if (PERCENTILE_STATS.includes(stat)) {
+      return `this run recorded no histogram ${base}${histograms.length ? ` (histograms: ${histograms.join(', ')})` : ''}, so ${name} has no value`;
+    }
+  }
+  return undefined;
+}
+
+/** "vusers.faild was not recorded by this run (counted as 0; did you mean vusers.failed?)". */
+function unrecordedNote(unrecorded: readonly string[], vars: ReadonlyMap<string, number>): string {
+  const recorded = [...vars.keys()];
+  return unrecorded
+    .map((name) => {
+      const near = recorded.filter((r) => distance(r, name) <= Math.min(2, Math.floor(name.length / 4))).sort((a, b) => distance(a, name) - distance(b, name))[0];
+      return `${name} was not recorded by this run (counted as 0${near ? `; did you mean ${near}?` : ''})`;
+    })
+    .join('; ');
 }
 
 // ---------------------------------------------------------------------------------------------------

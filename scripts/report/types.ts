@@ -36,6 +36,8 @@ export interface ThresholdResult {
   readonly values?: string;
   /** A `strict: false` condition: a breach is shown but does not fail the run (as in Artillery). */
   readonly optional?: boolean;
+  /** `--ensure` read a name this run never recorded (counted as 0): which, and the recorded name it is closest to. */
+  readonly note?: string;
 }
 
 /** The summary JSON. */

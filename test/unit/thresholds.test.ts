@@ -36,9 +36,40 @@ describe('evaluateThresholds', () => {
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, false]);
   });
 
-  test('a metric the run never produced counts as 0, like a counter', () => {
-    expect(evaluateThresholds(['ws.dropped == 0', 'errors.ECONNRESET < 1'], aggregate).every((r) => r.ok)).toBe(true);
+  test('a metric the run never produced counts as 0, like a counter, and the result names it', () => {
+    const results = evaluateThresholds(['ws.dropped == 0', 'errors.ECONNRESET < 1'], aggregate);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results[0]?.note).toBe('ws.dropped was not recorded by this run (counted as 0)');
     expect(evaluateThresholds(['ws.dropped > 0'], aggregate)[0]?.ok).toBe(false);
+    // Names the run recorded carry no note.
+    expect(evaluateThresholds(['vusers.failed == 0'], aggregate)[0]).toEqual({ expression: 'vusers.failed == 0', ok: true });
+  });
+
+  test('a misspelt name still holds as 0, but the note names the recorded name it is closest to', () => {
+    const [r] = evaluateThresholds(['vusers.faild == 0'], aggregate);
+    expect(r).toEqual({ expression: 'vusers.faild == 0', ok: true, note: 'vusers.faild was not recorded by this run (counted as 0; did you mean vusers.failed?)' });
+  });
+
+  test('an undotted name is a metric name too (was left undefined: `garbage` read as breached with no reason)', () => {
+    const [r] = evaluateThresholds(['garbage < 1'], aggregate);
+    expect(r).toMatchObject({ ok: true, note: 'garbage was not recorded by this run (counted as 0)' });
+    const own = { counters: { myCounter: 4 }, rates: {}, summaries: {} };
+    expect(evaluateThresholds(['myCounter == 4'], own)[0]).toEqual({ expression: 'myCounter == 4', ok: true });
+  });
+
+  test("a statistic of a histogram the run never recorded, or one histograms lack, cannot be evaluated (not 0)", () => {
+    expect(evaluateThresholds(['http.response_time.p99 < 300'], aggregate)[0]).toEqual({
+      expression: 'http.response_time.p99 < 300',
+      ok: false,
+      error: 'this run recorded no histogram http.response_time (histograms: pubsub.delivery_latency, ws.connect_time), so http.response_time.p99 has no value',
+    });
+    expect(evaluateThresholds(['ws.connect_time.p98 < 300'], aggregate)[0]?.error).toBe('ws.connect_time has no statistic p98; use one of min, max, mean, median, count, p50, p75, p90, p95, p99, p999');
+  });
+
+  test("filtrex's functions and words, and quoted strings, are not metric names", () => {
+    const [r] = evaluateThresholds(['max(ws.connect_time.p99, pubsub.delivery_latency.p99) < 300 and not (vusers.failed > 0)'], aggregate);
+    expect(r).toEqual({ expression: 'max(ws.connect_time.p99, pubsub.delivery_latency.p99) < 300 and not (vusers.failed > 0)', ok: true });
+    expect(evaluateThresholds(['"a.b" == "a.b"'], aggregate)[0]).toEqual({ expression: '"a.b" == "a.b"', ok: true });
   });
 
   test('a name that is a prefix of another is replaced whole (longest first)', () => {
