@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
-import { ArtilleryScript, LoadedScenario, applyOptions, loadScenario, unreadVariableNotes } from './scenario';
+import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes } from './script-check';
@@ -58,7 +58,12 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     ensure,
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
-    notes: [...(note ? [note] : []), ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)), ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH))],
+    notes: [
+      ...(note ? [note] : []),
+      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
+      ...(scenario.builtIn ? [] : [defaultPhasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
+      ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
+    ],
     ...(baseline ? { baseline } : {}),
   };
 }

@@ -164,6 +164,8 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   checkVarTypes(variables, options.vars, thinkVariables(copy));
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
+  // No phases at all: one vuser, as `artillery run` does (prepare-test-execution-plan); said before the run.
+  if (copy.config.phases === undefined) copy.config.phases = ARTILLERY_DEFAULT_PHASES.map((p) => ({ ...p }));
   if (options.vusers !== undefined) {
     const duration = options.rampSeconds ?? defaultRampSeconds(options.vusers);
     copy.config.phases = [{ name: 'ramp', duration, arrivalCount: options.vusers }];
@@ -172,7 +174,7 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
     copy.config.phases = stretchPhases(copy.config.phases ?? [], options.rampSeconds);
   }
   if (!copy.config.phases || copy.config.phases.length === 0) {
-    throw new UsageError('the scenario has no config.phases; pass --vusers N (and --ramp) or add phases to the script');
+    throw new UsageError('the scenario\'s config.phases is an empty list, so no vuser would arrive; add a phase, drop the empty list (one vuser, as artillery run), or pass --vusers N');
   }
   // Ensure runs once, on the merged data (scripts/report/ensure.ts); a load process running it on its
   // slice would judge a fraction of the load and exit 1 (read as a lost generator). Both places go.
@@ -184,6 +186,15 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   // Already merged into config by loadScenario.
   delete copy.config.environments;
   return copy;
+}
+
+/** What `artillery run` (2.0.34) runs when a script has no `config.phases`: one vuser. */
+export const ARTILLERY_DEFAULT_PHASES: ReadonlyArray<{ readonly duration: number; readonly arrivalCount: number }> = [{ duration: 1, arrivalCount: 1 }];
+
+/** The line said before the run when a user's script has no phases and no --vusers replaces them. */
+export function defaultPhasesNote(script: ArtilleryScript, options: RunOptions, name: string): string | undefined {
+  if (script.config.phases !== undefined || options.vusers !== undefined) return undefined;
+  return `note: ${name} has no config.phases, so it runs one vuser${options.rampSeconds !== undefined ? ` (over --ramp)` : ''}, as artillery run does; pass --vusers N for more`;
 }
 
 /** The script pointed at the run's target. Pure. */

@@ -92,6 +92,8 @@ const CASES: Case[] = [
   // TypeScript: plain bundles it into dist/ beside the script (the rig into each load process's spool): own copies.
   { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'http.codes.200': 4 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
+  // No phases: one vuser in both (the rig refused the script before, exit 2).
+  { script: 'no-phases.yml', exit: 0, says: [/note: no-phases\.yml has no config\.phases, so it runs one vuser, as artillery run does/], expect: { 'vusers.created': 1, 'vusers.completed': 1, 'http.requests': 2 } },
 ];
 
 describe('compatibility: the same script under plain `artillery run` and under the rig', () => {

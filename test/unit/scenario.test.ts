@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
-import { applyOptions, loadScenario, processScript, thinkVariables, unreadVariableNotes } from '../../scripts/scenario';
+import { applyOptions, defaultPhasesNote, loadScenario, processScript, thinkVariables, unreadVariableNotes } from '../../scripts/scenario';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 
@@ -45,6 +45,21 @@ describe('applyOptions', () => {
     expect(() => applyOptions(thinking, validateFlags({ var: ['gap=soon'] }))).toThrow(/--var gap=soon: the scenario uses gap as a think time in seconds; pass a number/);
     expect(() => applyOptions(thinking, validateFlags({ var: ['gap=2592000'] }))).toThrow(/--var gap=2592000: a think time of more than 2147483 s/);
     expect(applyOptions(thinking, validateFlags({ var: ['gap=2'] })).config.variables).toEqual({ gap: 2 });
+  });
+});
+
+describe('a script without config.phases runs one vuser, as artillery run does (it was refused, exit 2)', () => {
+  const bare = { config: { target: 'http://127.0.0.1:9' }, scenarios: [{ flow: [{ get: { url: '/' } }] }] };
+  test("Artillery's default phase, said before the run; --vusers replaces it and needs no note", () => {
+    expect(applyOptions(bare, validateFlags({})).config.phases).toEqual([{ duration: 1, arrivalCount: 1 }]);
+    expect(defaultPhasesNote(bare, validateFlags({}), 'my.yml')).toBe('note: my.yml has no config.phases, so it runs one vuser, as artillery run does; pass --vusers N for more');
+    expect(applyOptions(bare, validateFlags({ vusers: '5' })).config.phases).toEqual([{ name: 'ramp', duration: 10, arrivalCount: 5 }]);
+    expect(defaultPhasesNote(bare, validateFlags({ vusers: '5' }), 'my.yml')).toBeUndefined();
+    // --ramp alone stretches that one phase.
+    expect(applyOptions(bare, validateFlags({ ramp: '5s' })).config.phases).toEqual([{ duration: 5, arrivalCount: 1 }]);
+  });
+  test('an empty list of phases is still refused: no vuser would arrive', () => {
+    expect(() => applyOptions({ ...bare, config: { ...bare.config, phases: [] } }, validateFlags({}))).toThrow(/config\.phases is an empty list, so no vuser would arrive/);
   });
 });
 
