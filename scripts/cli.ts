@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { ExitCode, RigError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
 import { expandHome } from './home-path';
+import { artilleryFlagHint, positionalHint } from './artillery-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
@@ -37,8 +38,9 @@ export function buildProgram(home: string = os.homedir()): Command {
     .addOption(new Option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script').default('connect').argParser(inHome))
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
-    .option('--target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
+    .option('-t, --target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
     .option('-e, --environment <name>', "use the script's config.environments entry, as artillery run -e does")
+    .option('-k, --insecure', "accept any TLS certificate from the target (your script's config.tls.rejectUnauthorized: false), as artillery run -k does")
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
     .addOption(new Option('--out <dir>', 'run folder (default runs/<run-id>)').argParser(inHome))
     .option('--json', 'print the summary JSON on stdout')
@@ -58,6 +60,13 @@ export function buildProgram(home: string = os.homedir()): Command {
 type CliFlags = RawFlags & { generatorCapacity?: string };
 type Log = (line: string) => void;
 
+/** A command line refused before it was parsed: a script asking for the summary still gets one. Returns exit 2. */
+function badInputSummary(argv: readonly string[], message: string): number {
+  const output = flagValue(argv, '--output');
+  emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : expandHome(output, os.homedir()) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+  return ExitCode.badInput;
+}
+
 /** Parses the command line: the flags, or the exit code when parsing ended it (help shown, or bad input reported). */
 function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: number } {
   const refusal = npmEatenRefusal(process.env, longFlags(buildProgram()), argv);
@@ -66,16 +75,22 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
     return { exitCode: ExitCode.badInput };
   }
   const program = buildProgram();
+  // `artillery run` habits (-o, --variables, a bare script argument) get the rig's way, not "unknown option".
+  const own = program.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
+  const habit = artilleryFlagHint(argv, own);
+  const operands = habit === undefined ? buildProgram().parseOptions([...argv]).operands : [];
+  const early = habit ?? (operands.length ? positionalHint(operands) : undefined);
+  if (early !== undefined) {
+    process.stderr.write(`error: ${early}\n`);
+    return { exitCode: badInputSummary(argv, early) };
+  }
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return { exitCode: ExitCode.ok };
     // Commander already printed its one line; a script asking for the summary still gets one.
-    const message = (err as Error).message.replace(/^error: /, '');
-    const output = flagValue(argv, '--output');
-    emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : expandHome(output, os.homedir()) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
-    return { exitCode: ExitCode.badInput };
+    return { exitCode: badInputSummary(argv, (err as Error).message.replace(/^error: /, '')) };
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.
   return { flags: program.opts<CliFlags>() };

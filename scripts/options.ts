@@ -34,6 +34,7 @@ export interface RawFlags {
   readonly maxCost?: string;
   readonly baseline?: string;
   readonly environment?: string;
+  readonly insecure?: boolean;
 }
 
 /** Validated run options. */
@@ -76,7 +77,9 @@ export interface RunOptions {
   readonly maxCost?: number;
   /** An earlier run folder to compare with; `--ensure` may read its figures as `baseline.*`. */
   readonly baseline?: string;
-  /** Not a flag: the script's `config.tls.rejectUnauthorized` is false, so the reachability check accepts any certificate too. */
+  /** `-k/--insecure`: the script's `config.tls.rejectUnauthorized` is set to false, as `artillery run -k` does. */
+  readonly insecure?: boolean;
+  /** Not a flag: the script's `config.tls.rejectUnauthorized` is false (its own, or by -k), so the reachability check accepts any certificate too. */
   readonly insecureTls?: boolean;
 }
 
@@ -211,6 +214,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     target: raw.target === undefined || referenceTarget ? undefined : parseTarget(raw.target),
     referenceTarget,
     ...(environment ? { environment } : {}),
+    ...(raw.insecure ? { insecure: true } : {}),
     out: raw.out,
     json: Boolean(raw.json),
     ensure: raw.ensure ?? [],

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
-import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, loadScenario, unreadVariableNotes } from './scenario';
+import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, insecureNote, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes } from './script-check';
@@ -36,6 +36,7 @@ export interface RunInput {
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
+  const tlsNote = insecureNote(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
@@ -60,6 +61,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [
       ...(note ? [note] : []),
+      ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
       ...(scenario.builtIn ? [] : [defaultPhasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),

@@ -164,6 +164,8 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   checkVarTypes(variables, options.vars, thinkVariables(copy));
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
+  // -k: as `artillery run -k` (lib/util.ts checkConfig), whatever the script's own config.tls says.
+  if (options.insecure) copy.config.tls = { ...(isObject(copy.config.tls) ? copy.config.tls : {}), rejectUnauthorized: false };
   // No phases at all: one vuser, as `artillery run` does (prepare-test-execution-plan); said before the run.
   if (copy.config.phases === undefined) copy.config.phases = ARTILLERY_DEFAULT_PHASES.map((p) => ({ ...p }));
   if (options.vusers !== undefined) {
@@ -186,6 +188,20 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   // Already merged into config by loadScenario.
   delete copy.config.environments;
   return copy;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** -k on a built-in scenario is refused; on a script that turns certificate checks on itself, it is said (as Artillery warns). */
+export function insecureNote(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string): string | undefined {
+  if (!options.insecure) return undefined;
+  if (builtIn) {
+    throw new UsageError(
+      "-k/--insecure applies to your own scripts (it sets their config.tls.rejectUnauthorized: false); the built-in scenarios connect with their own client, which checks the target's certificate: use a certificate this machine trusts, or drop -k",
+    );
+  }
+  const tls = script.config.tls;
+  return isObject(tls) && tls.rejectUnauthorized === true ? `note: ${name} sets config.tls.rejectUnauthorized: true; -k turns certificate checks off for this run, as artillery run -k does` : undefined;
 }
 
 /** What `artillery run` (2.0.34) runs when a script has no `config.phases`: one vuser. */

@@ -19,7 +19,7 @@ const PROBE_HEADER = 'x-rig-preflight';
 /** Node's codes for a certificate it cannot verify (self-signed, a private CA, expired, another name). */
 const UNTRUSTED_CERT = /SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|CERT_(HAS_EXPIRED|NOT_YET_VALID|UNTRUSTED|REJECTED)|ALTNAME_INVALID/;
 /** What to do about it, as with Artillery: the script's own TLS setting, which the probes honour too. */
-const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for a self-signed or private-CA certificate set config.tls.rejectUnauthorized: false in your script (as Artillery reads it)";
+const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for a self-signed or private-CA certificate run your script with -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run";
 
 /**
  * The step and one-line cause of a failed TCP/TLS connect.

@@ -2,6 +2,7 @@
  * A user's own https target with a self-signed certificate (a test fixture, test/e2e/tls/, never a real key):
  * the script's `config.tls.rejectUnauthorized: false` is honoured by the rig's reachability check and preflight
  * as Artillery honours it in the run; without it the run is refused with the fix, not called "unreachable".
+ * `-k` does the same for a script without that setting, as `artillery run -k` does.
  * Also: a target that accepts the connection and never answers is named as such.
  */
 import * as fs from 'node:fs';
@@ -53,10 +54,18 @@ describe('a self-signed https target', () => {
     const out = path.join(dir, 'run-strict');
     const r = await runCli(['--scenario', script('strict.yml', port, false), '--out', out]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/error: target https:\/\/127\.0\.0\.1:\d+: TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT\): .*set config\.tls\.rejectUnauthorized: false in your script/);
+    expect(r.stderr).toMatch(/error: target https:\/\/127\.0\.0\.1:\d+: TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT\): .*set config\.tls\.rejectUnauthorized: false in it/);
     expect(r.stderr).not.toMatch(/unreachable/);
     expect(fs.existsSync(out)).toBe(false);
   }, 60_000);
+
+  test('-k on the same script runs it, as artillery run -k does (config.tls.rejectUnauthorized: false set for the run)', async () => {
+    const out = path.join(dir, 'run-k');
+    const r = await runCli(['--scenario', script('strict-k.yml', port, false), '-k', '--out', out, '--json']);
+    expect(r.stderr).toMatch(/preflight from this machine: ok/);
+    expect(r.code).toBe(0);
+    expect(r.json.aggregate.counters['http.codes.200']).toBe(2);
+  }, 120_000);
 
   test('a target that accepts the connection but never answers is named as such (exit 2)', async () => {
     const out = path.join(dir, 'run-stalled');

@@ -156,7 +156,7 @@ describe('the probe against a self-signed https server (test/e2e/tls fixture)', 
 
   test('fails at tls naming config.tls.rejectUnauthorized (what a generator reports on AWS)', async () => {
     const result = await probe({ target: url, http: { method: 'GET', path: '/' } });
-    expect(result).toMatchObject({ ok: false, step: 'tls', message: expect.stringMatching(/DEPTH_ZERO_SELF_SIGNED_CERT.*set config\.tls\.rejectUnauthorized: false in your script/) });
+    expect(result).toMatchObject({ ok: false, step: 'tls', message: expect.stringMatching(/DEPTH_ZERO_SELF_SIGNED_CERT.*set config\.tls\.rejectUnauthorized: false in it/) });
   });
 
   test('passes every step when the script accepts any certificate (preflightSpec reads config.tls)', async () => {
