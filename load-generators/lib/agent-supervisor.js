@@ -79,7 +79,7 @@ function crashReason(text) {
   // The first frame of the stack in the user's own code (not Node's, not a package's, not the rig's): where to look.
   const frames = lines.slice(at + 1).filter((l) => l.startsWith('at '));
   const own = frames.map((f) => /\(?((?:\/|file:\/\/)[^()]+:\d+:\d+)\)?$/.exec(f)?.[1]).find((loc) => loc && !/node_modules|^node:|\/load-generators\//.test(loc));
-  return own ? `${reason} (at ${own.replace(/^file:\/\//, '')})` : reason;
+  return own ? `${reason} (thrown by your code at ${own.replace(/^file:\/\//, '')})` : reason;
 }
 
 /** The tail of a log file, or '' when it cannot be read. @param {string} file */

@@ -61,8 +61,8 @@ describe('why a load process ended', () => {
     expect(crashReason('Phase started\nAll VUs finished\n')).toBeUndefined();
     // A processor that throws outside a step (a timer): where in the user's own code, past Node's and the rig's frames.
     const userBug = 'worker error, id: 1 Error: async user bug\n    at wrap (/work/main/load-generators/lib/calm-timers.js:51:14)\n    at Timeout._onTimeout (/home/me/test/proc.js:1:146)\n    at listOnTimeout (node:internal/timers:585:17)\n';
-    expect(crashReason(userBug)).toBe('Error: async user bug (at /home/me/test/proc.js:1:146)');
-    expect(crashReason('TypeError: x\n    at f (file:///srv/app/node_modules/lib/a.js:1:1)\n    at g (file:///srv/tests/p.mjs:3:9)\n')).toBe('TypeError: x (at /srv/tests/p.mjs:3:9)');
+    expect(crashReason(userBug)).toBe('Error: async user bug (thrown by your code at /home/me/test/proc.js:1:146)');
+    expect(crashReason('TypeError: x\n    at f (file:///srv/app/node_modules/lib/a.js:1:1)\n    at g (file:///srv/tests/p.mjs:3:9)\n')).toBe('TypeError: x (thrown by your code at /srv/tests/p.mjs:3:9)');
     expect(crashReason(`worker error, id: 1 ${'x'.repeat(1000)}`)).toHaveLength(300);
   });
 

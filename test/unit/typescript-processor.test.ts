@@ -73,6 +73,6 @@ describe("a bundled TypeScript processor's errors point into the .ts file (load 
     sup.start(0, spool, {}, {}, { sourceMaps: true });
     const deadline = Date.now() + 60_000;
     while (sup.procs[0]!.exit === undefined && Date.now() < deadline) await clock.sleep(100);
-    expect(sup.procs[0]!.why).toMatch(/Error: from ts \(at \S*thrower\.ts:3:\d+\)$/);
+    expect(sup.procs[0]!.why).toMatch(/Error: from ts \(thrown by your code at \S*thrower\.ts:3:\d+\)$/);
   }, 90_000);
 });
