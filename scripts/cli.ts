@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExitCode, RigError, UsageError, errorText, unexpectedErrorLine } from './errors';
+import { ExitCode, RigError, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
 import { expandHome } from './home-path';
 import { artilleryFlagHint, positionalHint } from './artillery-flags';
@@ -143,6 +143,12 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
     emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
     return code;
   };
+  if (err instanceof UnsafeOutputError) {
+    // --output names the user's script (or a file of the baseline): the summary goes to stdout only, never there.
+    log(`error: ${err.message}`);
+    emitSummary({ ...raw, output: undefined }, { ...runInfo, status: 'bad-input', exitCode: ExitCode.badInput, error: err.message });
+    return ExitCode.badInput;
+  }
   if (err instanceof UsageError) {
     log(`error: ${err.message}`);
     return failed('bad-input', ExitCode.badInput, err.message);

@@ -7,6 +7,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Bad input about `--output` itself (it names one of the run's inputs): the summary is not written there either. */
+export class UnsafeOutputError extends UsageError {}
+
 /** The rig itself failed (a generator lost, the target would not start, an AWS error). Exit code 3. */
 export class RigError extends Error {
   override readonly name = 'RigError';

@@ -10,7 +10,8 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, insecureNote, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
-import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes } from './script-check';
+import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, scriptInputFiles } from './script-check';
+import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate } from './preflight';
 
@@ -52,6 +53,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const choice = chooseTarget(flags, scenario, env);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
+  if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), baseline?.dir);
   return {
     options: scriptAcceptsAnyCertificate(script) ? { ...choice.options, insecureTls: true } : choice.options,
     scenario,

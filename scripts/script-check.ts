@@ -201,6 +201,17 @@ function notAFile(file: string): string | undefined {
 }
 
 /** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
+/** The files a script reads (itself, its processor, its payloads), as absolute paths; what the run must never write over. */
+export function scriptInputFiles(scenario: LoadedScenario): string[] {
+  const { config } = scenario.script;
+  const payloads = Array.isArray(config.payload) ? config.payload : config.payload ? [config.payload] : [];
+  const paths = [
+    ...(typeof config.processor === 'string' ? [config.processor] : []),
+    ...payloads.map((p: unknown) => (p as { path?: unknown })?.path).filter((p): p is string => typeof p === 'string'),
+  ];
+  return [scenario.file, ...paths.map((p) => path.resolve(scenario.dir, p))];
+}
+
 export function checkScriptFiles(scenario: LoadedScenario): void {
   const problems: string[] = [];
   const { config } = scenario.script;

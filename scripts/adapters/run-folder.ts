@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { UsageError } from '../errors';
+import { UnsafeOutputError, UsageError } from '../errors';
 
 /** statfs magic numbers of Linux pseudo-filesystems, which can never hold a run folder. */
 const PSEUDO_FILESYSTEMS: ReadonlyMap<number, string> = new Map([
@@ -114,6 +114,34 @@ export function removeFolders(created: readonly string[]): void {
  * Checks a file path the run will write at its end (`--output`): its folder exists and is a real folder,
  * and the path is not a folder. Creates nothing.
  */
+/**
+ * Refuses an `--output` that is one of the run's inputs (the script, its processor or payloads) or lies in the
+ * `--baseline` folder: the summary JSON would replace the user's script (`--output my.yml` did) or the run it is
+ * compared with. Compared by real path, so a symlink or `./` spelling is caught too.
+ */
+export function checkOutputNotInput(file: string, inputs: readonly string[], baselineDir: string | undefined, flag = '--output'): void {
+  const real = (p: string) => {
+    const abs = path.resolve(p);
+    try {
+      return fs.realpathSync(abs);
+    } catch {
+      // Not there yet: its folder's real path, so a symlinked folder still compares equal.
+      try {
+        return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+      } catch {
+        return abs;
+      }
+    }
+  };
+  const out = real(file);
+  const input = inputs.find((i) => real(i) === out);
+  if (input) throw new UnsafeOutputError(`${flag} ${file} is ${input === inputs[0] ? 'your script' : 'a file your script reads'} (${input}); the summary JSON would replace it: pass another file, e.g. ${flag} summary.json`);
+  if (baselineDir !== undefined) {
+    const base = real(baselineDir);
+    if (out.startsWith(`${base}${path.sep}`)) throw new UnsafeOutputError(`${flag} ${file} is inside the --baseline run folder ${baselineDir}; the summary JSON would change that run: pass a file outside it`);
+  }
+}
+
 export function checkOutputFile(file: string, flag = '--output'): void {
   const abs = path.resolve(file);
   const dirStat = fs.statSync(path.dirname(abs), { throwIfNoEntry: false });

@@ -122,6 +122,18 @@ describe('bad input is refused before anything starts', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
+  it("--output naming the user's own script: exit 2, the script untouched, the summary on stdout only", async () => {
+    const script = path.join(scratch, 'mine.yml');
+    const text = 'config:\n  target: "http://127.0.0.1:1"\n  phases:\n    - duration: 1\n      arrivalCount: 1\nscenarios:\n  - flow:\n      - get: { url: / }\n';
+    fs.writeFileSync(script, text);
+    const r = await runCli(['--scenario', script, '--output', path.join(scratch, '.', 'mine.yml'), '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error: --output \S+mine\.yml is your script \(\S+mine\.yml\); the summary JSON would replace it/);
+    expect(r.json).toMatchObject({ status: 'bad-input', exitCode: 2 });
+    // Before the fix the summary JSON replaced the script.
+    expect(fs.readFileSync(script, 'utf8')).toBe(text);
+  }, 60_000);
+
   it('a local target port already in use → exit 2 naming the port, no run folder', async () => {
     const out = path.join(scratch, 'run-port-in-use');
     const r = await runCli(['--vusers', '5', '--target-port', String(port), '--out', out], { timeoutMs: 30_000 });

@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
-import { createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
+import { checkOutputNotInput, createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
 import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan';
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
-import { UsageError, unexpectedErrorLine } from '../../scripts/errors';
+import { UnsafeOutputError, UsageError, unexpectedErrorLine } from '../../scripts/errors';
 import { longFlags, npmEatenFlags, npmEatenRefusal } from '../../scripts/npm-flags';
 import { durationNotes } from '../../scripts/fan-out';
 import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
@@ -173,5 +173,35 @@ describe('an unexpected error (a rig bug)', () => {
     expect(line).toBe("Cannot read properties of undefined (reading 'x') (an unexpected error in the rig: its stack is in runs/r1/rig-error.txt; please include it in a bug report)");
     expect(unexpectedErrorLine('boom')).toMatch(/^boom \(an unexpected error in the rig: rerun with RIG_DEBUG=1 to print its stack;/);
     expect(line).not.toMatch(/\n|at f/);
+  });
+});
+
+describe('--output never writes over what the run reads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-output-input-'));
+  const file = (name: string) => {
+    const f = path.join(dir, name);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, 'x');
+    return f;
+  };
+  const script = file('my.yml');
+  const processor = file('proc.js');
+  const payload = file('data/users.csv');
+  const inputs = [script, processor, payload];
+  fs.symlinkSync(script, path.join(dir, 'link.yml'));
+  const baseline = path.join(dir, 'runs', 'base');
+  fs.mkdirSync(baseline, { recursive: true });
+
+  it('refuses the script, its processor and payloads, however spelt (relative, ./, a symlink)', () => {
+    expect(() => checkOutputNotInput(script, inputs, undefined)).toThrow(/--output \S+my\.yml is your script/);
+    expect(() => checkOutputNotInput(path.join(dir, 'data', '..', 'proc.js'), inputs, undefined)).toThrow(/is a file your script reads \(\S+proc\.js\)/);
+    expect(() => checkOutputNotInput(path.join(dir, 'link.yml'), inputs, undefined)).toThrow(UnsafeOutputError);
+    expect(() => checkOutputNotInput(path.relative(process.cwd(), payload), inputs, undefined)).toThrow(/users\.csv/);
+  });
+
+  it('refuses a file inside the --baseline run folder; any other file is fine', () => {
+    expect(() => checkOutputNotInput(path.join(baseline, 'report.json'), inputs, baseline)).toThrow(/inside the --baseline run folder/);
+    expect(() => checkOutputNotInput(path.join(dir, 'summary.json'), inputs, baseline)).not.toThrow();
+    expect(() => checkOutputNotInput(path.join(dir, 'runs', 'base2.json'), inputs, baseline)).not.toThrow();
   });
 });
