@@ -10,6 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, insecureNote, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
+import { checkBuiltInVars } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, scriptInputFiles } from './script-check';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
@@ -37,6 +38,7 @@ export interface RunInput {
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars);
   const tlsNote = insecureNote(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);

@@ -1,0 +1,66 @@
+/**
+ * The built-in scenarios' variables: a --var they do not read, or a value their processors would clamp or replace
+ * by the default, is refused before the run (was run silently: `--var rooms=0` ran one room, `--var room=5` on pubsub
+ * changed nothing). The table is checked against what the scenarios and their processors actually read.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as yaml from 'js-yaml';
+import { BUILT_IN_VARIABLES, checkBuiltInVars } from '../../scripts/builtin-variables';
+import { BUILT_IN_SCENARIOS } from '../../scripts/options';
+import { UsageError } from '../../scripts/errors';
+
+const ROOT = path.join(__dirname, '..', '..', 'load-generators');
+/** Set by the rig for every vuser, not by the user. */
+const RIG_SET = new Set(['target', 'cookie', 'clockOffset']);
+
+/** Every file a processor loads from its own folder, itself included. */
+function processorFiles(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/require\('\.\/([\w-]+)'\)/g)) processorFiles(path.join(path.dirname(file), `${m[1]}.js`), seen);
+  return seen;
+}
+
+/** The variables a built-in scenario reads: in its YAML (config.variables, {{ name }}) and through numVar/strVar/context.vars in its processors. */
+function namesRead(scenario: string): Set<string> {
+  const file = path.join(ROOT, 'scenarios', `${scenario}.yml`);
+  const text = fs.readFileSync(file, 'utf8');
+  const script = yaml.load(text) as { config: { variables?: Record<string, unknown>; processor: string } };
+  const names = new Set(Object.keys(script.config.variables ?? {}));
+  for (const m of text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)) names.add(m[1]!);
+  for (const f of processorFiles(path.resolve(path.dirname(file), script.config.processor))) {
+    const src = fs.readFileSync(f, 'utf8');
+    for (const m of src.matchAll(/(?:numVar|strVar)\(context, '(\w+)'/g)) names.add(m[1]!);
+    for (const m of src.matchAll(/context\.vars\.(\w+)/g)) names.add(m[1]!);
+  }
+  for (const n of RIG_SET) names.delete(n);
+  return names;
+}
+
+describe('the table of built-in variables', () => {
+  test.each([...BUILT_IN_SCENARIOS])('%s: lists exactly the variables the scenario and its processors read', (scenario) => {
+    expect(Object.keys(BUILT_IN_VARIABLES[scenario] ?? {}).sort()).toEqual([...namesRead(scenario)].sort());
+  });
+});
+
+describe('checkBuiltInVars', () => {
+  test('a variable the scenario does not read is refused, listing the ones it does', () => {
+    expect(() => checkBuiltInVars('pubsub', { room: 5 })).toThrow('--var room: the pubsub scenario has no variable room, so it would change nothing; its variables are hold, rooms, roomPrefix, publishRate, publishSeconds, socketPath (docs/scenarios.md)');
+    expect(() => checkBuiltInVars('connect', { rooms: 5 })).toThrow(UsageError);
+  });
+
+  test('values the processors would clamp, floor or replace by the default are refused', () => {
+    expect(() => checkBuiltInVars('pubsub', { rooms: 0 })).toThrow(/needs a whole number of at least 1 for rooms/);
+    expect(() => checkBuiltInVars('rooms', { rooms: 2.5 })).toThrow(/whole number/);
+    expect(() => checkBuiltInVars('broadcast', { interval: 0 })).toThrow(/a number above 0 for interval/);
+    expect(() => checkBuiltInVars('pubsub', { publishSeconds: 'soon' })).toThrow(/--var publishSeconds=soon/);
+    expect(() => checkBuiltInVars('recovery', { away: -1 })).toThrow(/at least 0 for away/);
+  });
+
+  test('good values pass, text variables take any text, and user scripts are not judged here', () => {
+    expect(() => checkBuiltInVars('pubsub', { rooms: 4, publishRate: 0.5, roomPrefix: 'load-', socketPath: '/ws' })).not.toThrow();
+    expect(() => checkBuiltInVars('broadcast', { echo: false, payloadSize: 0, room: 42 })).not.toThrow();
+    expect(() => checkBuiltInVars('my.yml', { anything: 1 })).not.toThrow();
+  });
+});
