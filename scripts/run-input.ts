@@ -38,10 +38,11 @@ export interface RunInput {
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
-  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars);
   const tlsNote = insecureNote(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
+  // Then the built-in scenarios' own rules: names they read, values they can run as given.
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
   try {
     if (script.config.phases !== undefined) normalizePhases(script.config.phases);
