@@ -99,7 +99,11 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
 /** The platform the run goes to: local when asked, else AWS when its stacks are deployed (else local). */
 async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: AbortSignal) {
   const { options } = input;
-  const localPlatformOf = () => localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+  const localPlatformOf = () => {
+    // Kept for CI commands that pass it whichever platform is picked; said, so it is not read as a check that ran.
+    if (options.maxCost !== undefined) log(`note: --max-cost ${options.maxCost} applies to AWS runs; this local run costs nothing`);
+    return localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+  };
   if (options.platform === 'local') {
     refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });
     log('platform: local (--platform local)');
