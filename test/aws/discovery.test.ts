@@ -63,10 +63,30 @@ describe('choosePlatform', () => {
     expect(cfn.calls()).toHaveLength(0);
   });
 
-  test('the outputs file makes aws the default, without calling AWS', async () => {
-    const c = await choosePlatform(undefined, deps({ readOutputsFile: () => JSON.stringify({ 'LoadTestRig-Generators': GEN_OUTPUTS }) }));
+  const FILE = () => JSON.stringify({ 'LoadTestRig-Generators': GEN_OUTPUTS });
+  test('the outputs file makes aws the default; one DescribeStacks checks it is not stale', async () => {
+    cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'LoadTestRig-Generators', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date() }] });
+    const c = await choosePlatform(undefined, deps({ readOutputsFile: FILE }));
     expect(c).toMatchObject({ platform: 'aws', line: expect.stringMatching(/^platform: aws \(deployed stacks found in \/repo\/cdk-outputs\.json; region eu-west-1\)/) });
-    expect(cfn.calls()).toHaveLength(0);
+    expect(cfn.commandCalls(DescribeStacksCommand).map((x) => x.args[0].input.StackName)).toEqual(['LoadTestRig-Generators']);
+  });
+
+  // `npm run teardown` left the file behind before it removed it: the next run went to AWS and failed (exit 3).
+  test('a stale outputs file (its generator stack gone or being deleted): local, said why; --platform aws: exit 2 naming it', async () => {
+    cfn.on(DescribeStacksCommand).rejects(missing('LoadTestRig-Generators'));
+    expect(await choosePlatform(undefined, deps({ readOutputsFile: FILE }))).toEqual({
+      platform: 'local',
+      line: 'platform: local (/repo/cdk-outputs.json names LoadTestRig-Generators, which no longer exists in eu-west-1: delete the file, or `npm run deploy` to run on AWS)',
+    });
+    await expect(choosePlatform('aws', deps({ readOutputsFile: FILE }))).rejects.toThrow(/--platform aws: \/repo\/cdk-outputs\.json names LoadTestRig-Generators, which no longer exists in eu-west-1; run `npm run deploy` again, or delete/);
+    cfn.reset();
+    cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'LoadTestRig-Generators', StackStatus: 'DELETE_IN_PROGRESS', CreationTime: new Date() }] });
+    expect((await choosePlatform(undefined, deps({ readOutputsFile: FILE }))).platform).toBe('local');
+  });
+
+  test('when CloudFormation cannot say (no credentials), the outputs file keeps its word', async () => {
+    cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+    expect((await choosePlatform(undefined, deps({ readOutputsFile: FILE }))).platform).toBe('aws');
   });
 
   test('no outputs file and no credentials: local, said why, no AWS call', async () => {

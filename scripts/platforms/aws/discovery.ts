@@ -230,6 +230,20 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * True only when CloudFormation says the generator stack is gone (or being deleted). Any other answer, no
+ * credentials, or no answer in time keeps the outputs file's word: the AWS run then reports its own error.
+ */
+async function stackGone(api: AwsApi, timeoutMs: number): Promise<boolean> {
+  try {
+    const res = await withTimeout(api.describeStacks({ StackName: RIG_STACK_NAMES.generators }), timeoutMs);
+    const status = res?.Stacks?.[0]?.StackStatus;
+    return status !== undefined && /^DELETE_/.test(String(status));
+  } catch (err) {
+    return isStackMissing(err);
+  }
+}
+
 /** The platform chosen and the line that says why. */
 export interface PlatformChoice {
   readonly platform: 'local' | 'aws';
@@ -247,6 +261,13 @@ export async function choosePlatform(requested: 'local' | 'aws' | undefined, dep
   if (fileText !== undefined) {
     const outputs = parseOutputsFile(fileText, deps.outputsFile);
     if (outputs) {
+      const region = outputs.region ?? deps.region;
+      if (region && (await stackGone(deps.api(region), deps.lookupTimeoutMs ?? 5000))) {
+        // `npm run teardown` (cdk destroy) before it removed the file, or stacks deleted by hand: the file is stale.
+        const stale = `${deps.outputsFile} names ${RIG_STACK_NAMES.generators}, which no longer exists in ${region}`;
+        if (requested === 'aws') throw new UsageError(`--platform aws: ${stale}; run \`npm run deploy\` again, or delete ${deps.outputsFile} to run locally`);
+        return { platform: 'local', line: `platform: local (${stale}: delete the file, or \`npm run deploy\` to run on AWS)` };
+      }
       const why = requested ? '--platform aws' : `deployed stacks found in ${deps.outputsFile}`;
       return { platform: 'aws', outputs, line: `platform: aws (${why}; region ${outputs.region ?? deps.region ?? 'from the SDK'})` };
     }
