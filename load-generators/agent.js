@@ -133,12 +133,14 @@ async function main(clock) {
   ended.abort();
   await watching;
   await spool.finish().catch(storeFailed);
-  const exitCodes = sup.procs.map((p) => p.exit ?? null);
-  const failed = sup.procs.filter((p) => p.exit !== 0).map((p) => `p${p.k} ${p.why}`);
+  // A process that finished and exited with the code a plugin asked for (expect's 21) completed: its code is the script's verdict.
+  const exitCodes = sup.procs.map((p) => (p.asked !== null ? 0 : p.exit ?? null));
+  const askedExitCodes = sup.procs.map((p) => p.asked);
+  const failed = sup.procs.filter((p) => p.exit !== 0 && p.asked === null).map((p) => `p${p.k} ${p.why}`);
   const stopping = sup.stopping();
   const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : COMPLETED);
   /** @type {import('./lib/run-protocol').DoneMarker} */
-  const done = { at: clock.now(), exitCodes, reason };
+  const done = { at: clock.now(), exitCodes, reason, ...(askedExitCodes.some((c) => c !== null) ? { askedExitCodes } : {}) };
   await store.put(keys.done, JSON.stringify(done)).catch(() => undefined);
   if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
   fs.rmSync(work, { recursive: true, force: true });

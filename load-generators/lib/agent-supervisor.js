@@ -100,11 +100,27 @@ function logTail(file) {
   }
 }
 
+/**
+ * The exit code a plugin asked for, when a load process ended with it after its run finished (the rig plugin wrote
+ * the final report and the code at cleanup); null otherwise, i.e. the exit is a crash.
+ * @param {string} spool @param {number} code
+ * @returns {number | null}
+ */
+function askedExit(spool, code) {
+  try {
+    if (!fs.existsSync(path.join(spool, SPOOL.final))) return null;
+    const asked = JSON.parse(fs.readFileSync(path.join(spool, SPOOL.asked), 'utf8'));
+    return asked && asked.code === code ? code : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Why a child ended, in words: its exit code, or the signal's name (never a bare 128). @param {number | null} code @param {NodeJS.Signals | null} signal */
 const exitText = (code, signal) => (signal ? `killed by ${signal}` : `exit code ${code}`);
 
 /**
- * @typedef {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string }} LoadProcess
+ * @typedef {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string, asked: number | null }} LoadProcess
  * @param {{ clock: import('./backoff').AgentClock, onStopped?: (reason: string) => void }} opts
  */
 function supervisor(opts) {
@@ -144,11 +160,12 @@ function supervisor(opts) {
       });
       fs.closeSync(log);
       /** @type {LoadProcess} */
-      const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile };
+      const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile, asked: null };
       child.on('exit', (code, signal) => {
         entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
-        const reason = code !== 0 && !stopping ? crashReason(logTail(logFile)) : undefined;
-        entry.why = reason ? `${exitText(code, signal)}: ${reason}` : exitText(code, signal);
+        entry.asked = code !== 0 && code !== null ? askedExit(spool, code) : null;
+        const reason = code !== 0 && !stopping && entry.asked === null ? crashReason(logTail(logFile)) : undefined;
+        entry.why = entry.asked !== null ? `finished; a plugin asked for exit code ${code}` : reason ? `${exitText(code, signal)}: ${reason}` : exitText(code, signal);
       });
       procs.push(entry);
     },
@@ -186,4 +203,4 @@ function supervisor(opts) {
   };
 }
 
-module.exports = { crashReason, loadProcessExecArgv, loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };
+module.exports = { askedExit, crashReason, loadProcessExecArgv, loadProcessNodeOptions, supervisor, writeAtomic, FLUSH_GRACE_MS };

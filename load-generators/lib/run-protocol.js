@@ -51,7 +51,12 @@
 /** control/abort.json @typedef {{ at: number, reason: string }} AbortControl */
 /** generators/<id>/ready.json @typedef {{ at: number, pid?: number, host?: string, processes?: number, notes?: string[] }} ReadyMarker */
 /** generators/<id>/error.json @typedef {{ at: number, message: string }} ErrorMarker */
-/** generators/<id>/done.json @typedef {{ at: number, exitCodes: Array<number | null>, reason: string }} DoneMarker */
+/**
+ * generators/<id>/done.json. `askedExitCodes`: per load process, the exit code a plugin asked Artillery for at the end
+ * of a run that finished (artillery-plugin-expect's 21 when an expectation failed), else null; such a process counts
+ * as completed (its exitCodes entry is 0) and the run's result says what was asked.
+ * @typedef {{ at: number, exitCodes: Array<number | null>, reason: string, askedExitCodes?: Array<number | null> }} DoneMarker
+ */
 /** p<k>/started-<thread>.json @typedef {{ plannedAt: number, actualAt: number, pid?: number, threadId?: number }} StartedMarker */
 /** generators/<id>/health/<at>.json @typedef {{ at: number, samples: Array<Record<string, unknown>> }} HealthRecord */
 
@@ -128,6 +133,8 @@ const SPOOL = Object.freeze({
   start: 'start.json',
   abort: 'abort',
   final: 'final.json',
+  /** Written by the rig plugin at Artillery's cleanup: the exit code a plugin asked for (global.artillery.suggestedExitCode). */
+  asked: 'asked-exit.json',
   script: 'script.json',
   log: 'artillery.log',
   /** @param {number} thread */

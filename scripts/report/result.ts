@@ -9,7 +9,12 @@ import type { RunResult, RunSummary, ThresholdResult } from './types';
 
 /** What the result is decided from: the summary without its result. */
 export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & {
-  readonly rig: Pick<RunSummary['rig'], 'lostGenerators'>;
+  readonly rig: Pick<RunSummary['rig'], 'lostGenerators' | 'askedExitCodes'>;
+};
+
+/** Why a plugin asks Artillery for an exit code, for the codes Artillery's bundled plugins use. */
+const ASKED_BY: Readonly<Record<number, { readonly plugin: string; readonly counter?: string }>> = {
+  21: { plugin: 'artillery-plugin-expect: an expectation failed', counter: 'plugins.expect.failed' },
 };
 
 const percent = (ratio: number): string => `${Number((ratio * 100).toFixed(2))}%`;
@@ -57,6 +62,14 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   for (const l of s.rig.lostGenerators) failures.push(`generator ${l.id} lost (${l.reason}): its figures stop there`);
   if (s.status === 'partial' && !s.rig.lostGenerators.length) failures.push('a generator was lost: the figures are partial');
 
+  // A plugin's verdict (plain `artillery run` exits with the code it asked for): a failed check, exit 1 here.
+  for (const a of s.rig.askedExitCodes ?? []) {
+    raise(ExitCode.thresholdsBreached);
+    const by = ASKED_BY[a.code];
+    const count = by?.counter !== undefined ? s.aggregate.counters[by.counter] : undefined;
+    const why = by ? ` (${by.plugin}${count !== undefined ? `: ${by.counter} = ${count}` : ''})` : '';
+    failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}`);
+  }
   const c = s.aggregate.counters;
   const created = c['vusers.created'] ?? 0;
   const failed = c['vusers.failed'] ?? 0;

@@ -74,6 +74,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
   const c = report.aggregate.counters;
   const created = c['vusers.created'] ?? 0;
   const failedRatio = created > 0 ? (c['vusers.failed'] ?? 0) / created : 0;
+  const asked = askedExitCodes(input.data);
   const status: RunSummary['status'] = input.interrupted ? 'interrupted' : input.timedOut ? 'timed-out' : input.lostGenerators.length ? 'partial' : 'completed';
   const partial: Omit<RunSummary, 'result'> = {
     runId: input.runId,
@@ -97,6 +98,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       verdict: verdict.verdict,
       verdictDetail: verdict,
       lostGenerators: input.lostGenerators,
+      ...(asked.length ? { askedExitCodes: asked } : {}),
     },
     failedRatio,
     figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
@@ -160,4 +162,11 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
     ...(reportPath ? [`report: ${reportPath}`] : []),
     `result: ${resultLine(s.result)}`,
   ].join('\n');
+}
+
+/** The exit codes plugins asked for across every generator's load processes, with how many asked each. */
+function askedExitCodes(data: ReadonlyArray<Pick<GeneratorData, 'done'>>): Array<{ code: number; processes: number }> {
+  const counts = new Map<number, number>();
+  for (const g of data) for (const c of g.done?.askedExitCodes ?? []) if (typeof c === 'number') counts.set(c, (counts.get(c) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a - b).map(([code, processes]) => ({ code, processes }));
 }

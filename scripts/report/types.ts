@@ -57,6 +57,11 @@ export interface RunSummary {
     readonly verdict: Verdict['verdict'];
     readonly verdictDetail: Verdict;
     readonly lostGenerators: ReadonlyArray<{ id: string; reason: string }>;
+    /**
+     * Exit codes a plugin asked Artillery for at the end of a finished load process (artillery-plugin-expect's 21
+     * when an expectation failed), each with how many load processes asked; absent when none did.
+     */
+    readonly askedExitCodes?: ReadonlyArray<{ readonly code: number; readonly processes: number }>;
     /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
     readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
     /** The most vusers held at once (target connections, generator sockets) next to `--vusers N`. */

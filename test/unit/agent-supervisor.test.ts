@@ -83,3 +83,22 @@ describe('why a load process ended', () => {
     expect(sup.procs[0]!.why).toMatch(/^exit code \d+: Error: Failed to run scenario "0": unknown engine "nosuchengine"/);
   }, 90_000);
 });
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { askedExit } = require('../../load-generators/lib/agent-supervisor') as { askedExit(spool: string, code: number): number | null };
+
+describe('a load process that exits with the code a plugin asked for', () => {
+  it('is a finished run (its code is the script verdict) only when it wrote its final report and that code', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-sup-asked-'));
+    // No final report: a crash, whatever the code.
+    expect(askedExit(spool, 21)).toBeNull();
+    fs.writeFileSync(path.join(spool, 'final.json'), '{}');
+    expect(askedExit(spool, 21)).toBeNull(); // finished, but no plugin asked for anything: a crash during shutdown
+    fs.writeFileSync(path.join(spool, 'asked-exit.json'), JSON.stringify({ code: 21 }));
+    expect(askedExit(spool, 21)).toBe(21);
+    expect(askedExit(spool, 11)).toBeNull(); // another code than the one asked: a crash
+  });
+});

@@ -52,3 +52,19 @@ describe('decideResult', () => {
     expect(decideResult(base({ status: 'timed-out' }), 0)).toMatchObject({ passed: false, exitCode: 3 });
   });
 });
+
+describe('a plugin that asked Artillery for an exit code', () => {
+  it("fails the run with exit 1, naming the code, the plugin and its counter, as plain artillery run's exit", () => {
+    const r = decideResult(
+      { status: 'completed', failedRatio: 0, thresholds: [], aggregate: { counters: { 'vusers.created': 3, 'plugins.expect.failed': 3 }, rates: {}, summaries: {} }, rig: { lostGenerators: [], askedExitCodes: [{ code: 21, processes: 2 }] } },
+      0,
+    );
+    expect(r).toEqual({
+      passed: false,
+      exitCode: 1,
+      reasons: ['a plugin asked for exit code 21 (artillery-plugin-expect: an expectation failed: plugins.expect.failed = 3) in 2 load processes; plain artillery run would exit 21'],
+    });
+    const other = decideResult({ status: 'completed', failedRatio: 0, thresholds: [], aggregate: { counters: {}, rates: {}, summaries: {} }, rig: { lostGenerators: [], askedExitCodes: [{ code: 7, processes: 1 }] } }, 0);
+    expect(other.reasons).toEqual(['a plugin asked for exit code 7 in 1 load process; plain artillery run would exit 7']);
+  });
+});

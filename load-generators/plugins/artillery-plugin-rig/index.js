@@ -265,7 +265,16 @@ class Plugin {
   /** @param {() => void} done */
   cleanup(done) {
     if (!this.earlyStop) return done();
-    this.earlyStop().then(done, done);
+    const asked = () => {
+      // Artillery exits with the code a plugin suggested (artillery-plugin-expect: 21) once plugins are cleaned up:
+      // written down so the agent can tell that exit from a crash.
+      const code = /** @type {any} */ (global).artillery?.suggestedExitCode;
+      if (typeof code === 'number' && code !== 0) {
+        try { writeAtomic(path.join(this.spoolDir, SPOOL.asked), { code }); } catch { /* spool gone: read as a crash */ }
+      }
+      done();
+    };
+    this.earlyStop().then(asked, asked);
   }
 }
 
