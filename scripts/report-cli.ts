@@ -24,7 +24,7 @@ import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
 import { writeComparison } from './report/compare-html';
 import { thresholdReason } from './report/result';
-import { readRunFolder } from './report/read-run';
+import { fileNotFolder, readRunFolder } from './report/read-run';
 import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { evaluateThresholds } from './report/thresholds';
@@ -82,7 +82,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcom
 export async function rebuildReport(dir: string, log: (line: string) => void): Promise<number> {
   const abs = path.resolve(dir);
   if (!fs.existsSync(abs)) throw new UsageError(`run ${dir} does not exist; pass a run folder such as runs/<run-id>`);
-  if (!fs.statSync(abs).isDirectory()) throw new UsageError(`run ${dir} is a file, not a run folder; pass a run folder such as runs/<run-id>`);
+  if (!fs.statSync(abs).isDirectory()) throw new UsageError(fileNotFolder('run', dir));
   if (!fs.existsSync(path.join(abs, 'run.json'))) throw new UsageError(`${dir} is not a run folder (no run.json); pass runs/<run-id>`);
   const store = localStore(abs);
   const run = (await readJson<RunRecord>(store, 'run.json')) as RunRecord;
@@ -135,9 +135,13 @@ export async function main(argv: readonly string[], out: (text: string) => void,
   const ensure = values.ensure ?? [];
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);
+    if (path.resolve(positionals[0] as string) === path.resolve(positionals[1] as string)) {
+      throw new UsageError(`--compare got the same run folder twice (${positionals[0]}); pass the baseline run, then the run to compare with it`);
+    }
     return compareFolders(positionals[0] as string, positionals[1] as string, { ensure, json: Boolean(values.json) }, out, log);
   }
   if (ensure.length || values.json) throw new UsageError(`${ensure.length ? '--ensure' : '--json'} goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
+  if (positionals.length === 2) throw new UsageError(`two run folders without --compare; to compare them: npm run report -- --compare ${positionals[0]} ${positionals[1]}`);
   if (positionals.length !== 1) throw new UsageError(USAGE);
   return rebuildReport(positionals[0] as string, log);
 }

@@ -50,10 +50,17 @@ function readJsonFile<T>(file: string, what: string, dir: string): T {
 }
 
 /** Reads a finished run folder; `what` names its role in the message ("baseline"). */
+/** "… is a file, not a run folder", naming its folder when that is a run folder (report.html, report.json passed). */
+export function fileNotFolder(what: string, file: string): string {
+  const folder = path.dirname(path.resolve(file));
+  const hint = fs.existsSync(path.join(folder, 'run.json')) ? `pass its folder, ${path.dirname(file) || '.'}` : 'pass a run folder such as runs/<run-id>';
+  return `${what} ${file} is a file, not a run folder; ${hint}`;
+}
+
 export function readRunFolder(dir: string, what: string): RunFolder {
   const abs = path.resolve(dir);
   if (!fs.existsSync(abs)) throw new UsageError(`${what} ${dir} does not exist; pass a run folder such as runs/<run-id>`);
-  if (!fs.statSync(abs).isDirectory()) throw new UsageError(`${what} ${dir} is a file, not a run folder; pass a run folder such as runs/<run-id>`);
+  if (!fs.statSync(abs).isDirectory()) throw new UsageError(fileNotFolder(what, dir));
   if (!fs.existsSync(path.join(abs, 'run.json'))) throw new UsageError(`${what} ${dir} is not a run folder (no run.json); pass runs/<run-id>`);
   if (!fs.existsSync(path.join(abs, 'report.json'))) throw new UsageError(`${what} ${dir} has no report.json (the run did not finish); rebuild it with npm run report -- ${dir}`);
   const run = readJsonFile<RunJson>(path.join(abs, 'run.json'), what, dir);

@@ -1,6 +1,7 @@
 /**
- * `~` in a path flag is the home folder, as the shell would have read it: without this, `--out=~/runs/x`
- * made a folder named `~` in the working directory.
+ * Paths users hand the rig's commands: `~` in a path flag is the home folder, as the shell would have read it
+ * (without this, `--out=~/runs/x` made a folder named `~` in the working directory), and `npm run report`'s
+ * run-folder arguments given carelessly are named as what they are.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -53,5 +54,19 @@ describe('npm run report', () => {
   it('reads ~ in a run folder', async () => {
     await expect(reportMain(['~/runs/none'], () => undefined, () => undefined, {}, '/home/nobody-here')).rejects.toThrow('run /home/nobody-here/runs/none does not exist');
     await expect(reportMain(['--compare', '~/a', '~/b'], () => undefined, () => undefined, {}, '/home/nobody-here')).rejects.toThrow('baseline /home/nobody-here/a does not exist');
+  });
+});
+
+describe('npm run report: careless arguments', () => {
+  const runDir = tempDir('rig-report-args-');
+  fs.writeFileSync(path.join(runDir, 'run.json'), '{}');
+  fs.writeFileSync(path.join(runDir, 'report.html'), '<html>');
+  const noop = () => undefined;
+  it("a run's report.html passed instead of its folder names the folder", async () => {
+    await expect(reportMain([path.join(runDir, 'report.html')], noop, noop)).rejects.toThrow(`run ${path.join(runDir, 'report.html')} is a file, not a run folder; pass its folder, ${runDir}`);
+  });
+  it('the same folder twice for --compare, and two folders without --compare, are named as such', async () => {
+    await expect(reportMain(['--compare', runDir, `${runDir}/`], noop, noop)).rejects.toThrow(/--compare got the same run folder twice/);
+    await expect(reportMain([runDir, '/tmp/other'], noop, noop)).rejects.toThrow(`two run folders without --compare; to compare them: npm run report -- --compare ${runDir} /tmp/other`);
   });
 });
