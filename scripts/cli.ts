@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExitCode, RigError, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
+import { ExitCode, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
 import { expandHome } from './home-path';
 import { artilleryFlagHint, positionalHint } from './artillery-flags';
@@ -158,7 +158,7 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
     return failed('bad-input', ExitCode.badInput, err.message);
   }
   if (err instanceof RigError) {
-    log(`rig failure: ${err.message}`);
+    log(`${err instanceof TargetFailure ? 'target failure' : 'rig failure'}: ${err.message}`);
     return failed('rig-failure', ExitCode.rigFailure, err.message);
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -15,6 +15,12 @@ export class RigError extends Error {
   override readonly name = 'RigError';
 }
 
+/**
+ * The target failed the preflight (refused, timed out, answered 5xx, dropped the upgrade): exit 3 like a rig failure,
+ * but printed as the target's (`target failure:`), since the run's promise is to say which side failed.
+ */
+export class TargetFailure extends RigError {}
+
 /** Exit codes, as documented in the README. */
 export const ExitCode = {
   ok: 0,

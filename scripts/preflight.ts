@@ -4,7 +4,7 @@
  * here (pure); the probe itself is load-generators/lib/preflight.js, the same code in-process for local
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
-import { RigError, UsageError } from './errors';
+import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -100,10 +100,10 @@ export function preflightPassedLine(result: ProbeResult, from: string): string {
  * The error a failed probe stops the run with: one line naming the step, what failed and the likely cause.
  * A configuration fault (the name, the path, auth) is bad input (exit 2); anything else is the rig's (exit 3).
  */
-export function preflightError(result: ProbeResult, from: string): UsageError | RigError | undefined {
+export function preflightError(result: ProbeResult, from: string): UsageError | TargetFailure | undefined {
   if (result.ok) return undefined;
   const line = `preflight from ${from} failed at ${result.step}: ${result.message}`;
-  return result.config ? new UsageError(line) : new RigError(line);
+  return result.config ? new UsageError(line) : new TargetFailure(line);
 }
 
 /** Probes from this machine (the local platform); throws the run-stopping error on failure. */

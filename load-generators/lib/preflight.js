@@ -11,7 +11,7 @@
  */
 const dns = require('node:dns');
 const net = require('node:net');
-const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake } = require('./probe-steps');
+const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -123,7 +123,12 @@ async function probe(spec, opts = {}) {
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
       const proto = spec.realtime === 'socketio' ? 'Socket.IO' : 'WebSocket';
-      return fail('handshake', `${proto} handshake with ${url.host}${spec.realtimePath ?? (spec.realtime === 'socketio' ? '/socket.io' : url.pathname)} failed (${oneLine(err)}): the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades`, /unauthori[sz]ed|40[134]/i.test(String(oneLine(err))));
+      const path = spec.realtimePath ?? (spec.realtime === 'socketio' ? '/socket.io' : url.pathname);
+      const refused = /unauthori[sz]ed|40[134]/i.test(String(oneLine(err)));
+      // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
+      const known = spec.realtime === 'socketio' && !refused ? await socketIoDiagnosis(url, path, timeoutMs, opts.localAddress, spec.insecureTls === true) : undefined;
+      if (known) return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): ${known.why}`, known.config);
+      return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades`, refused);
     }
   }
   return { ok: true, steps, ms: Date.now() - started };

@@ -105,15 +105,18 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress,
 /**
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
- * @returns {Promise<{ status: number, cookie: string | undefined }>}
+ * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string }>} head: the body's first 200 characters
  */
 function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
-      res.resume();
+      let head = '';
+      res.on('data', (/** @type {Buffer} */ d) => {
+        if (head.length < 200) head += d.toString('utf8').slice(0, 200 - head.length);
+      });
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? '') }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
@@ -174,4 +177,31 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
   });
 }
 
-module.exports = { PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+/**
+ * Why a Socket.IO handshake over WebSocket failed, asked over plain HTTP: Engine.IO's long-polling handshake at the
+ * same path. Socket.IO's own answer (`0{"sid":…`) means the server is there and the upgrade is what fails; a 404 or
+ * any other answer means nothing speaks Socket.IO at that path. Undefined when the question gets no answer.
+ * @param {URL} url the target @param {string} path Socket.IO's path @param {number} timeoutMs
+ * @param {string | undefined} localAddress @param {boolean} insecure
+ * @returns {Promise<{ why: string, config: boolean } | undefined>} config: the target URL or path is the likely cause
+ */
+async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
+  const polling = new URL(`${path.replace(/\/+$/, '')}/?EIO=4&transport=polling`, `${url.protocol.replace(/^ws/, 'http')}//${url.host}`);
+  let res;
+  try {
+    res = await request('GET', polling, timeoutMs, localAddress, undefined, insecure);
+  } catch {
+    return undefined;
+  }
+  if (res.status === 200 && /^0\{"sid"/.test(res.head)) {
+    return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false };
+  }
+  if (res.status === 404) return { why: `nothing answers at ${path}/ (HTTP 404): the target is not a Socket.IO server, or it serves Socket.IO under another path (--var socketPath=/path)`, config: true };
+  if (res.status >= 200 && res.status < 300) {
+    const body = JSON.stringify(res.head.slice(0, 40));
+    return { why: `${path}/ answered HTTP ${res.status}${res.type ? ` (${res.type.split(';')[0]})` : ''} ${body}, not Socket.IO's handshake: the target is not a Socket.IO server (the built-in scenarios need one), or the path is wrong`, config: true };
+  }
+  return undefined;
+}
+
+module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };

@@ -64,7 +64,7 @@ describe('the probe against real servers on loopback', () => {
     expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(["http GET /no-such-path 404 (your script's own step: not judged)"]) });
   });
 
-  test('refused: rig failure (exit 3) naming the address and the likely cause', async () => {
+  test('refused: target failure (exit 3) naming the address and the likely cause', async () => {
     const port = await freePort();
     const result = await probe({ target: `http://127.0.0.1:${port}` });
     expect(result).toMatchObject({ ok: false, step: 'tcp', config: false, message: `TCP connect to 127.0.0.1:${port} refused: nothing listens there (target stopped, or the wrong port in the URL)` });
@@ -179,4 +179,49 @@ test("a target with a path: the probe's HTTP step is under it, as Artillery appe
   } finally {
     await new Promise((r) => server.close(r));
   }
+});
+
+// A Socket.IO handshake that fails over WebSocket is asked again over plain HTTP (Engine.IO's polling handshake),
+// which names the cause instead of listing three possible ones.
+describe('why a Socket.IO handshake failed, asked over HTTP', () => {
+  const servers: http.Server[] = [];
+  const serve = async (handler: http.RequestListener, withIo = false): Promise<string> => {
+    const server = http.createServer(handler);
+    if (withIo) {
+      const { Server } = await import('socket.io');
+      new Server(server, { transports: ['polling'] });
+    }
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  };
+  afterAll(async () => {
+    for (const s of servers) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+
+  test('a server that is not Socket.IO (any path answers 200 "ok"): config error, its answer quoted', async () => {
+    const target = await serve((_q, s) => s.end('ok'));
+    const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+    expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/\/socket\.io\/ answered HTTP 200 "ok", not Socket\.IO's handshake: the target is not a Socket\.IO server/) });
+    expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
+  });
+
+  test('nothing at the path (404): config error naming --var socketPath', async () => {
+    const target = await serve((_q, s) => {
+      s.statusCode = 404;
+      s.end();
+    });
+    const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+    expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/nothing answers at \/socket\.io\/ \(HTTP 404\): .*--var socketPath=\/path/) });
+  });
+
+  test('Socket.IO that allows only long-polling: the upgrade is named as what fails (the target, exit 3)', async () => {
+    const target = await serve(() => undefined, true);
+    const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+    expect(result).toMatchObject({ ok: false, step: 'handshake', config: false, message: expect.stringMatching(/Socket\.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails/) });
+    expect(preflightError(result, 'this machine')).toBeInstanceOf(RigError);
+  });
 });
