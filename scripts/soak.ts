@@ -22,7 +22,7 @@ function runOnce(args: readonly string[]): Promise<{ code: number | null; last: 
     });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, last: stderr.trim().split('\n').filter((l) => /^(error|rig failure)/.test(l)).pop() ?? '' }));
+    child.on('exit', (code) => resolve({ code, last: stderr.trim().split('\n').filter((l) => /^(error|rig failure|target failure)/.test(l)).pop() ?? '' }));
   });
 }
 

@@ -310,7 +310,7 @@ test('a failing preflight stops the run before scale-out: one line naming the st
     code: 3,
     stderr: expect.stringMatching(new RegExp(`target failure: preflight from generator i-[0-9a-f]+ failed at tcp: TCP connect to 127\\.0\\.0\\.1:${closed} refused: nothing listens there`)),
   });
-  expect(res.stderr.split('\n').filter((l) => /^(error|rig failure):/.test(l))).toHaveLength(1);
+  expect(res.stderr.split('\n').filter((l) => /^(error|rig failure|target failure):/.test(l))).toHaveLength(1);
   expect(res.stderr).not.toMatch(/desired capacity 2/);
   expect(ssmAgent.preflights).toHaveLength(1);
   expect(ssmAgent.agents).toHaveLength(0);
