@@ -30,10 +30,17 @@ export const BUILT_IN_VARIABLES: Readonly<Record<string, Readonly<Record<string,
   recovery: { hold: seconds, dropAfter: seconds, away: seconds, rooms: count(1), roomPrefix: text, publishRate: rate, publishSeconds: rate, socketPath: text },
 };
 
-/** Refuses a `--var` a built-in scenario does not read, or a value it cannot run as given. */
-export function checkBuiltInVars(scenario: string, vars: Readonly<Record<string, string | number | boolean>>): void {
+/**
+ * Refuses a `--var` a built-in scenario does not read, or a value it cannot run as given; and `--hold` (`explicitHold`)
+ * on a scenario without a hold step (rooms: its vusers stay for their messages and `linger`).
+ */
+export function checkBuiltInVars(scenario: string, vars: Readonly<Record<string, string | number | boolean>>, explicitHold = false): void {
   const rules = BUILT_IN_VARIABLES[scenario];
   if (!rules) return;
+  if (explicitHold && !('hold' in rules)) {
+    const stay = 'messages' in rules && 'gap' in rules && 'linger' in rules ? 'its vusers stay for messages × gap s, then linger s' : `its variables are ${Object.keys(rules).join(', ')}`;
+    throw new UsageError(`--hold: the ${scenario} scenario has no hold step, so it would change nothing; ${stay}: set those with --var, e.g. --var linger=20`);
+  }
   for (const [key, value] of Object.entries(vars)) {
     const rule = rules[key];
     if (!rule) {

@@ -42,7 +42,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
   // Then the built-in scenarios' own rules: names they read, values they can run as given.
-  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars);
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
   try {
     if (script.config.phases !== undefined) normalizePhases(script.config.phases);

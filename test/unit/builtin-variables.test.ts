@@ -58,6 +58,12 @@ describe('checkBuiltInVars', () => {
     expect(() => checkBuiltInVars('recovery', { away: -1 })).toThrow(/at least 0 for away/);
   });
 
+  test('--hold on a scenario without a hold step (rooms) is refused; --vusers\' own hold is not --hold', () => {
+    expect(() => checkBuiltInVars('rooms', {}, true)).toThrow(/--hold: the rooms scenario has no hold step, so it would change nothing; .*--var linger=20/);
+    expect(() => checkBuiltInVars('rooms', {}, false)).not.toThrow();
+    expect(() => checkBuiltInVars('pubsub', {}, true)).not.toThrow();
+  });
+
   test('good values pass, text variables take any text, and user scripts are not judged here', () => {
     expect(() => checkBuiltInVars('pubsub', { rooms: 4, publishRate: 0.5, roomPrefix: 'load-', socketPath: '/ws' })).not.toThrow();
     expect(() => checkBuiltInVars('broadcast', { echo: false, payloadSize: 0, room: 42 })).not.toThrow();
