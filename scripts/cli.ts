@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
-import { RawFlags, refuseAwsOnlyFlags, validateFlags } from './options';
+import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from './options';
 import { expandHome } from './home-path';
 import { artilleryFlagHint, positionalHint } from './artillery-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
@@ -207,6 +207,8 @@ async function main(argv: string[]): Promise<number> {
   let runInfo: { runId?: string; runDir?: string } = {};
   try {
     const flags = validateFlags(raw);
+    // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
+    const heartbeatTimeoutMs = parseHeartbeatTimeout(process.env.RIG_HEARTBEAT_TIMEOUT_MS);
     if (flags.output !== undefined) checkOutputFile(flags.output);
     // The script, its files, its ensure checks and its target are checked before any platform is chosen.
     const input = prepareRunInput(flags, ROOT, process.env);
@@ -215,8 +217,6 @@ async function main(argv: string[]): Promise<number> {
     const platform = await openPlatform(input, o, log, abort.signal);
     awsRun = platform.name === 'aws';
     running = true;
-    // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
-    const heartbeatTimeoutMs = Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) > 0 ? Number(process.env.RIG_HEARTBEAT_TIMEOUT_MS) : undefined;
     const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;

@@ -234,6 +234,20 @@ function checkOutputPath(value: string): string {
   return value;
 }
 
+/**
+ * `RIG_HEARTBEAT_TIMEOUT_MS`: how long agents run on without the orchestrator's heartbeat; undefined = the default
+ * (30 s). Milliseconds, at least 3000: the heartbeat comes every second at most, so a shorter timeout (or `30`, meant
+ * as seconds) would stop every agent as orphaned at once.
+ */
+export function parseHeartbeatTimeout(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const ms = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!(ms >= 3000)) {
+    throw new UsageError(`RIG_HEARTBEAT_TIMEOUT_MS=${value} must be a whole number of milliseconds, at least 3000 (the heartbeat comes every second); e.g. RIG_HEARTBEAT_TIMEOUT_MS=30000, or unset it for the default`);
+  }
+  return ms;
+}
+
 /** How long all N vusers stay connected at once after the ramp when `--vusers` comes without `--hold`. */
 export const DEFAULT_PLATEAU_SECONDS = 30;
 

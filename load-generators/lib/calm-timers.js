@@ -75,6 +75,9 @@ function install() {
   }
 }
 
-if (process.env.RIG_CALM_TIMERS !== '0') install();
+/** Whether RIG_CALM_TIMERS turns the fix off: `0` as documented, and the other ways people write "off". @param {string | undefined} value */
+const turnedOff = (value) => /^\s*(0|false|off|no)\s*$/i.test(value ?? '');
 
-module.exports = { calm, install, toNs };
+if (!turnedOff(process.env.RIG_CALM_TIMERS)) install();
+
+module.exports = { calm, install, toNs, turnedOff };

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 
 process.env.RIG_CALM_TIMERS = '0'; // this test patches its own copies
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { calm, toNs } = require('../../load-generators/lib/calm-timers') as { calm(c: unknown): boolean; toNs(s: string): number };
+const { calm, toNs, turnedOff } = require('../../load-generators/lib/calm-timers') as { calm(c: unknown): boolean; toNs(s: string): number; turnedOff(v: string | undefined): boolean };
 
 /** A fresh copy of nanotimer (not the cached one other tests or Artillery may use). */
 function freshNanotimer(): new () => {
@@ -110,4 +110,9 @@ describe('calm timers (nanotimer without the busy-wait)', () => {
     });
     expect(n).toBe(42);
   });
+});
+
+test('RIG_CALM_TIMERS turns the fix off with 0 as documented, and with false/off/no as people write it; anything else keeps it on', () => {
+  for (const off of ['0', 'false', 'FALSE', 'off', 'no', ' 0 ']) expect([off, turnedOff(off)]).toEqual([off, true]);
+  for (const on of [undefined, '', '1', 'true', 'on']) expect([on, turnedOff(on)]).toEqual([on, false]);
 });

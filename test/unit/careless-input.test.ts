@@ -12,7 +12,7 @@ import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/c
 import { UnsafeOutputError, UsageError, unexpectedErrorLine } from '../../scripts/errors';
 import { longFlags, npmEatenFlags, npmEatenRefusal } from '../../scripts/npm-flags';
 import { durationNotes } from '../../scripts/fan-out';
-import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
+import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from '../../scripts/options';
 import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
 import { generatorSpecs } from '../../scripts/run';
@@ -203,5 +203,16 @@ describe('--output never writes over what the run reads', () => {
     expect(() => checkOutputNotInput(path.join(baseline, 'report.json'), inputs, baseline)).toThrow(/inside the --baseline run folder/);
     expect(() => checkOutputNotInput(path.join(dir, 'summary.json'), inputs, baseline)).not.toThrow();
     expect(() => checkOutputNotInput(path.join(dir, 'runs', 'base2.json'), inputs, baseline)).not.toThrow();
+  });
+});
+
+describe('RIG_HEARTBEAT_TIMEOUT_MS', () => {
+  it('is milliseconds, at least 3000; seconds by mistake (30) or a word are refused, not run with every agent orphaned', () => {
+    expect(parseHeartbeatTimeout(undefined)).toBeUndefined();
+    expect(parseHeartbeatTimeout('')).toBeUndefined();
+    expect(parseHeartbeatTimeout('4000')).toBe(4000);
+    expect(() => parseHeartbeatTimeout('30')).toThrow(/RIG_HEARTBEAT_TIMEOUT_MS=30 must be a whole number of milliseconds, at least 3000/);
+    expect(() => parseHeartbeatTimeout('30s')).toThrow(UsageError);
+    expect(() => parseHeartbeatTimeout('-1')).toThrow(UsageError);
   });
 });
