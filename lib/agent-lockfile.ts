@@ -9,6 +9,9 @@
  * platform's optional packages.
  */
 
+/** The npm packages a generator installs (with everything they need): Artillery, the Socket.IO client, the agent's. */
+export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3', '@aws-sdk/client-ssm'] as const;
+
 /** One `packages` entry of a lockfile v2/v3. */
 export interface LockEntry {
   readonly version?: string;

@@ -12,13 +12,14 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { S3_READ_WILDCARD_ACTIONS, acknowledge, assetBucketObjects, iam4, iam5, regionInFinding } from './nag';
+import { AGENT_PACKAGES } from './agent-lockfile';
 import { RIG_HOME, REPO_ROOT, amazonLinuxCpuType, bootFinished, bootStep, installNodeCommands, pinnedNodeVersion, userDataPreamble, writeAgentTree } from './user-data';
 
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
 
 /** Packages the agent needs on a generator (their whole tree comes from package-lock.json). */
-export const AGENT_PACKAGES = ['artillery', 'socket.io-client', '@artilleryio/sketches-js', '@aws-sdk/client-s3', '@aws-sdk/client-ssm'] as const;
+export { AGENT_PACKAGES };
 
 /** Properties of {@link GeneratorFleet}. */
 export interface GeneratorFleetProps {

@@ -115,6 +115,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
   return selectPlatform({
     root: ROOT,
     options,
+    script: input.script,
     env: process.env,
     log,
     signal,

@@ -167,6 +167,30 @@ export function missingPluginNotes(script: LoadedScenario['script'], found: (mod
 }
 
 /**
+ * The modules a script has Artillery load beyond its own core: `artillery-engine-<name>` for each engine other than
+ * http, ws and socketio (as engineProblems reads them), and each `config.plugins` entry's module (as
+ * missingPluginNotes names it), with where the script asks for it.
+ */
+export function requiredModules(script: LoadedScenario['script']): Array<{ readonly where: string; readonly module: string }> {
+  const config = script.config as Record<string, unknown>;
+  const out: Array<{ where: string; module: string }> = [];
+  const engines = new Set<string>();
+  for (const section of [script.before, script.after, ...(script.scenarios as unknown[])]) {
+    if (!section || typeof section !== 'object') continue;
+    const own = (section as { engine?: unknown }).engine;
+    const name = typeof own === 'string' && own ? own : typeof config.engine === 'string' && config.engine ? config.engine : 'http';
+    if (!RUNNER_ENGINES.has(name)) engines.add(name);
+  }
+  for (const name of engines) out.push({ where: `engine "${name}"`, module: `artillery-engine-${name}` });
+  const plugins = config.plugins && typeof config.plugins === 'object' ? (config.plugins as Record<string, unknown>) : {};
+  for (const [name, options] of Object.entries(plugins)) {
+    const scope = (options && typeof options === 'object' ? (options as { scope?: unknown }).scope : undefined) ?? config.pluginsScope;
+    out.push({ where: `config.plugins.${name}`, module: `${typeof scope === 'string' && scope ? scope : 'artillery-plugin-'}${name}` });
+  }
+  return out;
+}
+
+/**
  * Whether Artillery would find a module by name, the way its engine and plugin loaders look (runner.js,
  * load-plugins.js, builtin-packages.js): installed beside Artillery, bundled in it (dist/builtin-packages), or,
  * for plugins, in a folder of ARTILLERY_PLUGIN_PATH (`extraDirs`).
@@ -182,6 +206,11 @@ export function artilleryModuleFinder(extraDirs: readonly string[] = []): (modul
       return dirs.some((d) => fs.existsSync(path.join(d, module)));
     }
   };
+}
+
+/** Whether a module ships inside Artillery's own package (dist/builtin-packages), so every install of it has it. */
+export function bundledInArtillery(module: string): boolean {
+  return fs.existsSync(path.join(path.dirname(require.resolve('artillery/package.json')), 'dist', 'builtin-packages', module));
 }
 
 /** {@link artilleryModuleFinder} for plugins: ARTILLERY_PLUGIN_PATH's folders too. */

@@ -323,6 +323,19 @@ test('a failing preflight stops the run before scale-out: one line naming the st
   expect(group?.DesiredCapacity).toBe(0);
 });
 
+test("--platform aws with a plugin found only here (the user's ARTILLERY_PLUGIN_PATH): exit 2 before anything starts, naming it", async () => {
+  const dir = tempDir('rig-aws-plugin-');
+  fs.mkdirSync(path.join(dir, 'plugins', 'artillery-plugin-mine'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'plugins', 'artillery-plugin-mine', 'index.js'), 'module.exports = { Plugin: function () {} };');
+  const script = path.join(dir, 'mine.yml');
+  fs.writeFileSync(script, `config:\n  target: ${target.url}\n  plugins:\n    mine: {}\n  phases:\n    - { duration: 1, arrivalCount: 2 }\nscenarios:\n  - flow:\n      - get: { url: / }\n`);
+  const res = await runCli(['--platform', 'aws', '--scenario', script, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '', ARTILLERY_PLUGIN_PATH: path.join(dir, 'plugins') }, timeoutMs: 60_000 });
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(/error: config\.plugins\.mine \(artillery-plugin-mine\): installed here but not on the AWS generators, .*run this script with --platform local/);
+  expect(res.stderr).not.toMatch(/desired capacity|preflight from generator/);
+  expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
+});
+
 test('--platform aws where the stacks are not deployed: one line saying to deploy, exit 2, nothing started', async () => {
   const res = await runCli(['--platform', 'aws', '--vusers', '10', '--target', target.url], { env: { ...moto.env, AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2', AWS_PROFILE: '' }, timeoutMs: 60_000 });
   expect(res.code).toBe(2);

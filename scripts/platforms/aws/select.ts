@@ -17,6 +17,10 @@ import type * as MultiRegion from './multi-region';
 import { describeInstanceType } from './instance-types';
 import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
+import type { Lockfile } from '../../../lib/agent-lockfile';
+import type { ArtilleryScript } from '../../scenario';
+import { assertGeneratorsHaveModules, generatorModuleFinder } from '../../generator-modules';
+import { artilleryPluginFinder, bundledInArtillery } from '../../script-check';
 
 /** The outputs file `npm run deploy` writes (package.json `deploy`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
@@ -52,6 +56,8 @@ export interface SelectProps {
    * The generator instance type as EC2 describes it.
    * @default EC2 DescribeInstanceTypes (scripts/platforms/aws/instance-types.ts)
    */
+  /** The run's script (flags applied): its engines and plugins must be on the generators. */
+  readonly script?: ArtilleryScript;
   readonly describeInstanceType?: (api: Clients.AwsApi, instanceType: string, log: (line: string) => void) => Promise<InstanceSpec | undefined>;
 }
 
@@ -97,6 +103,11 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   }
   if (options.teardown && options.keepGenerators) {
     throw new UsageError('--teardown destroys the generator fleet, so --keep-generators cannot hold; pass one of them');
+  }
+  // A user's engine or plugin installed here must be on the generators too: checked before anything starts.
+  if (p.script) {
+    const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
+    assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
   }
   const outputs = choice.outputs;
   const region = outputs.region ?? envRegion;
