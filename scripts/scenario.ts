@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { distance } from 'fastest-levenshtein';
 import * as yaml from 'js-yaml';
 // lodash's merge is what Artillery uses to apply an environment (arrays merged index by index).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -57,10 +58,10 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   } else if (looksLikePath) {
     file = path.resolve(nameOrPath);
     if (!fs.existsSync(file)) {
-      throw new UsageError(`--scenario ${nameOrPath}: no such file; pass a built-in name (${availableScenarios(scenariosDir).join(', ')}) or the path of an Artillery script`);
+      throw new UsageError(`--scenario ${nameOrPath}: no such file;${didYouMean(nameOrPath, scenariosDir)} pass a built-in name (${availableScenarios(scenariosDir).join(', ')}) or the path of an Artillery script`);
     }
   } else {
-    throw new UsageError(`--scenario ${JSON.stringify(nameOrPath)} is not a built-in scenario; use one of ${availableScenarios(scenariosDir).join(', ')} or a path to an Artillery .yml/.json script`);
+    throw new UsageError(`--scenario ${JSON.stringify(nameOrPath)} is not a built-in scenario;${didYouMean(nameOrPath, scenariosDir)} use one of ${availableScenarios(scenariosDir).join(', ')} or a path to an Artillery .yml/.json script`);
   }
   if (fs.statSync(file).isDirectory()) {
     throw new UsageError(`--scenario ${nameOrPath} is a folder, not a script; pass the path of an Artillery .yml/.json script in it`);
@@ -122,6 +123,16 @@ function checkScript(parsed: unknown, file: string): ArtilleryScript {
     throw new UsageError(`scenario file ${file}: config.phases must be a list of phases`);
   }
   return obj as ArtilleryScript;
+}
+
+/** " did you mean pubsub?" for a built-in name within two edits of what was typed (case aside; `./connect`, `connect.yml` too), else ''. */
+function didYouMean(typed: string, scenariosDir: string): string {
+  const word = path.basename(typed).replace(/\.(ya?ml|json)$/i, '').toLowerCase();
+  const near = availableScenarios(scenariosDir)
+    .map((n) => ({ n, d: distance(n, word) }))
+    .filter((c) => c.d <= 2)
+    .sort((a, b) => a.d - b.d)[0];
+  return near ? ` did you mean ${near.n}?` : '';
 }
 
 /** Built-in scenario names that ship in this checkout. */

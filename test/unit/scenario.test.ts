@@ -102,6 +102,15 @@ describe('processScript', () => {
   });
 });
 
+describe('loadScenario with a misspelt built-in name', () => {
+  test('names the built-in within two edits (case aside, as a path too); a name near none lists them only', () => {
+    expect(() => loadScenario('pubusb', SCENARIOS)).toThrow(/"pubusb" is not a built-in scenario; did you mean pubsub\? use one of/);
+    expect(() => loadScenario('Connect', SCENARIOS)).toThrow(/did you mean connect\?/);
+    expect(() => loadScenario('./presense.yml', SCENARIOS)).toThrow(/presense\.yml: no such file; did you mean presence\?/);
+    expect(() => loadScenario('zzz', SCENARIOS)).toThrow(/"zzz" is not a built-in scenario; use one of/);
+  });
+});
+
 describe('loadScenario with a folder for --scenario', () => {
   test('says it is a folder (not "not valid YAML")', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scenario-dir-'));
