@@ -132,8 +132,13 @@ export function peakHeldOf(requested: number | undefined, target: readonly Targe
  */
 export function memoryPerHeldVuser(held: NonNullable<RunSummary['rig']['held']>, plannedPeak: number, health: readonly HealthSample[], target: readonly TargetSample[]): NonNullable<RunSummary['rig']['memoryPerVuser']> {
   const peakHeld = held.targetConnections || (held.generatorSockets ?? plannedPeak);
+  // Below this the processes' own start-up growth (tens of MB) dominates: 10 held read as 2,692 KB each.
+  if (peakHeld > 0 && peakHeld < MIN_HELD_FOR_MEMORY) return { generatorBytes: undefined, targetBytes: undefined, peakHeld };
   return { generatorBytes: generatorBytesPerVuser(health, peakHeld), targetBytes: targetBytesPerVuser(target), peakHeld };
 }
+
+/** Fewest connections held at once for a per-vuser memory figure (docs/performance.md "Per-vuser memory in every report"). */
+export const MIN_HELD_FOR_MEMORY = 1000;
 
 /** Health samples of different load processes within this window count as one instant. */
 const HEALTH_WINDOW_MS = 5000;

@@ -73,13 +73,13 @@ describe('a local run of 301 vusers over 3 generators', () => {
     }
   });
 
-  it('reports memory per held vuser on the generator and the target side', () => {
+  it('measures the peak held, and gives no per-vuser memory figure below 1,000 held (start-up growth would dominate), saying so', () => {
     const mem = result.json.rig.memoryPerVuser;
     expect(mem.peakHeld).toBeGreaterThan(0);
     expect(mem.peakHeld).toBeLessThanOrEqual(301);
-    expect(typeof mem.generatorBytes).toBe('number');
-    expect(typeof mem.targetBytes).toBe('number');
-    expect(result.stderr).toMatch(/memory per held vuser \(generator \/ target\)\s+[\d.]+ KB \/ [\d.]+ KB/);
+    expect(mem.generatorBytes).toBeUndefined();
+    expect(mem.targetBytes).toBeUndefined();
+    expect(result.stderr).toMatch(/memory per held vuser\s+not measured: \d+ held at the peak, too few for start-up growth not to dominate \(from 1,000\)/);
   });
 
   it('never loads the AWS SDK in the orchestrator (no deployed stacks here; it cost ~150 ms of CPU at every start)', () => {

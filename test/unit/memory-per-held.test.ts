@@ -19,10 +19,10 @@ describe('memoryPerHeldVuser', () => {
   });
 
   test("a user's own target (no /metrics): the generators' established sockets, not the plan's peak", () => {
-    const h = health(10, 500);
+    const h = health(10, 5000);
     const m = memoryPerHeldVuser(peakHeldOf(undefined, [], h), 8000, h, []);
-    expect(m.peakHeld).toBe(500);
-    expect(m.generatorBytes).toBe((10 * MB) / 500);
+    expect(m.peakHeld).toBe(5000);
+    expect(m.generatorBytes).toBe((10 * MB) / 5000);
     expect(m.targetBytes).toBeUndefined();
   });
 
@@ -32,8 +32,15 @@ describe('memoryPerHeldVuser', () => {
     expect(m).toEqual({ peakHeld: 0, generatorBytes: undefined, targetBytes: undefined });
   });
 
+  test('fewer than 1,000 held: no figure (start-up growth would dominate: 10 held read as 2,692 KB each), the peak kept', () => {
+    const h = health(26, 10);
+    expect(memoryPerHeldVuser(peakHeldOf(20, [], h), 20, h, [])).toEqual({ peakHeld: 10, generatorBytes: undefined, targetBytes: undefined });
+    const enough = health(20, 1000);
+    expect(memoryPerHeldVuser(peakHeldOf(undefined, [], enough), 1000, enough, []).generatorBytes).toBe((20 * MB) / 1000);
+  });
+
   test('no socket counts at all (no health samples with them): the plan is the fallback', () => {
     const h: HealthSample[] = [{ at: 0, generator: 'g01', process: 'p0', rssBytes: 100 * MB }, { at: 5000, generator: 'g01', process: 'p0', rssBytes: 104 * MB }];
-    expect(memoryPerHeldVuser(peakHeldOf(undefined, [], h), 400, h, [])).toMatchObject({ peakHeld: 400, generatorBytes: (4 * MB) / 400 });
+    expect(memoryPerHeldVuser(peakHeldOf(undefined, [], h), 4000, h, [])).toMatchObject({ peakHeld: 4000, generatorBytes: (4 * MB) / 4000 });
   });
 });
