@@ -33,14 +33,22 @@ interface Totals {
   expected: number;
 }
 
+/** The latency a period line leads with, first found: the built-in scenarios' connect, else a user script's engine's. */
+const LEAD_LATENCIES: ReadonlyArray<readonly [string, string]> = [
+  ['ws.connect_time', 'connect'],
+  ['http.response_time', 'response'],
+  ['socketio.response_time', 'socketio response'],
+];
+
 /**
  * The scenario's key figure for one period: delivery p95 and the receipt so far for pub/sub-style runs,
- * else the connect p95.
+ * else the connect p95 (a user's script: its HTTP or Socket.IO response p95; was "connect p95 -" on every line).
  */
 function keyFigure(period: PeriodMetrics, totals: Totals): string {
   const delivery = period.histograms['pubsub.delivery_latency'] ?? period.histograms['broadcast.latency'] ?? period.histograms['recovery.delivery_latency'];
-  const connect = period.histograms['ws.connect_time'];
-  const parts = [`connect p95 ${connect ? `${summarize(connect).p95} ms` : '-'}`];
+  const lead = LEAD_LATENCIES.find(([name]) => period.histograms[name]) ?? LEAD_LATENCIES[0]!;
+  const sketch = period.histograms[lead[0]];
+  const parts = [`${lead[1]} p95 ${sketch ? `${summarize(sketch).p95} ms` : '-'}`];
   if (delivery) parts.push(`delivery p95 ${summarize(delivery).p95} ms`);
   if (totals.expected > 0) parts.push(`receipt ${((100 * totals.received) / totals.expected).toFixed(1)}% (${totals.received}/${totals.expected})`);
   return parts.join('  ');

@@ -66,6 +66,16 @@ describe('LiveMerger', () => {
     expect(line).toContain('receipt 90.0% (90/100)');
   });
 
+  it("leads with the built-ins' connect p95, else a user script's HTTP response p95 (was 'connect p95 -' on every line)", async () => {
+    const response = new DDSketch();
+    for (let i = 1; i <= 100; i++) response.accept(i);
+    const live = new LiveMerger(store, [{ id: 'g01' }], () => T0 + 60_000);
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod({ period: T0, counters: { 'vusers.created': 4 }, histograms: { 'http.response_time': response }, rates: {} }));
+    const [line] = await live.flush();
+    expect(line).toMatch(/response p95 9\d(\.\d)? ms$/);
+    expect(line).not.toContain('connect p95');
+  });
+
   it('lists a generator only when a period can be new, and never its health samples: 100 generators over 5 minutes', async () => {
     const mem = memoryStore();
     const listed: string[] = [];
