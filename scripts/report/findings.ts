@@ -173,6 +173,8 @@ export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>): { value
   const value = target ?? sockets;
   if (value === undefined) return undefined;
   const requested = rig.held?.requested;
+  // Nothing held and nothing asked to be held (a script of HTTP requests): "0 generator sockets (plan: 6 at once)" read as a shortfall.
+  if (value === 0 && requested === undefined) return undefined;
   const parts = [
     target !== undefined ? `${n(target)} target connections` : undefined,
     sockets !== undefined ? `${n(sockets)} generator sockets` : undefined,

@@ -54,6 +54,9 @@ test('peak held at once: target connections and generator sockets next to --vuse
   expect(held({ requested: 400, targetConnections: 300 })).toMatchObject({ severity: 'warn', text: '300 target connections (of --vusers 400)' });
   // A target without /metrics and no socket samples: nothing measured, so no figure (never the plan shown as measured).
   expect(held({ requested: 400 })).toBeUndefined();
+  // A script that holds nothing (HTTP requests) and no --vusers: no row (was "0 generator sockets (plan: 6 at once)").
+  expect(held({ generatorSockets: 0 })).toBeUndefined();
+  expect(held({ requested: 400, generatorSockets: 0 })).toMatchObject({ text: '0 generator sockets (of --vusers 400)' });
 });
 
 test('the terminal summary shows the peak held next to N', () => {
