@@ -66,6 +66,11 @@ describe('evaluateThresholds', () => {
     expect(evaluateThresholds(['ws.connect_time.p98 < 300'], aggregate)[0]?.error).toBe('ws.connect_time has no statistic p98; use one of min, max, mean, median, count, p50, p75, p90, p95, p99, p999');
   });
 
+  test('a histogram of a family the run recorded, absent because nothing fell in it, reads 0 with a note (no 5xx: no 5xx latency)', () => {
+    const [r] = evaluateThresholds(['ws.connect_time.5xx.p99 < 300'], aggregate);
+    expect(r).toMatchObject({ ok: true, note: 'ws.connect_time.5xx.p99 was not recorded by this run (counted as 0)' });
+  });
+
   test("filtrex's functions and words, and quoted strings, are not metric names", () => {
     const [r] = evaluateThresholds(['max(ws.connect_time.p99, pubsub.delivery_latency.p99) < 300 and not (vusers.failed > 0)'], aggregate);
     expect(r).toEqual({ expression: 'max(ws.connect_time.p99, pubsub.delivery_latency.p99) < 300 and not (vusers.failed > 0)', ok: true });
