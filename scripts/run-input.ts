@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
-import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, insecureNote, loadScenario, unreadVariableNotes } from './scenario';
+import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
 import { checkBuiltInVars } from './builtin-variables';
@@ -38,7 +38,7 @@ export interface RunInput {
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
   checkScriptFiles(scenario);
-  const tlsNote = insecureNote(scenario.script, flags, scenario.builtIn, scenario.name);
+  const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
   // Then the built-in scenarios' own rules: names they read, values they can run as given.

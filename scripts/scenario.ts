@@ -203,8 +203,8 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** -k on a built-in scenario is refused; on a script that turns certificate checks on itself, it is said (as Artillery warns). */
-export function insecureNote(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string): string | undefined {
+/** -k: refused on a built-in scenario (throws); on a script that turns certificate checks on itself, the note to say (as Artillery warns). */
+export function checkInsecure(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string): string | undefined {
   if (!options.insecure) return undefined;
   if (builtIn) {
     throw new UsageError(

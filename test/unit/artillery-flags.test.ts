@@ -6,7 +6,7 @@
 import { buildProgram } from '../../scripts/cli';
 import { artilleryFlagHint, positionalHint } from '../../scripts/artillery-flags';
 import { validateFlags } from '../../scripts/options';
-import { applyOptions, insecureNote } from '../../scripts/scenario';
+import { applyOptions, checkInsecure } from '../../scripts/scenario';
 import { UsageError } from '../../scripts/errors';
 import { runCli } from '../helpers/cli';
 
@@ -53,11 +53,11 @@ describe('-k/--insecure', () => {
     expect(applyOptions(script, validateFlags({ insecure: true })).config.tls).toEqual({ rejectUnauthorized: false });
     const own = { ...script, config: { ...script.config, tls: { rejectUnauthorized: true, servername: 'api.test' } } };
     expect(applyOptions(own, validateFlags({ insecure: true })).config.tls).toEqual({ rejectUnauthorized: false, servername: 'api.test' });
-    expect(insecureNote(own, validateFlags({ insecure: true }), false, 'my.yml')).toMatch(/my\.yml sets config\.tls\.rejectUnauthorized: true; -k turns certificate checks off/);
+    expect(checkInsecure(own, validateFlags({ insecure: true }), false, 'my.yml')).toMatch(/my\.yml sets config\.tls\.rejectUnauthorized: true; -k turns certificate checks off/);
     expect(applyOptions(script, validateFlags({})).config.tls).toBeUndefined();
   });
   test('is refused for the built-in scenarios, whose own client checks the certificate', () => {
-    expect(() => insecureNote(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(UsageError);
-    expect(() => insecureNote(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(/-k\/--insecure applies to your own scripts/);
+    expect(() => checkInsecure(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(UsageError);
+    expect(() => checkInsecure(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(/-k\/--insecure applies to your own scripts/);
   });
 });
