@@ -153,14 +153,14 @@ class Supervisor {
  * @param {string} message
  */
 function listenErrorLine(cfg, code, message) {
-  return code === 'EADDRINUSE'
-    ? `target: port ${cfg.port} on ${cfg.host} is already in use; pass another PORT or stop the other process\n`
-    : `target: cannot listen on ${cfg.host}:${cfg.port}: ${message}\n`;
+  if (code === 'EADDRINUSE') return `target: port ${cfg.port} on ${cfg.host} is already in use; pass another PORT or stop the other process\n`;
+  if (code === 'ENOTFOUND') return `target: HOST="${cfg.host}" does not resolve to an address of this machine; use an address such as 127.0.0.1 or 0.0.0.0\n`;
+  return `target: cannot listen on ${cfg.host}:${cfg.port}: ${message}\n`;
 }
 
 /** @param {string | undefined} code */
 function listenErrorExit(code) {
-  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 2 : 1;
+  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 2 : 1;
 }
 
 /**

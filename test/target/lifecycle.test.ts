@@ -111,6 +111,14 @@ test('port in use: one stderr line naming the port, exit code 2, nothing on stdo
   }
 });
 
+test('a HOST that does not resolve: one line naming it, exit 2 (was exit 1, "getaddrinfo ENOTFOUND")', async () => {
+  const s = spawnTarget({ HOST: 'no-such-host.invalid', PORT: '0' });
+  const { code } = await s.exited;
+  expect(code).toBe(2);
+  expect(s.stderr()).toContain('target: HOST="no-such-host.invalid" does not resolve to an address of this machine; use an address such as 127.0.0.1 or 0.0.0.0\n');
+  await until(() => pidsWithTag(s.tag).length === 0, { timeoutMs: 3000, what: 'workers to be gone' });
+});
+
 test('a flag (npm run target -- --port 3100) is refused with exit 2 naming the environment variables, not ignored', async () => {
   const s = spawnTarget({}, ['--port', '3100']);
   const { code } = await s.exited;
