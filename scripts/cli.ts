@@ -18,6 +18,7 @@ import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local/local';
 import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
+import { socketIoPolls } from './preflight';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -102,7 +103,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
   const localPlatformOf = () => {
     // Kept for CI commands that pass it whichever platform is picked; said, so it is not read as a check that ran.
     if (options.maxCost !== undefined) log(`note: --max-cost ${options.maxCost} applies to AWS runs; this local run costs nothing`);
-    return localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log });
+    return localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log, socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script) });
   };
   if (options.platform === 'local') {
     refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });

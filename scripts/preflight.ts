@@ -30,6 +30,14 @@ export interface ProbeSpec {
   readonly httpStatusAdvisory?: boolean;
   /** The script's `config.tls.rejectUnauthorized` is false: the probe accepts any certificate, as Artillery does. */
   readonly insecureTls?: boolean;
+  /**
+   * What the script's engine sends with its handshake, as Artillery's engines send it: Socket.IO's
+   * `config.socketio` `extraHeaders`/`query`/`auth`, the ws engine's `config.ws.headers`/`subprotocols` (or its
+   * first `connect` step's). Without them a target that authenticates the handshake refused the probe.
+   */
+  readonly realtimeOptions?: { readonly headers?: Record<string, string>; readonly query?: Record<string, string>; readonly auth?: Record<string, unknown>; readonly subprotocols?: string[]; readonly url?: string };
+  /** Why the handshake is not probed (its options are templated per vuser, or made by a `connect` function). */
+  readonly realtimeUnknown?: string;
 }
 
 /** Whether a script turns certificate checks off (`config.tls.rejectUnauthorized: false`, Artillery's setting). */
@@ -79,16 +87,57 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = String(scenario.engine ?? '');
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : undefined;
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0]) : {};
+  const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   return {
     target,
     ...(http ? { http } : {}),
     ...(realtime ? { realtime } : {}),
     ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),
+    ...(handshake.options ? { realtimeOptions: handshake.options } : {}),
+    ...(handshake.unknown ? { realtimeUnknown: handshake.unknown } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
     ...(builtIn ? {} : { httpStatusAdvisory: true }),
     ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}),
   };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const templated = (v: unknown): boolean => JSON.stringify(v ?? null).includes('{{');
+const strings = (v: unknown): Record<string, string> | undefined => (isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : undefined);
+
+/** The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before the run. */
+function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
+  if (realtime === 'socketio') {
+    const sio = isRecord(script.config.socketio) ? script.config.socketio : {};
+    const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined };
+    if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
+    const options = Object.fromEntries(Object.entries(picked).filter(([, v]) => v !== undefined));
+    return { ...(Object.keys(options).length ? { options } : {}), ...(typeof sio.path === 'string' ? { path: sio.path } : {}) };
+  }
+  const ws = isRecord(script.config.ws) ? script.config.ws : {};
+  const connect = isRecord(first) ? first.connect : undefined;
+  if (isRecord(connect) && connect.function !== undefined) return { unknown: 'its connect step is a function' };
+  const from = isRecord(connect) ? connect : ws;
+  const options = {
+    ...(strings(from.headers ?? ws.headers) ? { headers: strings(from.headers ?? ws.headers) } : {}),
+    ...(Array.isArray(from.subprotocols ?? ws.subprotocols) ? { subprotocols: (from.subprotocols ?? ws.subprotocols) as unknown[] as string[] } : {}),
+    ...(typeof connect === 'string' ? { url: connect } : isRecord(connect) && typeof connect.target === 'string' ? { url: connect.target } : {}),
+  };
+  if (templated(options)) return { unknown: 'its handshake options are templated per vuser' };
+  return Object.keys(options).length ? { options } : {};
+}
+
+/**
+ * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the
+ * client's default transports): a server of several processes without sticky sessions cannot serve that.
+ */
+export function socketIoPolls(script: ArtilleryScript): boolean {
+  const engineOf = (s: unknown) => (isRecord(s) && typeof s.engine === 'string' ? s.engine : typeof script.config.engine === 'string' ? script.config.engine : 'http');
+  const sections = [...(script.scenarios as unknown[]), ...[script.before, script.after].filter(isRecord)];
+  if (!sections.some((s) => engineOf(s) === 'socketio')) return false;
+  const transports = isRecord(script.config.socketio) ? script.config.socketio.transports : undefined;
+  return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
 }
 
 /** One line for a passed probe. */

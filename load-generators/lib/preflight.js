@@ -22,6 +22,9 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
+ * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, subprotocols?: string[], url?: string }} [realtimeOptions]
+ *   what the script's engine sends with its handshake (scripts/preflight.ts)
+ * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
  */
 
 /**
@@ -117,7 +120,9 @@ async function probe(spec, opts = {}) {
     }
   }
 
-  if (spec.realtime) {
+  if (spec.realtime && spec.realtimeUnknown) {
+    steps.push(`${spec.realtime} handshake not probed (${spec.realtimeUnknown})`);
+  } else if (spec.realtime) {
     try {
       await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
       steps.push(`${spec.realtime} handshake`);

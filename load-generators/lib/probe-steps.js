@@ -126,14 +126,16 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
 }
 
 /**
- * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string }} spec the probe's handshake (its ProbeSpec) @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
+ * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string, realtimeOptions?: { headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, subprotocols?: string[], url?: string } }} spec
+ *   the probe's handshake (its ProbeSpec), with what the script's engine sends @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {string | undefined} authToken
  * @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
  * @returns {Promise<void>}
  */
 function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecure = false) {
+  const extra = spec.realtimeOptions ?? {};
   /** @type {Record<string, string>} */
-  const headers = { [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
+  const headers = { ...(extra.headers ?? {}), [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
   const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress, ...(insecure ? { rejectUnauthorized: false } : {}) }) : undefined;
   const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
@@ -147,7 +149,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
         reconnection: false,
         timeout: timeoutMs,
         extraHeaders: headers,
-        ...(authToken ? { auth: { token: authToken } } : {}),
+        ...(extra.query ? { query: extra.query } : {}),
+        ...(authToken ? { auth: { ...(extra.auth ?? {}), token: authToken } } : extra.auth ? { auth: extra.auth } : {}),
         ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
         ...tlsOpts,
       });
@@ -162,16 +165,17 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
     });
   }
   const WebSocket = require('ws');
-  const wsUrl = new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
+  const wsUrl = extra.url ? new URL(extra.url) : new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
+    const ws = new WebSocket(wsUrl, extra.subprotocols ?? [], { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
     ws.once('open', () => {
       ws.close();
       resolve();
     });
     ws.once('unexpected-response', (_req, res) => {
-      ws.terminate();
+      // Named first: terminate() fails the socket with "closed before the connection was established", which hid the status.
       reject(new Error(`upgrade answered ${res.statusCode}`));
+      ws.terminate();
     });
     ws.once('error', reject);
   });

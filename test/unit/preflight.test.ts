@@ -5,7 +5,7 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { RigError, UsageError } from '../../scripts/errors';
-import { preflightError, preflightHere, preflightSpec } from '../../scripts/preflight';
+import { preflightError, preflightHere, preflightSpec, socketIoPolls } from '../../scripts/preflight';
 import { loadScenario } from '../../scripts/scenario';
 import { freePort } from '../aws/moto';
 
@@ -32,6 +32,32 @@ describe('preflightSpec: what the probe checks, read from the scenario', () => {
   });
 });
 
+describe("the handshake as the script's engine makes it (was: without its headers, refused by a target that checks them)", () => {
+  test("Socket.IO: config.socketio's extraHeaders, query, auth and path; templated options are not guessed", () => {
+    const script = { config: { socketio: { extraHeaders: { cookie: 'sid=1', 'x-n': 2 }, query: { room: 'a' }, auth: { token: 't' }, path: '/rt' } }, scenarios: [{ engine: 'socketio', flow: [{ emit: { channel: 'x' } }] }] };
+    expect(preflightSpec(script, 'http://t', false)).toMatchObject({ realtime: 'socketio', realtimePath: '/rt', realtimeOptions: { headers: { cookie: 'sid=1', 'x-n': '2' }, query: { room: 'a' }, auth: { token: 't' } } });
+    const templated = { config: { socketio: { extraHeaders: { authorization: 'Bearer {{ token }}' } } }, scenarios: [{ engine: 'socketio', flow: [] }] };
+    expect(preflightSpec(templated, 'http://t', false)).toMatchObject({ realtime: 'socketio', realtimeUnknown: 'config.socketio is templated per vuser' });
+  });
+
+  test("ws: config.ws headers and subprotocols, or its first connect step's; a connect function is not guessed", () => {
+    const ws = { config: { ws: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } }, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
+    expect(preflightSpec(ws, 'ws://t/feed', false)).toMatchObject({ realtime: 'websocket', realtimeOptions: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } });
+    const step = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { target: 'ws://t/other', headers: { a: 'b' } } }] }] };
+    expect(preflightSpec(step, 'ws://t', false)).toMatchObject({ realtimeOptions: { headers: { a: 'b' }, url: 'ws://t/other' } });
+    const fn = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { function: 'mine' } }] }] };
+    expect(preflightSpec(fn, 'ws://t', false)).toMatchObject({ realtimeUnknown: 'its connect step is a function' });
+  });
+
+  test("a Socket.IO script starts with long-polling unless config.socketio.transports is websocket only", () => {
+    const sio = (socketio?: object) => ({ config: { ...(socketio ? { socketio } : {}) }, scenarios: [{ engine: 'socketio', flow: [] }] });
+    expect(socketIoPolls(sio())).toBe(true);
+    expect(socketIoPolls(sio({ transports: ['polling', 'websocket'] }))).toBe(true);
+    expect(socketIoPolls(sio({ transports: ['websocket'] }))).toBe(false);
+    expect(socketIoPolls({ config: {}, scenarios: [{ flow: [] }] })).toBe(false);
+  });
+});
+
 describe('the probe against real servers on loopback', () => {
   let target: TargetHandle;
   beforeAll(async () => {
@@ -51,6 +77,13 @@ describe('the probe against real servers on loopback', () => {
   test('the handshake without the cookie the target demands fails at the handshake, naming the rejection', async () => {
     const result = await probe({ target: target.url, realtime: 'socketio' });
     expect(result).toMatchObject({ ok: false, step: 'handshake', message: expect.stringMatching(/^Socket\.IO handshake with 127\.0\.0\.1:\d+\/socket\.io failed \(unauthorized\)/) });
+  });
+
+  test("with the script's own handshake headers (the sid cookie the reference target demands), the handshake passes", async () => {
+    const result = await probe({ target: target.url, realtime: 'socketio', realtimeOptions: { headers: { cookie: 'sid=1' } } });
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['socketio handshake']) });
+    const unknown = await probe({ target: target.url, realtime: 'socketio', realtimeUnknown: 'config.socketio is templated per vuser' });
+    expect(unknown).toMatchObject({ ok: true, steps: expect.arrayContaining(['socketio handshake not probed (config.socketio is templated per vuser)']) });
   });
 
   test('an HTTP path the target does not serve: config error (exit 2) naming the status', async () => {
@@ -224,4 +257,22 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     expect(result).toMatchObject({ ok: false, step: 'handshake', config: false, message: expect.stringMatching(/Socket\.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails/) });
     expect(preflightError(result, 'this machine')).toBeInstanceOf(RigError);
   });
+});
+
+test("a WebSocket target that checks a header and a subprotocol: the probe sends the script's config.ws ones", async () => {
+  // ws 7 (the version Artillery and this repository resolve) names its server class Server.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Server: WebSocketServer } = require('ws') as { Server: new (o: object) => { close(): void } };
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, verifyClient: (info: { req: http.IncomingMessage }) => info.req.headers['x-key'] === 'k', handleProtocols: (p: string[]) => ([...p].includes('v1') ? 'v1' : false) });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `ws://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/feed`;
+  try {
+    expect(await probe({ target: url, realtime: 'websocket', realtimeOptions: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } })).toMatchObject({ ok: true });
+    expect(await probe({ target: url, realtime: 'websocket' })).toMatchObject({ ok: false, step: 'handshake', message: expect.stringMatching(/upgrade answered 401/) });
+  } finally {
+    wss.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });

@@ -45,6 +45,8 @@ export interface LocalPlatformProps {
   readonly options: RunOptions;
   readonly env: NodeJS.ProcessEnv;
   readonly log: (line: string) => void;
+  /** The run's script starts its Socket.IO clients with HTTP long-polling (scripts/preflight.ts socketIoPolls). */
+  readonly socketIoPolls?: boolean;
 }
 
 /** Builds the local platform from this machine's limits. */
@@ -69,6 +71,10 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     };
     const target = await startLocalTarget({ appDir: path.join(opts.root, 'target-stack', 'app'), port: options.targetPort, workers, env });
     log(`local reference target: ${target.url} (${workers} workers)`);
+    if (opts.socketIoPolls && workers > 1) {
+      // docs/target.md "Transports": each poll of a session must reach the same worker; the shared port does not do that.
+      log(`warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the reference target's ${workers} workers cannot serve without sticky sessions: its vusers will fail with "xhr poll error" or "xhr post error". Add config.socketio.transports: ["websocket"] to the script`);
+    }
     return target;
   };
 
