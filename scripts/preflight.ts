@@ -35,7 +35,15 @@ export interface ProbeSpec {
    * `config.socketio` `extraHeaders`/`query`/`auth`, the ws engine's `config.ws.headers`/`subprotocols` (or its
    * first `connect` step's). Without them a target that authenticates the handshake refused the probe.
    */
-  readonly realtimeOptions?: { readonly headers?: Record<string, string>; readonly query?: Record<string, string>; readonly auth?: Record<string, unknown>; readonly subprotocols?: string[]; readonly url?: string };
+  readonly realtimeOptions?: {
+    readonly headers?: Record<string, string>;
+    readonly query?: Record<string, string>;
+    readonly auth?: Record<string, unknown>;
+    /** Socket.IO transports, when the script's exclude WebSocket (the probe otherwise connects over WebSocket, as the built-in scenarios do). */
+    readonly transports?: string[];
+    readonly subprotocols?: string[];
+    readonly url?: string;
+  };
   /** Why the handshake is not probed (its options are templated per vuser, or made by a `connect` function). */
   readonly realtimeUnknown?: string;
 }
@@ -110,7 +118,8 @@ const strings = (v: unknown): Record<string, string> | undefined => (isRecord(v)
 function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
   if (realtime === 'socketio') {
     const sio = isRecord(script.config.socketio) ? script.config.socketio : {};
-    const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined };
+    const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
+    const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
     const options = Object.fromEntries(Object.entries(picked).filter(([, v]) => v !== undefined));
     return { ...(Object.keys(options).length ? { options } : {}), ...(typeof sio.path === 'string' ? { path: sio.path } : {}) };

@@ -22,7 +22,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
- * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, subprotocols?: string[], url?: string }} [realtimeOptions]
+ * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string }} [realtimeOptions]
  *   what the script's engine sends with its handshake (scripts/preflight.ts)
  * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
  */

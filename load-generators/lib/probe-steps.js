@@ -126,7 +126,7 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
 }
 
 /**
- * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string, realtimeOptions?: { headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, subprotocols?: string[], url?: string } }} spec
+ * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string, realtimeOptions?: { headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string } }} spec
  *   the probe's handshake (its ProbeSpec), with what the script's engine sends @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {string | undefined} authToken
  * @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
@@ -144,7 +144,7 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
     return new Promise((resolve, reject) => {
       const socket = io(base, {
         path: spec.realtimePath ?? '/socket.io',
-        transports: ['websocket'],
+        transports: extra.transports ?? ['websocket'],
         forceNew: true,
         reconnection: false,
         timeout: timeoutMs,

@@ -251,11 +251,14 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/nothing answers at \/socket\.io\/ \(HTTP 404\): .*--var socketPath=\/path/) });
   });
 
-  test('Socket.IO that allows only long-polling: the upgrade is named as what fails (the target, exit 3)', async () => {
+  test('Socket.IO that allows only long-polling: the upgrade is named as what fails (the target, exit 3); a script that polls only passes', async () => {
     const target = await serve(() => undefined, true);
     const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
     expect(result).toMatchObject({ ok: false, step: 'handshake', config: false, message: expect.stringMatching(/Socket\.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails/) });
     expect(preflightError(result, 'this machine')).toBeInstanceOf(RigError);
+    // config.socketio.transports: ['polling'] (the script never upgrades): the probe connects the same way.
+    const script = { config: { socketio: { transports: ['polling'] } }, scenarios: [{ engine: 'socketio', flow: [] }] };
+    expect(await probe(preflightSpec(script, target, false))).toMatchObject({ ok: true });
   });
 });
 
