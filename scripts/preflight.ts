@@ -4,6 +4,7 @@
  * here (pure); the probe itself is load-generators/lib/preflight.js, the same code in-process for local
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
+import { isRecord } from './core/is-record';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 
@@ -110,7 +111,6 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const templated = (v: unknown): boolean => JSON.stringify(v ?? null).includes('{{');
 const strings = (v: unknown): Record<string, string> | undefined => (isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : undefined);
 

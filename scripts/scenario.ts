@@ -11,6 +11,7 @@ import * as yaml from 'js-yaml';
 const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
+import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
 import { phasesWithNumbers } from './core/phases';
 import type { Phase } from './core/plan';
@@ -176,7 +177,7 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   Object.assign(variables, options.vars);
   copy.config.variables = variables;
   // -k: as `artillery run -k` (lib/util.ts checkConfig), whatever the script's own config.tls says.
-  if (options.insecure) copy.config.tls = { ...(isObject(copy.config.tls) ? copy.config.tls : {}), rejectUnauthorized: false };
+  if (options.insecure) copy.config.tls = { ...(isRecord(copy.config.tls) ? copy.config.tls : {}), rejectUnauthorized: false };
   // No phases at all: one vuser, as `artillery run` does (prepare-test-execution-plan); said before the run.
   if (copy.config.phases === undefined) copy.config.phases = ARTILLERY_DEFAULT_PHASES.map((p) => ({ ...p }));
   if (options.vusers !== undefined) {
@@ -201,8 +202,6 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   return copy;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** -k: refused on a built-in scenario (throws); on a script that turns certificate checks on itself, the note to say (as Artillery warns). */
 export function checkInsecure(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string): string | undefined {
   if (!options.insecure) return undefined;
@@ -212,7 +211,7 @@ export function checkInsecure(script: ArtilleryScript, options: RunOptions, buil
     );
   }
   const tls = script.config.tls;
-  return isObject(tls) && tls.rejectUnauthorized === true ? `note: ${name} sets config.tls.rejectUnauthorized: true; -k turns certificate checks off for this run, as artillery run -k does` : undefined;
+  return isRecord(tls) && tls.rejectUnauthorized === true ? `note: ${name} sets config.tls.rejectUnauthorized: true; -k turns certificate checks off for this run, as artillery run -k does` : undefined;
 }
 
 /** What `artillery run` (2.0.34) runs when a script has no `config.phases`: one vuser. */

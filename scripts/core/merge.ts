@@ -6,6 +6,7 @@
  * batches). Pure: no I/O, inputs are never mutated.
  */
 import type { DDSketch } from '@artilleryio/sketches-js';
+import { isRecord } from './is-record';
 import { cloneSketch, decodeSketch, encodeSketch, ssmsParse, ssmsStringify } from './ssms-codec';
 
 /** One reporting period's metrics (10-s window keyed by `period`, epoch ms). */
@@ -69,10 +70,6 @@ const TIMESTAMP_KEYS = [
   'lastHistogramAt',
 ] as const;
 type TimestampKey = (typeof TIMESTAMP_KEYS)[number];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function numberMap(v: unknown, field: string): Record<string, number> {
   if (v === undefined || v === null) return {};
