@@ -106,27 +106,46 @@ const RUNNER_ENGINES = new Set(['http', 'ws', 'socketio']);
 export function engineProblems(script: LoadedScenario['script'], installed: (name: string) => boolean): string[] {
   const config = script.config as Record<string, unknown>;
   const declared = config.engines && typeof config.engines === 'object' ? Object.keys(config.engines) : [];
-  const byName = new Map<string, string[]>();
-  const use = (engine: unknown, where: string) => {
-    const name = typeof engine === 'string' && engine ? engine : typeof config.engine === 'string' && config.engine ? config.engine : 'http';
-    if (!byName.has(name)) byName.set(name, []);
-    byName.get(name)!.push(where);
-  };
-  for (const hook of ['before', 'after'] as const) {
-    const section = script[hook] as { engine?: unknown } | undefined;
-    if (section && typeof section === 'object') use(section.engine ?? 'http', hook);
-  }
-  (script.scenarios as Array<Record<string, unknown>>).forEach((sc, i) => {
-    if (sc && typeof sc === 'object') use(sc.engine, `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`);
-  });
   const problems: string[] = [];
-  for (const [name, wheres] of byName) {
+  for (const [name, wheres] of enginesUsed(script)) {
     if (RUNNER_ENGINES.has(name)) continue;
     const at = wheres.join(', ');
     if (!installed(name)) problems.push(`${at} uses engine "${name}", which is not installed (no artillery-engine-${name}); install it (npm install artillery-engine-${name}) or fix the name (built in: http, ws, socketio, playwright)`);
     else if (!declared.includes(name)) problems.push(`${at} uses engine "${name}" but config.engines has no "${name}" entry; add config.engines.${name}: {} as Artillery requires`);
   }
   return problems;
+}
+
+/**
+ * The engines a script runs, each with where: a before/after hook runs `engine || 'http'`, a scenario
+ * `engine || config.engine || 'http'` (Artillery's runner.js, handleScriptHook and the scenario picker).
+ */
+function enginesUsed(script: LoadedScenario['script']): Map<string, string[]> {
+  const config = script.config as Record<string, unknown>;
+  const fallback = typeof config.engine === 'string' && config.engine ? config.engine : 'http';
+  const byName = new Map<string, string[]>();
+  const use = (engine: unknown, otherwise: string, where: string) => {
+    const name = typeof engine === 'string' && engine ? engine : otherwise;
+    byName.set(name, [...(byName.get(name) ?? []), where]);
+  };
+  for (const hook of ['before', 'after'] as const) {
+    const section = script[hook] as { engine?: unknown } | undefined;
+    if (section && typeof section === 'object') use(section.engine, 'http', hook);
+  }
+  (script.scenarios as Array<Record<string, unknown>>).forEach((sc, i) => {
+    if (sc && typeof sc === 'object') use(sc.engine, fallback, `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`);
+  });
+  return byName;
+}
+
+/** Each `config.plugins` entry with the module Artillery loads for it: `<scope or artillery-plugin-><name>` (load-plugins.js). */
+function pluginModules(script: LoadedScenario['script']): Array<{ readonly name: string; readonly module: string }> {
+  const config = script.config as Record<string, unknown>;
+  const plugins = config.plugins && typeof config.plugins === 'object' ? (config.plugins as Record<string, unknown>) : {};
+  return Object.entries(plugins).map(([name, options]) => {
+    const scope = (options && typeof options === 'object' ? (options as { scope?: unknown }).scope : undefined) ?? config.pluginsScope;
+    return { name, module: `${typeof scope === 'string' && scope ? scope : 'artillery-plugin-'}${name}` };
+  });
 }
 
 /**
@@ -153,41 +172,21 @@ export function weightProblem(script: LoadedScenario['script']): string | undefi
  * says whether a module name resolves.
  */
 export function missingPluginNotes(script: LoadedScenario['script'], found: (module: string) => boolean): string[] {
-  const config = script.config as Record<string, unknown>;
-  const plugins = config.plugins && typeof config.plugins === 'object' ? (config.plugins as Record<string, unknown>) : {};
-  const notes: string[] = [];
-  for (const [name, options] of Object.entries(plugins)) {
-    const scope = (options && typeof options === 'object' ? (options as { scope?: unknown }).scope : undefined) ?? config.pluginsScope;
-    const module = `${typeof scope === 'string' && scope ? scope : 'artillery-plugin-'}${name}`;
-    if (!found(module)) {
-      notes.push(`note: config.plugins.${name}: ${module} is not installed here, so Artillery runs the script without it (plain \`artillery run\` warns the same); npm install ${module} to use it`);
-    }
-  }
-  return notes;
+  return pluginModules(script)
+    .filter(({ module }) => !found(module))
+    .map(({ name, module }) => `note: config.plugins.${name}: ${module} is not installed here, so Artillery runs the script without it (plain \`artillery run\` warns the same); npm install ${module} to use it`);
 }
 
 /**
  * The modules a script has Artillery load beyond its own core: `artillery-engine-<name>` for each engine other than
- * http, ws and socketio (as engineProblems reads them), and each `config.plugins` entry's module (as
- * missingPluginNotes names it), with where the script asks for it.
+ * http, ws and socketio, and each `config.plugins` entry's module, with where the script asks for it.
  */
 export function requiredModules(script: LoadedScenario['script']): Array<{ readonly where: string; readonly module: string }> {
-  const config = script.config as Record<string, unknown>;
-  const out: Array<{ where: string; module: string }> = [];
-  const engines = new Set<string>();
-  for (const section of [script.before, script.after, ...(script.scenarios as unknown[])]) {
-    if (!section || typeof section !== 'object') continue;
-    const own = (section as { engine?: unknown }).engine;
-    const name = typeof own === 'string' && own ? own : typeof config.engine === 'string' && config.engine ? config.engine : 'http';
-    if (!RUNNER_ENGINES.has(name)) engines.add(name);
-  }
-  for (const name of engines) out.push({ where: `engine "${name}"`, module: `artillery-engine-${name}` });
-  const plugins = config.plugins && typeof config.plugins === 'object' ? (config.plugins as Record<string, unknown>) : {};
-  for (const [name, options] of Object.entries(plugins)) {
-    const scope = (options && typeof options === 'object' ? (options as { scope?: unknown }).scope : undefined) ?? config.pluginsScope;
-    out.push({ where: `config.plugins.${name}`, module: `${typeof scope === 'string' && scope ? scope : 'artillery-plugin-'}${name}` });
-  }
-  return out;
+  const engines = [...enginesUsed(script).keys()].filter((name) => !RUNNER_ENGINES.has(name));
+  return [
+    ...engines.map((name) => ({ where: `engine "${name}"`, module: `artillery-engine-${name}` })),
+    ...pluginModules(script).map(({ name, module }) => ({ where: `config.plugins.${name}`, module })),
+  ];
 }
 
 /**

@@ -31,6 +31,11 @@ test('requiredModules: engines beyond http/ws/socketio (scenario, config, before
   ]);
 });
 
+test("requiredModules: a before/after hook without an engine runs http, not config.engine (Artillery's handleScriptHook)", () => {
+  const s = { ...script({ engine: 'kafka' }, [{ engine: 'http', flow: [] }]), before: { flow: [] }, after: { flow: [] } };
+  expect(requiredModules(s)).toEqual([]);
+});
+
 test('refused when a module found here is missing on the generators; bundled ones and ones found nowhere pass', () => {
   const here = () => true;
   const needs = script({ engines: { kafka: {} }, plugins: { mine: {}, expect: {} } }, [{ engine: 'kafka', flow: [] }]);
