@@ -5,6 +5,7 @@
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
 import { isRecord } from './core/is-record';
+import { enginesUsed, scenarioEngine } from './engines';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 
@@ -93,7 +94,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     if (!http && step.function === BUILT_IN_COOKIE_STEP) http = { method: 'GET', path: '/set-cookie' };
     if (step.function === BUILT_IN_SOCKET_STEP) realtime = 'socketio';
   }
-  const engine = String(scenario.engine ?? '');
+  const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
   const handshake = realtime ? handshakeOptions(script, realtime, flow[0]) : {};
@@ -142,9 +143,7 @@ function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'webso
  * client's default transports): a server of several processes without sticky sessions cannot serve that.
  */
 export function socketIoPolls(script: ArtilleryScript): boolean {
-  const engineOf = (s: unknown) => (isRecord(s) && typeof s.engine === 'string' ? s.engine : typeof script.config.engine === 'string' ? script.config.engine : 'http');
-  const sections = [...(script.scenarios as unknown[]), ...[script.before, script.after].filter(isRecord)];
-  if (!sections.some((s) => engineOf(s) === 'socketio')) return false;
+  if (!enginesUsed(script).has('socketio')) return false;
   const transports = isRecord(script.config.socketio) ? script.config.socketio.transports : undefined;
   return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
 }
@@ -156,7 +155,8 @@ export function preflightPassedLine(result: ProbeResult, from: string): string {
 
 /**
  * The error a failed probe stops the run with: one line naming the step, what failed and the likely cause.
- * A configuration fault (the name, the path, auth) is bad input (exit 2); anything else is the rig's (exit 3).
+ * A configuration fault (the name, the path, auth) is bad input (exit 2); anything else is the target's (exit 3,
+ * printed as `target failure:`).
  */
 export function preflightError(result: ProbeResult, from: string): UsageError | TargetFailure | undefined {
   if (result.ok) return undefined;

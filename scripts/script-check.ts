@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
+import { enginesUsed } from './engines';
 import { UsageError } from './errors';
 import type { LoadedScenario } from './scenario';
 
@@ -114,28 +115,6 @@ export function engineProblems(script: LoadedScenario['script'], installed: (nam
     else if (!declared.includes(name)) problems.push(`${at} uses engine "${name}" but config.engines has no "${name}" entry; add config.engines.${name}: {} as Artillery requires`);
   }
   return problems;
-}
-
-/**
- * The engines a script runs, each with where: a before/after hook runs `engine || 'http'`, a scenario
- * `engine || config.engine || 'http'` (Artillery's runner.js, handleScriptHook and the scenario picker).
- */
-function enginesUsed(script: LoadedScenario['script']): Map<string, string[]> {
-  const config = script.config as Record<string, unknown>;
-  const fallback = typeof config.engine === 'string' && config.engine ? config.engine : 'http';
-  const byName = new Map<string, string[]>();
-  const use = (engine: unknown, otherwise: string, where: string) => {
-    const name = typeof engine === 'string' && engine ? engine : otherwise;
-    byName.set(name, [...(byName.get(name) ?? []), where]);
-  };
-  for (const hook of ['before', 'after'] as const) {
-    const section = script[hook] as { engine?: unknown } | undefined;
-    if (section && typeof section === 'object') use(section.engine, 'http', hook);
-  }
-  (script.scenarios as Array<Record<string, unknown>>).forEach((sc, i) => {
-    if (sc && typeof sc === 'object') use(sc.engine, fallback, `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`);
-  });
-  return byName;
 }
 
 /** Each `config.plugins` entry with the module Artillery loads for it: `<scope or artillery-plugin-><name>` (load-plugins.js). */

@@ -30,6 +30,14 @@ describe('preflightSpec: what the probe checks, read from the scenario', () => {
     const custom = { config: {}, scenarios: [{ flow: [{ get: { url: '/u/{{ id }}' } }, { function: 'mine' }] }] };
     expect(preflightSpec(custom, 'http://t', false)).toEqual({ target: 'http://t', timeoutMs: 5000, httpStatusAdvisory: true });
   });
+
+  test("a scenario without its own engine runs config.engine (Artillery's runner.js), so its handshake is probed", () => {
+    const ws = { config: { engine: 'ws' }, scenarios: [{ flow: [{ send: 'hi' }] }] };
+    expect(preflightSpec(ws, 'ws://t/feed', false)).toMatchObject({ realtime: 'websocket' });
+    const sio = { config: { engine: 'socketio' }, scenarios: [{ flow: [] }] };
+    expect(preflightSpec(sio, 'http://t', false)).toMatchObject({ realtime: 'socketio' });
+    expect(socketIoPolls(sio)).toBe(true);
+  });
 });
 
 describe("the handshake as the script's engine makes it (was: without its headers, refused by a target that checks them)", () => {
