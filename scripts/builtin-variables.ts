@@ -50,8 +50,7 @@ export function checkBuiltInVars(scenario: string, vars: Readonly<Record<string,
     if (!n) continue;
     const what = n.integer ? `a whole number of at least ${n.min}` : n.above !== undefined ? 'a number above 0' : `a number of at least ${n.min}`;
     // The processors read a non-number as the default (clock.js numVar): refused, not run as something else.
-    if (typeof value !== 'number') throw new UsageError(`--var ${key}=${String(value)}: the ${scenario} scenario needs ${what} for ${key}; e.g. --var ${key}=${n.integer ? Math.max(1, n.min ?? 1) * 10 : 1}`);
-    const bad = (n.integer && !Number.isInteger(value)) || (n.min !== undefined && value < n.min) || (n.above !== undefined && value <= n.above);
-    if (bad) throw new UsageError(`--var ${key}=${value}: the ${scenario} scenario needs ${what} for ${key}; e.g. --var ${key}=${n.integer ? Math.max(1, n.min ?? 1) * 10 : 1}`);
+    const bad = typeof value !== 'number' || (n.integer && !Number.isInteger(value)) || (n.min !== undefined && value < n.min) || (n.above !== undefined && value <= n.above);
+    if (bad) throw new UsageError(`--var ${key}=${String(value)}: the ${scenario} scenario needs ${what} for ${key}; e.g. --var ${key}=${n.integer ? Math.max(1, n.min ?? 1) * 10 : 1}`);
   }
 }

@@ -111,10 +111,6 @@ export function removeFolders(created: readonly string[]): void {
 }
 
 /**
- * Checks a file path the run will write at its end (`--output`): its folder exists and is a real folder,
- * and the path is not a folder. Creates nothing.
- */
-/**
  * Refuses an `--output` that is one of the run's inputs (the script, its processor or payloads) or lies in the
  * `--baseline` folder: the summary JSON would replace the user's script (`--output my.yml` did) or the run it is
  * compared with. Compared by real path, so a symlink or `./` spelling is caught too.
@@ -142,6 +138,10 @@ export function checkOutputNotInput(file: string, inputs: readonly string[], bas
   }
 }
 
+/**
+ * Checks a file path the run will write at its end (`--output`): its folder exists and is a real folder,
+ * and the path is not a folder. Creates nothing.
+ */
 export function checkOutputFile(file: string, flag = '--output'): void {
   const abs = path.resolve(file);
   const dirStat = fs.statSync(path.dirname(abs), { throwIfNoEntry: false });
