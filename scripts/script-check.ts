@@ -207,7 +207,6 @@ function notAFile(file: string): string | undefined {
   return fs.statSync(file).isDirectory() ? 'a folder, not a file' : undefined;
 }
 
-/** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
 /** The files a script reads (itself, its processor, its payloads), as absolute paths; what the run must never write over. */
 export function scriptInputFiles(scenario: LoadedScenario): string[] {
   const { config } = scenario.script;
@@ -219,6 +218,7 @@ export function scriptInputFiles(scenario: LoadedScenario): string[] {
   return [scenario.file, ...paths.map((p) => path.resolve(scenario.dir, p))];
 }
 
+/** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
 export function checkScriptFiles(scenario: LoadedScenario): void {
   const problems: string[] = [];
   const { config } = scenario.script;

@@ -49,7 +49,6 @@ function readJsonFile<T>(file: string, what: string, dir: string): T {
   }
 }
 
-/** Reads a finished run folder; `what` names its role in the message ("baseline"). */
 /** "… is a file, not a run folder", naming its folder when that is a run folder (report.html, report.json passed). */
 export function fileNotFolder(what: string, file: string): string {
   const folder = path.dirname(path.resolve(file));
@@ -57,6 +56,7 @@ export function fileNotFolder(what: string, file: string): string {
   return `${what} ${file} is a file, not a run folder; ${hint}`;
 }
 
+/** Reads a finished run folder; `what` names its role in the message ("baseline"). */
 export function readRunFolder(dir: string, what: string): RunFolder {
   const abs = path.resolve(dir);
   if (!fs.existsSync(abs)) throw new UsageError(`${what} ${dir} does not exist; pass a run folder such as runs/<run-id>`);

@@ -56,9 +56,9 @@ export interface SelectProps {
    * The generator instance type as EC2 describes it.
    * @default EC2 DescribeInstanceTypes (scripts/platforms/aws/instance-types.ts)
    */
+  readonly describeInstanceType?: (api: Clients.AwsApi, instanceType: string, log: (line: string) => void) => Promise<InstanceSpec | undefined>;
   /** The run's script (flags applied): its engines and plugins must be on the generators. */
   readonly script?: ArtilleryScript;
-  readonly describeInstanceType?: (api: Clients.AwsApi, instanceType: string, log: (line: string) => void) => Promise<InstanceSpec | undefined>;
 }
 
 /**
