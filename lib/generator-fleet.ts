@@ -18,9 +18,6 @@ import { RIG_HOME, REPO_ROOT, amazonLinuxCpuType, bootFinished, bootStep, instal
 /** Tag every generator instance carries; the CLI finds generators by it. */
 export const GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' } as const;
 
-/** Packages the agent needs on a generator (their whole tree comes from package-lock.json). */
-export { AGENT_PACKAGES };
-
 /** Properties of {@link GeneratorFleet}. */
 export interface GeneratorFleetProps {
   /** VPC the generators run in. */

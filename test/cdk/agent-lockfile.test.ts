@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Lockfile, agentTree } from '../../lib/agent-lockfile';
-import { AGENT_PACKAGES } from '../../lib/generator-fleet';
+import { AGENT_PACKAGES, Lockfile, agentTree } from '../../lib/agent-lockfile';
 import { writeAgentTree } from '../../lib/user-data';
 
 const ROOT = path.resolve(__dirname, '..', '..');
