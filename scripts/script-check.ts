@@ -77,11 +77,20 @@ export function referencedFunctions(script: LoadedScenario['script']): FunctionR
   return out;
 }
 
-/** Names of the functions a processor module exports, read in a child process, or why it failed to load. */
+/**
+ * Names of the functions a processor module exports, read in a child process, or why it failed to load. Loaded as
+ * Artillery 2.0.34 loads it (runner.js loadProcessor): resolved with CJS rules, then `import()`ed, which takes CJS
+ * and ESM alike (top-level await too), and its functions are `default`'s merged with the named exports. A
+ * `require()` here refused an ESM processor that plain `artillery run` runs (`export default { fn }`, or one
+ * awaiting at top level).
+ */
 export function processorExports(file: string): { exports: string[] } | { error: string } {
-  const probe = 'const m=require(process.argv[1]);const o=(m&&typeof m==="object"||typeof m==="function")?m:{};' +
+  const probe =
+    'let p=process.argv[1];try{p=require.resolve(p)}catch{}' +
+    'import(require("node:url").pathToFileURL(p).href).then((ns)=>{const o=Object.assign({},ns.default??{},ns);' +
     // Exit at once: a processor that opens a pool or a timer at load time must not hold the check open.
-    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>typeof o[k]==="function")));process.exit(0)';
+    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>k!=="default"&&typeof o[k]==="function")));process.exit(0)},' +
+    '(e)=>{process.stderr.write(String(e&&e.stack||e)+"\\n");process.exit(1)})';
   try {
     const out = execFileSync(process.execPath, ['-e', probe, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return { exports: JSON.parse(out) as string[] };
@@ -201,6 +210,19 @@ export function artilleryEngineInstalled(name: string): boolean {
   return artilleryModuleFinder()(`artillery-engine-${name}`);
 }
 
+/**
+ * The file Artillery loads for `config.processor` (runner.js loadProcessor): the path resolved with CommonJS rules
+ * first (`./proc` finds proc.js, a folder its index.js), else the path as written.
+ */
+function resolveProcessor(file: string): string {
+  if (/\.ts$/.test(file)) return file;
+  try {
+    return require.resolve(file);
+  } catch {
+    return file;
+  }
+}
+
 /** Why a path a script names cannot be read as a file ("no such file", "a folder, not a file"), or undefined. */
 function notAFile(file: string): string | undefined {
   if (!fs.existsSync(file)) return 'no such file';
@@ -211,11 +233,12 @@ function notAFile(file: string): string | undefined {
 export function scriptInputFiles(scenario: LoadedScenario): string[] {
   const { config } = scenario.script;
   const payloads = Array.isArray(config.payload) ? config.payload : config.payload ? [config.payload] : [];
-  const paths = [
-    ...(typeof config.processor === 'string' ? [config.processor] : []),
-    ...payloads.map((p: unknown) => (p as { path?: unknown })?.path).filter((p): p is string => typeof p === 'string'),
+  const payloadPaths = payloads.map((p: unknown) => (p as { path?: unknown })?.path).filter((p): p is string => typeof p === 'string');
+  return [
+    scenario.file,
+    ...(typeof config.processor === 'string' ? [resolveProcessor(path.resolve(scenario.dir, config.processor))] : []),
+    ...payloadPaths.map((p) => path.resolve(scenario.dir, p)),
   ];
-  return [scenario.file, ...paths.map((p) => path.resolve(scenario.dir, p))];
 }
 
 /** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
@@ -226,15 +249,16 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
   const refs = referencedFunctions(scenario.script);
   let exported: string[] | undefined;
   if (typeof config.processor === 'string') {
-    const file = path.resolve(scenario.dir, config.processor);
+    const file = resolveProcessor(path.resolve(scenario.dir, config.processor));
     const missing = notAFile(file);
     if (missing) {
       problems.push(`config.processor ${config.processor}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
-    } else if (/\.(c?js)$/i.test(file)) {
+    } else if (!/\.ts$/.test(file)) {
+      // .js, .cjs, .mjs or whatever else Artillery import()s.
       const r = processorExports(file);
       if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
       else exported = r.exports;
-    } else if (/\.ts$/.test(file)) {
+    } else {
       // Compiled as every load process will compile it (load-generators/lib/agent-slice.js), into a folder of its own.
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-check-'));
       try {

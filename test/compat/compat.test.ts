@@ -98,6 +98,8 @@ const CASES: Case[] = [
   { script: 'expect.yml', exit: 21, rigExit: 1, says: [/a plugin asked for exit code 21 \(artillery-plugin-expect: an expectation failed: plugins\.expect\.failed = 3\) in [12] load process(es)?; plain artillery run would exit 21/], expect: { 'vusers.created': 3, 'vusers.completed': 3, 'plugins.expect.ok': 9, 'plugins.expect.failed': 3 } },
   // No phases: one vuser in both (the rig refused the script before, exit 2).
   { script: 'no-phases.yml', exit: 0, says: [/note: no-phases\.yml has no config\.phases, so it runs one vuser, as artillery run does/], expect: { 'vusers.created': 1, 'vusers.completed': 1, 'http.requests': 2 } },
+  // An ES-module processor (default export object, named export, top-level await): the rig refused it before (exit 2).
+  { script: 'esm.yml', exit: 0, expect: { 'vusers.created': 3, 'vusers.completed': 3, 'compat.esm_default': 3, 'compat.esm_named': 3, 'http.codes.200': 3 } },
 ];
 
 describe('compatibility: the same script under plain `artillery run` and under the rig', () => {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { UsageError } from '../../scripts/errors';
 import { loadScenario } from '../../scripts/scenario';
-import { artilleryEngineInstalled, checkScriptFiles, engineProblems, referencedFunctions, weightProblem } from '../../scripts/script-check';
+import { artilleryEngineInstalled, checkScriptFiles, engineProblems, referencedFunctions, scriptInputFiles, weightProblem } from '../../scripts/script-check';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-check-'));
@@ -53,6 +53,20 @@ scenarios:
     const file = write('missing-fn.yml', 'config: { target: "http://x", processor: ./proc.js }\nscenarios:\n  - name: s\n    flow:\n      - function: setUp\n      - function: nope\n      - function: notAFunction\n');
     expect(check(file)).toThrow(UsageError);
     expect(check(file)).toThrow(/step 2 \(function\): function "nope" is not exported by .*proc\.js \(exports: setUp, connectFn\); scenario "s" step 3 \(function\): function "notAFunction"/);
+  });
+
+  test("an ES-module processor is read as Artillery import()s it: default export's functions, named ones, top-level await (was refused)", () => {
+    write('esm.mjs', 'await Promise.resolve();\nexport default { fromDefault(c, e, d) { d(); } };\nexport function named(c, e, d) { d(); }\n');
+    expect(check(write('esm.yml', 'config: { target: "http://x", processor: ./esm.mjs }\nscenarios:\n  - flow: [ { function: fromDefault }, { function: named } ]\n'))).not.toThrow();
+    expect(check(write('esm-missing.yml', 'config: { target: "http://x", processor: ./esm.mjs }\nscenarios:\n  - flow: [ { function: other } ]\n'))).toThrow(/function "other" is not exported by .*esm\.mjs \(exports: fromDefault, named\)/);
+  });
+
+  test('a processor path is resolved as Artillery resolves it: without its extension, or a folder with an index.js (was "no such file" / "a folder")', () => {
+    expect(check(write('no-ext.yml', 'config: { target: "http://x", processor: ./proc }\nscenarios:\n  - flow: [ { function: setUp } ]\n'))).not.toThrow();
+    fs.mkdirSync(path.join(dir, 'procdir'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'procdir', 'index.js'), 'module.exports = { fromIndex(c, e, d) { d(); } };\n');
+    expect(check(write('dir-index.yml', 'config: { target: "http://x", processor: ./procdir }\nscenarios:\n  - flow: [ { function: fromIndex } ]\n'))).not.toThrow();
+    expect(scriptInputFiles(loadScenario(path.join(dir, 'no-ext.yml'), SCENARIOS))).toContain(path.join(dir, 'proc.js'));
   });
 
   test('a processor or payload path that names a folder says so (not "no such file" or a module error)', () => {
