@@ -17,6 +17,8 @@ const ENTRY_POINTS = [
   'scripts/leftovers.ts',
   'scripts/report-screenshot.ts',
   'scripts/launch.js',
+  // The pre-run check's child process that loads a user's processor (scripts/script-check.ts).
+  'scripts/processor-probe.js',
   'target-stack/app/server.js',
   'load-generators/agent.js',
   // The rig's entry into each Artillery load process: it ends the process when its agent is gone.

@@ -117,6 +117,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
     root: ROOT,
     options,
     script: input.script,
+    ...(input.scriptFiles ? { scriptFiles: input.scriptFiles } : {}),
     env: process.env,
     log,
     signal,

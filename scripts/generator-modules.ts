@@ -5,10 +5,11 @@
  * found through this machine's ARTILLERY_PLUGIN_PATH, is not there, and every load process would die at its first
  * vuser (a lost generator, exit 3) after the fleet scaled. Refused before anything starts instead. Pure.
  */
+import * as path from 'node:path';
 import { AGENT_PACKAGES, Lockfile, agentTree } from '../lib/agent-lockfile';
 import { UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
-import { requiredModules } from './script-check';
+import { ModuleLoad, requiredModules } from './script-check';
 
 /** Whether a module is on a generator: in the agent's npm tree (where Artillery resolves it), or bundled in Artillery. */
 export function generatorModuleFinder(lock: Lockfile, bundled: (module: string) => boolean): (module: string) => boolean {
@@ -26,4 +27,52 @@ export function assertGeneratorsHaveModules(script: ArtilleryScript, foundHere: 
   throw new UsageError(
     `${missing.map((m) => `${m.where} (${m.module})`).join(', ')}: installed here but not on the AWS generators, which install only ${AGENT_PACKAGES.join(', ')} (with what they need) and Artillery's bundled plugins, so every load process would die at its first vuser; run this script with --platform local`,
   );
+}
+
+/** Whether a package is at the top of the agent's npm tree, where a processor's `require`/`import` finds it on a generator. */
+export function generatorPackageFinder(lock: Lockfile): (pkg: string) => boolean {
+  const tree = agentTree(lock, AGENT_PACKAGES).packageLock.packages;
+  return (pkg) => tree[`node_modules/${pkg}`] !== undefined;
+}
+
+/** The package a file inside node_modules belongs to (`@scope/name` or `name`), or undefined. */
+export function packageOf(file: string): string | undefined {
+  return /.*[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file)?.[1]?.replace(/\\/g, '/');
+}
+
+/** What a user's script takes to the generators: the files it names and the modules its processor loaded. */
+export interface ScriptFiles {
+  /** The script's folder: relative paths resolve from it here and on a generator. */
+  readonly dir: string;
+  readonly named: ReadonlyArray<{ readonly where: string; readonly file: string }>;
+  readonly loads: readonly ModuleLoad[];
+}
+
+/**
+ * Throws when an AWS run would not find on its generators a file or package its script needs here, which killed
+ * every load process at its first vuser (a lost generator, exit 3) after the fleet scaled. A generator gets the
+ * script's folder (`shipped`: scripts/platforms/aws/bundle.ts, without node_modules) and the agent's npm tree
+ * (`onGenerators`). Checked: the processor and payloads the script names, each file the processor loaded, and each
+ * package a file of the user's loaded. Pure.
+ */
+export function assertScriptShips(files: ScriptFiles, shipped: (file: string) => boolean, onGenerators: (pkg: string) => boolean, cwd: string): void {
+  const rel = (f: string) => path.relative(cwd, f) || f;
+  const outside = `outside the script's folder ${rel(files.dir)}, and only that folder (without node_modules) ships to the AWS generators`;
+  const problems: string[] = [];
+  for (const n of files.named) if (!shipped(n.file)) problems.push(`${n.where} is ${outside}; move it into that folder`);
+  const packages = new Map<string, string>();
+  for (const l of files.loads) {
+    const pkg = packageOf(l.file);
+    if (pkg === undefined) {
+      if (!shipped(l.file)) problems.push(`${rel(l.from)} loads ${l.specifier} (${rel(l.file)}), ${outside}; move it into that folder`);
+    } else if (!onGenerators(pkg) && !packages.has(pkg)) {
+      packages.set(pkg, rel(l.from));
+    }
+  }
+  for (const [pkg, from] of packages) {
+    problems.push(
+      `${from} loads the package ${pkg}, installed here but not on the AWS generators (they install only ${AGENT_PACKAGES.join(', ')} and what those need); bundle it into your processor (npx esbuild ${from} --bundle --platform=node --outfile=processor.bundle.js, then config.processor: ./processor.bundle.js) or run with --platform local`,
+    );
+  }
+  if (problems.length) throw new UsageError(problems.join('; '));
 }

@@ -11,7 +11,8 @@ import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, check
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
 import { checkBuiltInVars } from './builtin-variables';
-import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, scriptInputFiles } from './script-check';
+import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
+import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate } from './preflight';
@@ -32,12 +33,14 @@ export interface RunInput {
   readonly notes: readonly string[];
   /** `--baseline`: the earlier run this one is compared with. */
   readonly baseline?: RunFolder;
+  /** A user's script: the files it names and the modules its processor loaded (an AWS run checks they ship). */
+  readonly scriptFiles?: ScriptFiles;
 }
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
-  checkScriptFiles(scenario);
+  const { loads } = checkScriptFiles(scenario);
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
@@ -72,5 +75,6 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
     ],
     ...(baseline ? { baseline } : {}),
+    ...(scenario.builtIn ? {} : { scriptFiles: { dir: scenario.dir, named: namedFiles(scenario), loads } }),
   };
 }

@@ -18,7 +18,7 @@ import type { LoadedScenario } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { bundleTypescriptProcessor } = require('../load-generators/lib/agent-slice') as {
-  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean;
+  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): false | { metafile: Parameters<typeof bundledLoads>[0] };
 };
 
 /** A function the script names, and where. */
@@ -77,23 +77,25 @@ export function referencedFunctions(script: LoadedScenario['script']): FunctionR
   return out;
 }
 
+/** A module a file of the user's (not a package's) asked for while the processor loaded: `from` loaded `file`. */
+export interface ModuleLoad {
+  readonly specifier: string;
+  readonly file: string;
+  readonly from: string;
+}
+
+const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
+
 /**
- * Names of the functions a processor module exports, read in a child process, or why it failed to load. Loaded as
- * Artillery 2.0.34 loads it (runner.js loadProcessor): resolved with CJS rules, then `import()`ed, which takes CJS
- * and ESM alike (top-level await too), and its functions are `default`'s merged with the named exports. A
- * `require()` here refused an ESM processor that plain `artillery run` runs (`export default { fn }`, or one
- * awaiting at top level).
+ * The functions a processor exports and the modules it loads, read in a child process as Artillery would load it
+ * (scripts/processor-probe.js), or why it failed to load. A `require()` here once refused ESM processors that plain
+ * `artillery run` runs (`export default { fn }`, a top-level await).
  */
-export function processorExports(file: string): { exports: string[] } | { error: string } {
-  const probe =
-    'let p=process.argv[1];try{p=require.resolve(p)}catch{}' +
-    'import(require("node:url").pathToFileURL(p).href).then((ns)=>{const o=Object.assign({},ns.default??{},ns);' +
-    // Exit at once: a processor that opens a pool or a timer at load time must not hold the check open.
-    'process.stdout.write(JSON.stringify(Object.keys(o).filter(k=>k!=="default"&&typeof o[k]==="function")));process.exit(0)},' +
-    '(e)=>{process.stderr.write(String(e&&e.stack||e)+"\\n");process.exit(1)})';
+export function processorExports(file: string): { exports: string[]; loads: ModuleLoad[] } | { error: string } {
   try {
-    const out = execFileSync(process.execPath, ['-e', probe, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    return { exports: JSON.parse(out) as string[] };
+    const out = execFileSync(process.execPath, [PROCESSOR_PROBE, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = JSON.parse(out) as { exports: string[]; loads: ModuleLoad[] };
+    return { exports: r.exports, loads: r.loads };
   } catch (err) {
     const e = err as { stderr?: string; message: string; signal?: string };
     if (e.signal) return { error: `did not finish loading within 15 s (${e.signal})` };
@@ -101,6 +103,17 @@ export function processorExports(file: string): { exports: string[] } | { error:
     const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
     return { error: reason };
   }
+}
+
+/** What a TypeScript processor's own files import, from esbuild's metafile (paths relative to `cwd`). */
+function bundledLoads(metafile: { inputs: Record<string, { imports?: Array<{ path: string; external?: boolean; original?: string }> }> }, cwd: string): ModuleLoad[] {
+  const out: ModuleLoad[] = [];
+  for (const [input, { imports = [] }] of Object.entries(metafile.inputs)) {
+    const from = path.resolve(cwd, input);
+    if (/[\\/]node_modules[\\/]/.test(from)) continue;
+    for (const i of imports) if (!i.external) out.push({ specifier: i.original ?? i.path, file: path.resolve(cwd, i.path), from });
+  }
+  return out;
 }
 
 /** Engines Artillery 2.0.34 ships inside its runner (runner.js `Engines`); any other needs `config.engines.<name>`. */
@@ -229,21 +242,31 @@ function notAFile(file: string): string | undefined {
   return fs.statSync(file).isDirectory() ? 'a folder, not a file' : undefined;
 }
 
-/** The files a script reads (itself, its processor, its payloads), as absolute paths; what the run must never write over. */
-export function scriptInputFiles(scenario: LoadedScenario): string[] {
+/** The files a script names (its processor, resolved as Artillery resolves it, and its payloads), each with where. */
+export function namedFiles(scenario: LoadedScenario): Array<{ readonly where: string; readonly file: string }> {
   const { config } = scenario.script;
   const payloads = Array.isArray(config.payload) ? config.payload : config.payload ? [config.payload] : [];
-  const payloadPaths = payloads.map((p: unknown) => (p as { path?: unknown })?.path).filter((p): p is string => typeof p === 'string');
-  return [
-    scenario.file,
-    ...(typeof config.processor === 'string' ? [resolveProcessor(path.resolve(scenario.dir, config.processor))] : []),
-    ...payloadPaths.map((p) => path.resolve(scenario.dir, p)),
-  ];
+  const out: Array<{ where: string; file: string }> = [];
+  if (typeof config.processor === 'string') out.push({ where: `config.processor ${config.processor}`, file: resolveProcessor(path.resolve(scenario.dir, config.processor)) });
+  payloads.forEach((p: unknown, i) => {
+    const at = (p as { path?: unknown })?.path;
+    if (typeof at === 'string') out.push({ where: `config.payload${Array.isArray(config.payload) ? `[${i}]` : ''}.path ${at}`, file: path.resolve(scenario.dir, at) });
+  });
+  return out;
 }
 
-/** Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. */
-export function checkScriptFiles(scenario: LoadedScenario): void {
+/** The files a script reads (itself, its processor, its payloads), as absolute paths; what the run must never write over. */
+export function scriptInputFiles(scenario: LoadedScenario): string[] {
+  return [scenario.file, ...namedFiles(scenario).map((f) => f.file)];
+}
+
+/**
+ * Checks processor, functions and payload files; throws one {@link UsageError} listing every problem. Returns the
+ * modules the processor loaded (what an AWS run must ship or find on the generators: scripts/generator-modules.ts).
+ */
+export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[] } {
   const problems: string[] = [];
+  const loads: ModuleLoad[] = [];
   const { config } = scenario.script;
   const rel = (f: string) => path.relative(process.cwd(), f) || f;
   const refs = referencedFunctions(scenario.script);
@@ -257,16 +280,24 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
       // .js, .cjs, .mjs or whatever else Artillery import()s.
       const r = processorExports(file);
       if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
-      else exported = r.exports;
+      else {
+        exported = r.exports;
+        loads.push(...r.loads);
+      }
     } else {
       // Compiled as every load process will compile it (load-generators/lib/agent-slice.js), into a folder of its own.
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-check-'));
       try {
         const probe = { config: { ...config, processor: file } };
-        bundleTypescriptProcessor(probe, scratch);
+        const bundled = bundleTypescriptProcessor(probe, scratch);
+        if (bundled) loads.push(...bundledLoads(bundled.metafile, process.cwd()));
         const r = processorExports(probe.config.processor);
         if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
-        else exported = r.exports;
+        else {
+          exported = r.exports;
+          // What the bundle still requires at run time (its externals), as asked by the TypeScript file.
+          loads.push(...r.loads.map((l) => ({ ...l, from: file })));
+        }
       } catch (err) {
         problems.push(`config.processor ${rel(file)}: ${(err as Error & { reason?: string }).reason ?? (err as Error).message}`);
       } finally {
@@ -299,4 +330,5 @@ export function checkScriptFiles(scenario: LoadedScenario): void {
   const weights = weightProblem(scenario.script);
   if (weights) problems.push(weights);
   if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);
+  return { loads };
 }

@@ -71,8 +71,10 @@ function resolveScriptPaths(script, scriptDir) {
  * A TypeScript processor bundled for one load process into its own spool, with Artillery 2.0.34's own esbuild call
  * (lib/util/prepare-test-execution-plan.js: bundle, node, cjs, inline source map, `config.bundling.external`).
  * Left to Artillery, every load process of a generator bundles into the same dist/ beside the script at once (one
- * may read a half-written file) and deletes it when it exits. Returns whether it bundled.
+ * may read a half-written file) and deletes it when it exits.
  * @param {any} script with paths already absolute @param {string} spool
+ * @returns {false | { metafile: any }} false when the processor is not TypeScript; else esbuild's metafile (the files
+ *   it bundled, paths relative to the working folder), which the pre-run check reads
  * @throws {SliceError} naming the file and the compiler's first line when it does not compile
  */
 function bundleTypescriptProcessor(script, spool) {
@@ -81,14 +83,15 @@ function bundleTypescriptProcessor(script, spool) {
   const esbuild = createRequire(require.resolve('artillery/package.json'))('esbuild-wasm');
   const outfile = path.join(spool, 'processor', `${path.basename(cfg.processor, '.ts')}.js`);
   const external = ['@playwright/test', ...((cfg.bundling && Array.isArray(cfg.bundling.external) && cfg.bundling.external) || [])];
+  let result;
   try {
-    esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, logLevel: 'silent' });
+    result = esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, logLevel: 'silent', metafile: true });
   } catch (err) {
     const reason = `does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`;
     throw new SliceError(`TypeScript processor ${cfg.processor} ${reason}`, reason);
   }
   cfg.processor = outfile;
-  return true;
+  return { metafile: result.metafile };
 }
 
 /**

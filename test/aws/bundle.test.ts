@@ -51,6 +51,25 @@ test('agentCommand waits for the boot, syncs the bundle, runs the agent on the S
   expect(parseAgentCommand(lines)).toEqual({ store: 's3://bkt/runs/r1', generator: 'g03', bundle: 's3://bkt/runs/r1/bundle/load-generators/', scenarioDir: '/opt/loadtest-rig/runs/r1/scenario' });
 });
 
+test("a user scenario's folder finds the agent's packages: ESM import and CJS require, without NODE_PATH (Node looks in each parent folder's node_modules; ESM never reads NODE_PATH)", () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-link-'));
+  const agentHome = path.join(base, 'load-generators');
+  const layout = { scriptDir: path.join(base, 'runs', 'r1', 'scenario'), separateScenario: true };
+  fs.mkdirSync(path.join(agentHome, 'node_modules', 'agentpkg'), { recursive: true });
+  fs.writeFileSync(path.join(agentHome, 'node_modules', 'agentpkg', 'index.js'), 'module.exports = 42;');
+  fs.mkdirSync(layout.scriptDir, { recursive: true });
+  fs.writeFileSync(path.join(layout.scriptDir, 'proc.mjs'), "import n from 'agentpkg';\nif (n !== 42) process.exit(1);\n");
+  fs.writeFileSync(path.join(layout.scriptDir, 'proc.cjs'), "if (require('agentpkg') !== 42) process.exit(1);\n");
+  const load = () => ['proc.mjs', 'proc.cjs'].map((f) => spawnSync(process.execPath, [path.join(layout.scriptDir, f)], { env: { PATH: process.env.PATH } }).status);
+  expect(load()).toEqual([1, 1]);
+  const link = agentCommand({ bucket: 'b', runId: 'r1', generatorId: 'g00', agentHome, region: 'us-east-1', layout }).find((l) => l.startsWith('ln -sfn'));
+  expect(link).toBeDefined();
+  expect(spawnSync('bash', ['-c', link!]).status).toBe(0);
+  expect(load()).toEqual([0, 0]);
+  // A built-in scenario runs inside the agent home, whose node_modules it already finds: no link.
+  expect(agentCommand({ bucket: 'b', runId: 'r1', generatorId: 'g00', agentHome, region: 'us-east-1', layout: { scriptDir: `${agentHome}/scenarios`, separateScenario: false } }).some((l) => l.startsWith('ln '))).toBe(false);
+});
+
 test('shq quotes for the shell', () => {
   expect(shq("it's")).toBe(`'it'\\''s'`);
 });

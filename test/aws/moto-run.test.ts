@@ -336,6 +336,22 @@ test("--platform aws with a plugin found only here (the user's ARTILLERY_PLUGIN_
   expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
 });
 
+test('--platform aws with a processor loading a package only installed here and a payload outside its folder: exit 2 before anything starts, naming both', async () => {
+  const dir = tempDir('rig-aws-ship-');
+  const project = path.join(dir, 'project');
+  fs.mkdirSync(path.join(project, 'node_modules', 'leftpad'), { recursive: true });
+  fs.writeFileSync(path.join(project, 'node_modules', 'leftpad', 'index.js'), 'module.exports = (s) => s;');
+  fs.writeFileSync(path.join(project, 'proc.js'), "const pad = require('leftpad');\nmodule.exports = { f(c, e, d) { pad('x'); d(); } };\n");
+  fs.writeFileSync(path.join(dir, 'users.csv'), 'name\na\n');
+  const script = path.join(project, 'ship.yml');
+  fs.writeFileSync(script, `config:\n  target: ${target.url}\n  processor: ./proc.js\n  payload: { path: ../users.csv, fields: [name] }\n  phases:\n    - { duration: 1, arrivalCount: 2 }\nscenarios:\n  - flow:\n      - function: f\n`);
+  const res = await runCli(['--platform', 'aws', '--scenario', script, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '' }, timeoutMs: 60_000 });
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(/error: config\.payload\.path \.\.\/users\.csv is outside the script's folder .*; .*proc\.js loads the package leftpad, installed here but not on the AWS generators .*run with --platform local/);
+  expect(res.stderr).not.toMatch(/desired capacity|preflight from generator/);
+  expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
+});
+
 test('--platform aws where the stacks are not deployed: one line saying to deploy, exit 2, nothing started', async () => {
   const res = await runCli(['--platform', 'aws', '--vusers', '10', '--target', target.url], { env: { ...moto.env, AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2', AWS_PROFILE: '' }, timeoutMs: 60_000 });
   expect(res.code).toBe(2);

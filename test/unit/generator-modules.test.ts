@@ -4,13 +4,17 @@
  * the repository's package-lock.json, as the generator stack builds its npm tree.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Lockfile } from '../../lib/agent-lockfile';
 import { UsageError } from '../../scripts/errors';
-import { assertGeneratorsHaveModules, generatorModuleFinder } from '../../scripts/generator-modules';
-import { bundledInArtillery, requiredModules } from '../../scripts/script-check';
+import { assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder, packageOf } from '../../scripts/generator-modules';
+import { shippedWith } from '../../scripts/platforms/aws/bundle';
+import { loadScenario } from '../../scripts/scenario';
+import { bundledInArtillery, checkScriptFiles, namedFiles, requiredModules } from '../../scripts/script-check';
 
-const lock = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package-lock.json'), 'utf8')) as Lockfile;
+const ROOT = path.join(__dirname, '..', '..');
+const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
 const onGenerators = generatorModuleFinder(lock, bundledInArtillery);
 const script = (config: Record<string, unknown>, scenarios: unknown[] = [{ flow: [] }]) => ({ config, scenarios });
 
@@ -46,4 +50,64 @@ test('refused when a module found here is missing on the generators; bundled one
   expect(() => assertGeneratorsHaveModules(script({ plugins: { expect: {} } }), here, onGenerators)).not.toThrow();
   // Not installed here either: the local checks own it (an engine is refused, a plugin noted), not this one.
   expect(() => assertGeneratorsHaveModules(needs, () => false, onGenerators)).not.toThrow();
+});
+
+describe("what a user's script takes to AWS generators: its folder (without node_modules) and the agent's packages", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ship-'));
+  const project = path.join(dir, 'project');
+  const put = (rel: string, body: string) => {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), body);
+  };
+  put('project/node_modules/leftpad/index.js', 'module.exports = (s) => s;');
+  put('project/node_modules/lodash/index.js', 'module.exports = {};');
+  put('shared/util.js', 'exports.x = 1;');
+  put('project/lib/own.js', 'exports.y = 2;');
+  put('project/users.csv', 'a\n1\n');
+  put('project/proc.js', "require('leftpad'); require('lodash'); require('../shared/util'); require('./lib/own'); require('node:path');\nmodule.exports = { f(c, e, d) { d(); } };\n");
+  put('project/proc.mjs', "import 'leftpad';\nimport '../shared/util.js';\nexport function f(c, e, d) { d(); }\n");
+  const scriptWith = (processor: string, payload = './users.csv') => {
+    put('project/s.yml', `config: { target: "http://x", processor: ${processor}, payload: { path: ${payload} } }\nscenarios:\n  - flow: [ { function: f } ]\n`);
+    const scenario = loadScenario(path.join(project, 's.yml'), path.join(ROOT, 'load-generators', 'scenarios'));
+    return { dir: scenario.dir, named: namedFiles(scenario), loads: checkScriptFiles(scenario).loads };
+  };
+  const check = (files: ReturnType<typeof scriptWith>) => () => assertScriptShips(files, shippedWith(ROOT, files.dir), generatorPackageFinder(lock), dir);
+
+  test('a package only installed here (leftpad) and a file outside the folder are refused, each named; one on the generators (lodash) and files inside pass', () => {
+    expect(check(scriptWith('./proc.js'))).toThrow(UsageError);
+    const message = (() => {
+      try {
+        check(scriptWith('./proc.js'))();
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toContain("project/proc.js loads ../shared/util (shared/util.js), outside the script's folder project");
+    expect(message).toContain('project/proc.js loads the package leftpad, installed here but not on the AWS generators');
+    expect(message).not.toMatch(/lodash|own\.js|users\.csv/);
+  });
+
+  test('an ES-module processor: its imports are read the same way', () => {
+    expect(check(scriptWith('./proc.mjs'))).toThrow(/proc\.mjs loads \.\.\/shared\/util\.js .*outside.*; project\/proc\.mjs loads the package leftpad/);
+  });
+
+  test("a TypeScript processor: what esbuild bundled from the user's files is read the same way", () => {
+    put('project/proc.ts', "import pad from 'leftpad';\nimport { x } from '../shared/util';\nexport function f(c: unknown, e: unknown, d: () => void): void { pad(String(x)); d(); }\n");
+    expect(check(scriptWith('./proc.ts'))).toThrow(/proc\.ts loads \.\.\/shared\/util \(shared\/util\.js\), outside.*; project\/proc\.ts loads the package leftpad/);
+  });
+
+  test('a payload outside the folder is refused; the built-in scenarios (in load-generators/) ship whole', () => {
+    put('project/clean.js', 'module.exports = { f(c, e, d) { d(); } };\n');
+    expect(check(scriptWith('./clean.js', '../shared/util.js'))).toThrow(/^config\.payload\.path \.\.\/shared\/util\.js is outside the script's folder project/);
+    expect(() => check(scriptWith('./clean.js'))()).not.toThrow();
+    expect(shippedWith(ROOT, path.join(ROOT, 'load-generators', 'scenarios'))(path.join(ROOT, 'load-generators', 'processors', 'connect.js'))).toBe(true);
+    expect(shippedWith(ROOT, project)(path.join(project, 'node_modules', 'leftpad', 'index.js'))).toBe(false);
+  });
+
+  test('packageOf reads scoped and nested packages', () => {
+    expect(packageOf('/a/node_modules/@faker-js/faker/dist/index.js')).toBe('@faker-js/faker');
+    expect(packageOf('/a/node_modules/x/node_modules/y/lib/z.js')).toBe('y');
+    expect(packageOf('/a/lib/z.js')).toBeUndefined();
+  });
 });

@@ -11,7 +11,7 @@ import { checkScriptFiles } from '../../scripts/script-check';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { bundleTypescriptProcessor, SliceError } = require('../../load-generators/lib/agent-slice') as {
-  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): boolean;
+  bundleTypescriptProcessor(script: { config: Record<string, unknown> }, spool: string): false | { metafile: { inputs: Record<string, unknown> } };
   SliceError: new (m: string) => Error;
 };
 
@@ -24,7 +24,9 @@ describe('bundleTypescriptProcessor', () => {
   test("bundles into the process's spool and points the script at it; nothing is written beside the script", () => {
     const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-spool-'));
     const script = { config: { processor: path.join(dir, 'proc.ts') } };
-    expect(bundleTypescriptProcessor(script, spool)).toBe(true);
+    const bundled = bundleTypescriptProcessor(script, spool);
+    // esbuild's metafile names what it bundled (the pre-run check reads it), relative to the working folder.
+    expect(bundled && Object.keys(bundled.metafile.inputs).map((f) => path.resolve(f))).toEqual([path.join(dir, 'proc.ts')]);
     expect(script.config.processor).toBe(path.join(spool, 'processor', 'proc.js'));
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     expect(Object.keys(require(script.config.processor as string))).toEqual(['typed']);
@@ -66,7 +68,7 @@ describe("a bundled TypeScript processor's errors point into the .ts file (load 
     fs.writeFileSync(path.join(dir, 'thrower.ts'), "const late: number = 5;\nexport function boom(_c: unknown, _e: unknown, done: () => void): void {\n  setTimeout(() => { throw new Error('from ts'); }, late);\n  done();\n}\n");
     const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-crash-'));
     const script = { config: { target: 'http://127.0.0.1:9', processor: path.join(dir, 'thrower.ts'), phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [{ function: 'boom' }] }] };
-    expect(bundleTypescriptProcessor(script, spool)).toBe(true);
+    expect(bundleTypescriptProcessor(script, spool)).toBeTruthy();
     fs.writeFileSync(path.join(spool, 'script.json'), JSON.stringify(script));
     const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
     const sup = supervisor({ clock });

@@ -42,6 +42,24 @@ export function instanceLayout(opts: { readonly root: string; readonly scenarioD
   return { scriptDir: path.posix.join(path.posix.dirname(opts.agentHome), 'runs', opts.runId, 'scenario'), separateScenario: true };
 }
 
+/**
+ * Whether a file reaches the generators where the run's script finds it: inside the folder that ships with the
+ * scenario (its own folder, or load-generators/ when it lies there), and not left out (node_modules, logs). A
+ * relative path from the script to anything else names nothing on the instance.
+ */
+export function shippedWith(root: string, scenarioDir: string): (file: string) => boolean {
+  const agentDir = path.join(root, 'load-generators');
+  const inside = (dir: string, file: string) => {
+    const rel = path.relative(dir, file);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
+  };
+  const base = path.resolve(scenarioDir) === agentDir || inside(agentDir, path.resolve(scenarioDir)) !== undefined ? agentDir : path.resolve(scenarioDir);
+  return (file) => {
+    const rel = inside(base, path.resolve(file));
+    return rel !== undefined && !EXCLUDED(rel);
+  };
+}
+
 function walk(dir: string, base: string, out: BundleFile[], prefix: string): void {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const abs = path.join(dir, e.name);
@@ -109,7 +127,15 @@ export function agentCommand(p: AgentCommandProps): string[] {
     ...commandPreamble(p),
     // Scenario secrets (SecureString under this path) reach the load processes as RIG_SECRET_* variables.
     `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
-    ...(p.layout.separateScenario ? [`aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/scenario/`)} ${shq(`${p.layout.scriptDir}/`)} || exit 3`] : []),
+    ...(p.layout.separateScenario
+      ? [
+          `aws s3 sync --only-show-errors ${shq(`${s3Run}/bundle/scenario/`)} ${shq(`${p.layout.scriptDir}/`)} || exit 3`,
+          // The agent's packages beside the scenario folder: Node looks for a bare `import`/`require` in the
+          // node_modules of each parent folder, and ESM never reads NODE_PATH (nodejs.org/api/esm.html, "No
+          // NODE_PATH"); esbuild, bundling a TypeScript processor, looks the same way.
+          `ln -sfn ${shq(`${p.agentHome}/node_modules`)} ${shq(`${path.posix.dirname(p.layout.scriptDir)}/node_modules`)} || exit 3`,
+        ]
+      : []),
     // The load processes inherit NODE_OPTIONS: each may grow its heap to its planned share of the memory.
     ...(p.heapLimitMiB ? [`export NODE_OPTIONS=--max-old-space-size=${Math.floor(p.heapLimitMiB)}`] : []),
     // NODE_PATH lets a user's processors require the packages installed next to the agent.

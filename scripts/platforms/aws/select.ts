@@ -19,7 +19,8 @@ import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
 import type { Lockfile } from '../../../lib/agent-lockfile';
 import type { ArtilleryScript } from '../../scenario';
-import { assertGeneratorsHaveModules, generatorModuleFinder } from '../../generator-modules';
+import { ScriptFiles, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder } from '../../generator-modules';
+import { shippedWith } from './bundle';
 import { artilleryPluginFinder, bundledInArtillery } from '../../script-check';
 
 /** The outputs file `npm run deploy` writes (package.json `deploy`). */
@@ -59,6 +60,8 @@ export interface SelectProps {
   readonly describeInstanceType?: (api: Clients.AwsApi, instanceType: string, log: (line: string) => void) => Promise<InstanceSpec | undefined>;
   /** The run's script (flags applied): its engines and plugins must be on the generators. */
   readonly script?: ArtilleryScript;
+  /** A user's script: the files it names and its processor loads must reach the generators too. */
+  readonly scriptFiles?: ScriptFiles;
 }
 
 /**
@@ -105,9 +108,11 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     throw new UsageError('--teardown destroys the generator fleet, so --keep-generators cannot hold; pass one of them');
   }
   // A user's engine or plugin installed here must be on the generators too: checked before anything starts.
-  if (p.script) {
+  // So must the files and packages its processor loads.
+  if (p.script || p.scriptFiles) {
     const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
-    assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
+    if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
+    if (p.scriptFiles) assertScriptShips(p.scriptFiles, shippedWith(p.root, p.scriptFiles.dir), generatorPackageFinder(lock), process.cwd());
   }
   const outputs = choice.outputs;
   const region = outputs.region ?? envRegion;
