@@ -110,7 +110,11 @@ export function parsePositiveInt(flag: string, value: string, max: number, hint:
   return n;
 }
 
-/** `--var key=value`: numbers and booleans become typed, everything else stays a string. */
+/**
+ * `--var key=value`: a number written the way a number prints (`10`, `-2`, `0.5`) and `true`/`false` become typed;
+ * everything else stays the string as written (`007`, `1e3`, `12345678901234567890`, an empty value): read as a
+ * number, `--var zip=02134` would have reached the script as 2134.
+ */
 export function parseVars(pairs: readonly string[]): Record<string, string | number | boolean> {
   const vars: Record<string, string | number | boolean> = {};
   for (const pair of pairs) {
@@ -120,7 +124,8 @@ export function parseVars(pairs: readonly string[]): Record<string, string | num
       throw new UsageError(`--var ${JSON.stringify(pair)} is not KEY=VALUE with a plain key; e.g. --var rooms=10`);
     }
     const raw = pair.slice(eq + 1);
-    vars[key] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+    const canonicalNumber = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) && (raw.includes('.') || Number.isSafeInteger(Number(raw)));
+    vars[key] = canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
   return vars;
 }

@@ -17,6 +17,13 @@ import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
 import { generatorSpecs } from '../../scripts/run';
 
+describe('--var values reach the script as written', () => {
+  it('types numbers written as numbers print, and keeps leading zeros, exponents and unsafe integers as text (was: --var zip=02134 became 2134)', () => {
+    const vars = validateFlags({ var: ['zip=02134', 'n=10', 'neg=-2', 'half=0.5', 'e=1e3', 'big=12345678901234567890', 'on=true', 'empty=', 'eq=a=b'] }).vars;
+    expect(vars).toEqual({ zip: '02134', n: 10, neg: -2, half: 0.5, e: '1e3', big: '12345678901234567890', on: true, empty: '', eq: 'a=b' });
+  });
+});
+
 describe('durations no timer can hold', () => {
   it('accepts up to 2^31-1 ms and refuses past it, naming the flag', () => {
     expect(validateFlags({ hold: '24d' }).holdSeconds).toBe(24 * 86_400);
