@@ -10,6 +10,7 @@ import { AGENT_PACKAGES, Lockfile, agentTree } from '../lib/agent-lockfile';
 import { UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 import { ModuleLoad, requiredModules } from './script-check';
+import { LEFT_OUT } from './platforms/aws/bundle';
 
 /** Whether a module is on a generator: in the agent's npm tree (where Artillery resolves it), or bundled in Artillery. */
 export function generatorModuleFinder(lock: Lockfile, bundled: (module: string) => boolean): (module: string) => boolean {
@@ -51,21 +52,28 @@ export interface ScriptFiles {
 /**
  * Throws when an AWS run would not find on its generators a file or package its script needs here, which killed
  * every load process at its first vuser (a lost generator, exit 3) after the fleet scaled. A generator gets the
- * script's folder (`shipped`: scripts/platforms/aws/bundle.ts, without node_modules) and the agent's npm tree
+ * script's folder (`notShipped`: scripts/platforms/aws/bundle.ts, without node_modules and hidden files) and the agent's npm tree
  * (`onGenerators`). Checked: the processor and payloads the script names, each file the processor loaded, and each
  * package a file of the user's loaded. Pure.
  */
-export function assertScriptShips(files: ScriptFiles, shipped: (file: string) => boolean, onGenerators: (pkg: string) => boolean, cwd: string): void {
+export function assertScriptShips(files: ScriptFiles, notShipped: (file: string) => 'outside' | 'left out' | undefined, onGenerators: (pkg: string) => boolean, cwd: string): void {
   const rel = (f: string) => path.relative(cwd, f) || f;
-  const outside = `outside the script's folder ${rel(files.dir)}, and only that folder (without node_modules) ships to the AWS generators`;
+  const why = (file: string) => {
+    const reason = notShipped(file);
+    if (reason === 'outside') return `outside the script's folder ${rel(files.dir)}, and only that folder ships to the AWS generators; move it into that folder`;
+    return reason ? `left out of what ships to the AWS generators (${LEFT_OUT}); rename or move it` : undefined;
+  };
   const problems: string[] = [];
-  for (const n of files.named) if (!shipped(n.file)) problems.push(`${n.where} is ${outside}; move it into that folder`);
+  for (const n of files.named) {
+    const w = why(n.file);
+    if (w) problems.push(`${n.where} is ${w}`);
+  }
   const packages = new Map<string, string>();
   for (const l of files.loads) {
     const pkg = packageOf(l.file);
-    if (pkg === undefined) {
-      if (!shipped(l.file)) problems.push(`${rel(l.from)} loads ${l.specifier} (${rel(l.file)}), ${outside}; move it into that folder`);
-    } else if (!onGenerators(pkg) && !packages.has(pkg)) {
+    const w = pkg === undefined ? why(l.file) : undefined;
+    if (w) problems.push(`${rel(l.from)} loads ${l.specifier} (${rel(l.file)}), ${w}`);
+    else if (pkg !== undefined && !onGenerators(pkg) && !packages.has(pkg)) {
       packages.set(pkg, rel(l.from));
     }
   }

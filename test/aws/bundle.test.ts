@@ -5,7 +5,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { spawnSync } from 'node:child_process';
 import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../lib/instance-paths';
-import { agentCommand, bundleFiles, instanceLayout, parseAgentCommand, parsePreflightCommand, preflightCommand, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
+import { SCENARIO_FOLDER_LIMITS, agentCommand, bundleFiles, instanceLayout, parseAgentCommand, parsePreflightCommand, preflightCommand, scenarioFolderProblem, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -27,6 +27,28 @@ test('bundleFiles: load-generators without node_modules or logs, plus a user sce
   const keys = bundleFiles({ root: ROOT, scenarioDir: mine, separateScenario: true }).map((f) => f.key);
   expect(keys).toEqual(expect.arrayContaining(['load-generators/agent.js', 'load-generators/lib/run-store.js', 'load-generators/lib/run-protocol.js', 'load-generators/plugins/artillery-plugin-rig/index.js', 'scenario/test.yml']));
   expect(keys.filter((k) => k.includes('node_modules') || k.endsWith('.log'))).toEqual([]);
+});
+
+test("a user's folder ships without hidden files and folders (.env, .ssh, .aws), cdk.out or earlier run folders", () => {
+  const mine = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scn-'));
+  const put = (rel: string) => {
+    fs.mkdirSync(path.dirname(path.join(mine, rel)), { recursive: true });
+    fs.writeFileSync(path.join(mine, rel), 'x');
+  };
+  for (const rel of ['test.yml', 'data/users.csv', '.env', '.ssh/id_ed25519', '.aws/credentials', 'cdk.out/manifest.json', 'runs/r0/run.json', 'runs/r0/report.json']) put(rel);
+  const keys = bundleFiles({ root: ROOT, scenarioDir: mine, separateScenario: true }).map((f) => f.key).filter((k) => k.startsWith('scenario/'));
+  expect(keys).toEqual(['scenario/data/users.csv', 'scenario/test.yml']);
+});
+
+test('a scenario folder that is the home folder, the root, or holds more than the limit is refused with the way out', () => {
+  const mine = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scn-'));
+  fs.writeFileSync(path.join(mine, 'test.yml'), 'config: {}');
+  expect(scenarioFolderProblem(mine, '/home/nobody')).toBeUndefined();
+  expect(scenarioFolderProblem(mine, mine)).toMatch(/is your home folder, and a script's whole folder ships to the AWS generators; put the script, its processor and payloads in a folder of their own/);
+  expect(scenarioFolderProblem('/', '/home/nobody')).toMatch(/is the filesystem root/);
+  fs.mkdirSync(path.join(mine, 'many'));
+  for (let i = 0; i <= SCENARIO_FOLDER_LIMITS.files; i++) fs.writeFileSync(path.join(mine, 'many', `f${i}`), '');
+  expect(scenarioFolderProblem(mine, '/home/nobody')).toMatch(/holds more than 2,000 files .*ships to every AWS generator/);
 });
 
 test('uploadBundle puts every file under runs/<runId>/bundle/', async () => {

@@ -350,6 +350,10 @@ test('--platform aws with a processor loading a package only installed here and 
   expect(res.stderr).toMatch(/error: config\.payload\.path \.\.\/users\.csv is outside the script's folder .*; .*proc\.js loads the package leftpad, installed here but not on the AWS generators .*run with --platform local/);
   expect(res.stderr).not.toMatch(/desired capacity|preflight from generator/);
   expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
+  // A script in the home folder: the whole folder would ship (and its hidden files are never copied).
+  const home = await runCli(['--platform', 'aws', '--scenario', script, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '', HOME: project }, timeoutMs: 60_000 });
+  expect(home.code).toBe(2);
+  expect(home.stderr).toMatch(/error: --scenario: .*project is your home folder, and a script's whole folder ships to the AWS generators/);
 });
 
 test('--platform aws where the stacks are not deployed: one line saying to deploy, exit 2, nothing started', async () => {

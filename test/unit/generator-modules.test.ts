@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Lockfile } from '../../lib/agent-lockfile';
 import { UsageError } from '../../scripts/errors';
 import { assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder, packageOf } from '../../scripts/generator-modules';
-import { shippedWith } from '../../scripts/platforms/aws/bundle';
+import { notShipped } from '../../scripts/platforms/aws/bundle';
 import { loadScenario } from '../../scripts/scenario';
 import { bundledInArtillery, checkScriptFiles, namedFiles, requiredModules } from '../../scripts/script-check';
 
@@ -71,7 +71,7 @@ describe("what a user's script takes to AWS generators: its folder (without node
     const scenario = loadScenario(path.join(project, 's.yml'), path.join(ROOT, 'load-generators', 'scenarios'));
     return { dir: scenario.dir, named: namedFiles(scenario), loads: checkScriptFiles(scenario).loads };
   };
-  const check = (files: ReturnType<typeof scriptWith>) => () => assertScriptShips(files, shippedWith(ROOT, files.dir), generatorPackageFinder(lock), dir);
+  const check = (files: ReturnType<typeof scriptWith>) => () => assertScriptShips(files, notShipped(ROOT, files.dir), generatorPackageFinder(lock), dir);
 
   test('a package only installed here (leftpad) and a file outside the folder are refused, each named; one on the generators (lodash) and files inside pass', () => {
     expect(check(scriptWith('./proc.js'))).toThrow(UsageError);
@@ -101,8 +101,15 @@ describe("what a user's script takes to AWS generators: its folder (without node
     put('project/clean.js', 'module.exports = { f(c, e, d) { d(); } };\n');
     expect(check(scriptWith('./clean.js', '../shared/util.js'))).toThrow(/^config\.payload\.path \.\.\/shared\/util\.js is outside the script's folder project/);
     expect(() => check(scriptWith('./clean.js'))()).not.toThrow();
-    expect(shippedWith(ROOT, path.join(ROOT, 'load-generators', 'scenarios'))(path.join(ROOT, 'load-generators', 'processors', 'connect.js'))).toBe(true);
-    expect(shippedWith(ROOT, project)(path.join(project, 'node_modules', 'leftpad', 'index.js'))).toBe(false);
+    expect(notShipped(ROOT, path.join(ROOT, 'load-generators', 'scenarios'))(path.join(ROOT, 'load-generators', 'processors', 'connect.js'))).toBeUndefined();
+    expect(notShipped(ROOT, project)(path.join(project, 'node_modules', 'leftpad', 'index.js'))).toBe('left out');
+    expect(notShipped(ROOT, project)(path.join(dir, 'users.csv'))).toBe('outside');
+  });
+
+  test('a payload in a hidden folder is named as left out, not as outside', () => {
+    put('project/.data/rows.csv', 'a\n1\n');
+    put('project/clean.js', 'module.exports = { f(c, e, d) { d(); } };\n');
+    expect(check(scriptWith('./clean.js', './.data/rows.csv'))).toThrow(/^config\.payload\.path \.\/\.data\/rows\.csv is left out of what ships to the AWS generators \(node_modules, hidden files and folders/);
   });
 
   test('packageOf reads scoped and nested packages', () => {

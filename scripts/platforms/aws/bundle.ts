@@ -10,8 +10,18 @@ import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../../lib/instance-paths';
 import { generatorKeys } from '../../../load-generators/lib/run-protocol';
 import type { AwsApi } from './clients';
 
-/** Files never shipped: installed dependencies, logs, editor/OS clutter. */
-const EXCLUDED = (rel: string): boolean => rel.split('/').some((part) => part === 'node_modules' || part === '.git' || part === '.DS_Store') || rel.endsWith('.log');
+/**
+ * Paths never shipped: installed dependencies, hidden files and folders (`.git`, `.env`, `.venv`, and in a home
+ * folder `.ssh` and `.aws`: never copied into a bucket), the CDK's `cdk.out`, logs. A rig run folder (one holding
+ * run.json) is left out too, by {@link walk}.
+ */
+const EXCLUDED = (rel: string): boolean => rel.split('/').some((part) => part === 'node_modules' || part.startsWith('.') || part === 'cdk.out') || rel.endsWith('.log');
+
+/** What ships is said in one place: docs/aws.md "What ships to the generators". */
+export const LEFT_OUT = 'node_modules, hidden files and folders, cdk.out, run folders and *.log stay here';
+
+/** A scenario folder shipping more than this is refused before anything starts (it goes to every generator). */
+export const SCENARIO_FOLDER_LIMITS = { files: 2000, bytes: 500 * 1024 * 1024 } as const;
 
 /** One file of the bundle: where it is here and its key under the bundle prefix. */
 export interface BundleFile {
@@ -35,39 +45,80 @@ export function runPrefix(runId: string): string {
 /** The instance-side scenario folder for a local scenario folder. */
 export function instanceLayout(opts: { readonly root: string; readonly scenarioDir: string; readonly agentHome: string; readonly runId: string }): InstanceLayout {
   const agentDir = path.join(opts.root, 'load-generators');
-  const rel = path.relative(agentDir, path.resolve(opts.scenarioDir));
-  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
-    return { scriptDir: path.posix.join(opts.agentHome, ...rel.split(path.sep)), separateScenario: false };
+  if (shippedFolder(opts.root, opts.scenarioDir) === agentDir) {
+    const rel = path.relative(agentDir, path.resolve(opts.scenarioDir));
+    return { scriptDir: path.posix.join(opts.agentHome, ...rel.split(path.sep).filter(Boolean)), separateScenario: false };
   }
   return { scriptDir: path.posix.join(path.posix.dirname(opts.agentHome), 'runs', opts.runId, 'scenario'), separateScenario: true };
 }
 
-/**
- * Whether a file reaches the generators where the run's script finds it: inside the folder that ships with the
- * scenario (its own folder, or load-generators/ when it lies there), and not left out (node_modules, logs). A
- * relative path from the script to anything else names nothing on the instance.
- */
-export function shippedWith(root: string, scenarioDir: string): (file: string) => boolean {
+/** `file`'s path inside `dir` with forward slashes, or undefined when it is not inside (or is `dir` itself). */
+function inside(dir: string, file: string): string | undefined {
+  const rel = path.relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
+}
+
+/** The folder that ships with a scenario: load-generators/ for one inside it (a built-in), else the scenario's own. */
+export function shippedFolder(root: string, scenarioDir: string): string {
   const agentDir = path.join(root, 'load-generators');
-  const inside = (dir: string, file: string) => {
-    const rel = path.relative(dir, file);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : undefined;
-  };
-  const base = path.resolve(scenarioDir) === agentDir || inside(agentDir, path.resolve(scenarioDir)) !== undefined ? agentDir : path.resolve(scenarioDir);
+  const dir = path.resolve(scenarioDir);
+  return dir === agentDir || inside(agentDir, dir) !== undefined ? agentDir : dir;
+}
+
+/**
+ * Why a file would not reach the generators where the run's script finds it, or undefined when it does: it must lie
+ * inside the folder that ships with the scenario (its own folder, or load-generators/ when it lies there) and not
+ * be left out ({@link EXCLUDED}). A relative path from the script to anything else names nothing on the instance.
+ */
+export function notShipped(root: string, scenarioDir: string): (file: string) => 'outside' | 'left out' | undefined {
+  const base = shippedFolder(root, scenarioDir);
   return (file) => {
     const rel = inside(base, path.resolve(file));
-    return rel !== undefined && !EXCLUDED(rel);
+    if (rel === undefined) return 'outside';
+    return EXCLUDED(rel) ? 'left out' : undefined;
   };
 }
 
-function walk(dir: string, base: string, out: BundleFile[], prefix: string): void {
+/** A folder the rig wrote for a run (its run.json): never part of a scenario. */
+const isRunFolder = (dir: string): boolean => fs.existsSync(path.join(dir, 'run.json'));
+
+/**
+ * The bundle's files under `dir`. `budget`, when given, stops the walk once either limit is passed (the check
+ * before a run must not read a whole home folder to refuse it).
+ */
+function walk(dir: string, base: string, out: BundleFile[], prefix: string, budget?: { files: number; bytes: number }): void {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (budget && (budget.files < 0 || budget.bytes < 0)) return;
     const abs = path.join(dir, e.name);
     const rel = path.relative(base, abs).split(path.sep).join('/');
     if (EXCLUDED(rel)) continue;
-    if (e.isDirectory()) walk(abs, base, out, prefix);
-    else if (e.isFile()) out.push({ local: abs, key: `${prefix}${rel}` });
+    if (e.isDirectory()) {
+      if (!isRunFolder(abs)) walk(abs, base, out, prefix, budget);
+    } else if (e.isFile()) {
+      out.push({ local: abs, key: `${prefix}${rel}` });
+      if (budget) {
+        budget.files -= 1;
+        budget.bytes -= fs.statSync(abs).size;
+      }
+    }
   }
+}
+
+/**
+ * Why a user's scenario folder cannot ship, or undefined: it is the home folder or the filesystem's root, or holds
+ * more than {@link SCENARIO_FOLDER_LIMITS} (every generator would download all of it at every run).
+ */
+export function scenarioFolderProblem(dir: string, home: string): string | undefined {
+  const abs = path.resolve(dir);
+  const own = `put the script, its processor and payloads in a folder of their own`;
+  if (abs === path.parse(abs).root || abs === path.resolve(home)) {
+    return `${dir} is ${abs === path.resolve(home) ? 'your home folder' : 'the filesystem root'}, and a script's whole folder ships to the AWS generators; ${own}`;
+  }
+  const budget = { files: SCENARIO_FOLDER_LIMITS.files, bytes: SCENARIO_FOLDER_LIMITS.bytes };
+  walk(abs, abs, [], '', budget);
+  if (budget.files >= 0 && budget.bytes >= 0) return undefined;
+  const what = budget.files < 0 ? `more than ${SCENARIO_FOLDER_LIMITS.files.toLocaleString('en-US')} files` : `more than ${SCENARIO_FOLDER_LIMITS.bytes / 1024 / 1024} MB`;
+  return `the script's folder ${dir} holds ${what} (${LEFT_OUT}), and all of it ships to every AWS generator; ${own}`;
 }
 
 /** Every file of the bundle, sorted by key. */

@@ -20,7 +20,7 @@ import type { RigOutputs } from './discovery';
 import type { Lockfile } from '../../../lib/agent-lockfile';
 import type { ArtilleryScript } from '../../scenario';
 import { ScriptFiles, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder } from '../../generator-modules';
-import { shippedWith } from './bundle';
+import { notShipped, scenarioFolderProblem, shippedFolder } from './bundle';
 import { artilleryPluginFinder, bundledInArtillery } from '../../script-check';
 
 /** The outputs file `npm run deploy` writes (package.json `deploy`). */
@@ -112,7 +112,13 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   if (p.script || p.scriptFiles) {
     const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
     if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
-    if (p.scriptFiles) assertScriptShips(p.scriptFiles, shippedWith(p.root, p.scriptFiles.dir), generatorPackageFinder(lock), process.cwd());
+    if (p.scriptFiles) {
+      // A folder of its own ships whole (load-generators/ ships anyway): not a home folder, not thousands of files.
+      const own = shippedFolder(p.root, p.scriptFiles.dir) === path.resolve(p.scriptFiles.dir);
+      const folder = own ? scenarioFolderProblem(p.scriptFiles.dir, os.homedir()) : undefined;
+      if (folder) throw new UsageError(`--scenario: ${folder}`);
+      assertScriptShips(p.scriptFiles, notShipped(p.root, p.scriptFiles.dir), generatorPackageFinder(lock), process.cwd());
+    }
   }
   const outputs = choice.outputs;
   const region = outputs.region ?? envRegion;
