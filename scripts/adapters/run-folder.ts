@@ -143,6 +143,8 @@ export function checkOutputNotInput(file: string, inputs: readonly string[], bas
  * and the path is not a folder. Creates nothing.
  */
 export function checkOutputFile(file: string, flag = '--output'): void {
+  // Many tools read `-` as standard output; here it would be a file named "-" in the working folder.
+  if (file.trim() === '-') throw new UsageError(`${flag} - would write a file named "-"; ${flag === '--output' ? 'for the summary JSON on standard output pass --json (progress stays on stderr)' : 'pass a file name'}`);
   const abs = path.resolve(file);
   const dirStat = fs.statSync(path.dirname(abs), { throwIfNoEntry: false });
   if (!dirStat?.isDirectory()) throw new UsageError(`${flag} ${file}: ${path.dirname(abs)} is not an existing folder; create it or pass another path`);

@@ -134,6 +134,14 @@ describe('bad input is refused before anything starts', () => {
     expect(fs.readFileSync(script, 'utf8')).toBe(text);
   }, 60_000);
 
+  it('--output - : exit 2 with the flag for stdout, and no file named "-" (the summary of the refusal is not written there either)', async () => {
+    const dash = path.join(ROOT, '-');
+    const r = await runCli(['--vusers', '5', '--output', '-'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --output - would write a file named "-"; for the summary JSON on standard output pass --json/m);
+    expect(fs.existsSync(dash)).toBe(false);
+  }, 60_000);
+
   it('a local target port already in use → exit 2 naming the port, no run folder', async () => {
     const out = path.join(scratch, 'run-port-in-use');
     const r = await runCli(['--vusers', '5', '--target-port', String(port), '--out', out], { timeoutMs: 30_000 });

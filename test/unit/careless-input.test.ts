@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
-import { checkOutputNotInput, createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
+import { checkOutputFile, checkOutputNotInput, createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
 import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan';
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
 import { UnsafeOutputError, UsageError, unexpectedErrorLine } from '../../scripts/errors';
@@ -16,6 +16,13 @@ import { DEFAULT_PLATEAU_SECONDS, MAX_DURATION_SECONDS, parseHeartbeatTimeout, r
 import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
 import { generatorSpecs } from '../../scripts/run';
+
+describe('--output -', () => {
+  it('is refused with the flag that puts the summary on stdout (was: a file named "-")', () => {
+    expect(() => checkOutputFile('-')).toThrow(/--output - would write a file named "-"; for the summary JSON on standard output pass --json/);
+    expect(() => checkOutputFile('-', '--json')).toThrow(/--json - would write a file named "-"; pass a file name/);
+  });
+});
 
 describe('--var values reach the script as written', () => {
   it('types numbers written as numbers print, and keeps leading zeros, exponents and unsafe integers as text (was: --var zip=02134 became 2134)', () => {
