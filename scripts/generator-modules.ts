@@ -43,6 +43,8 @@ export function packageOf(file: string): string | undefined {
 
 /** What a user's script takes to the generators: the files it names and the modules its processor loaded. */
 export interface ScriptFiles {
+  /** The script itself. */
+  readonly file: string;
   /** The script's folder: relative paths resolve from it here and on a generator. */
   readonly dir: string;
   readonly named: ReadonlyArray<{ readonly where: string; readonly file: string }>;
@@ -83,4 +85,25 @@ export function assertScriptShips(files: ScriptFiles, notShipped: (file: string)
     );
   }
   if (problems.length) throw new UsageError(problems.join('; '));
+}
+
+/** `{{ $env.NAME }}` / `{{ $processEnvironment.NAME }}` anywhere in a template (inside an expression too). */
+const ENV_READ = /\$(?:env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * Throws when the script reads environment variables through Artillery's templates that an AWS generator does not
+ * have. A load process there gets the agent's environment, the rig's RIG_* variables and the scenario secrets as
+ * RIG_SECRET_* (load-generators/lib/secrets.js), never this machine's shell: `{{ $env.API_KEY }}` would render
+ * empty in every request, silently. `config.target` is left out: its templates are resolved here before the run
+ * (scripts/target-choice.ts). Pure.
+ */
+export function assertEnvOnGenerators(script: ArtilleryScript, name: string): void {
+  const { target: _target, ...config } = script.config;
+  const text = JSON.stringify({ ...script, config });
+  const names = [...new Set([...text.matchAll(ENV_READ)].map((m) => m[1] as string))].filter((n) => !n.startsWith('RIG_'));
+  if (!names.length) return;
+  const first = names[0] as string;
+  throw new UsageError(
+    `${name} reads ${names.map((n) => `{{ $env.${n} }}`).join(', ')}, which the AWS generators do not have (their load processes get only the scenario secrets, as RIG_SECRET_* variables): store each under the secrets path (aws ssm put-parameter --type SecureString --name /loadtest-rig/secrets/${first.toLowerCase()} --value …) and read it as {{ $env.RIG_SECRET_${first.toUpperCase().replace(/[^A-Z0-9]/g, '_')} }} (export that name for local runs), or run with --platform local`,
+  );
 }

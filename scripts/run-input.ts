@@ -75,6 +75,6 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
     ],
     ...(baseline ? { baseline } : {}),
-    ...(scenario.builtIn ? {} : { scriptFiles: { dir: scenario.dir, named: namedFiles(scenario), loads } }),
+    ...(scenario.builtIn ? {} : { scriptFiles: { file: scenario.file, dir: scenario.dir, named: namedFiles(scenario), loads } }),
   };
 }

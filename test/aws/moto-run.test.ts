@@ -354,6 +354,13 @@ test('--platform aws with a processor loading a package only installed here and 
   const home = await runCli(['--platform', 'aws', '--scenario', script, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '', HOME: project }, timeoutMs: 60_000 });
   expect(home.code).toBe(2);
   expect(home.stderr).toMatch(/error: --scenario: .*project is your home folder, and a script's whole folder ships to the AWS generators/);
+  // A template reading this machine's environment: empty on every generator.
+  const envScript = path.join(dir, 'env', 'env.yml');
+  fs.mkdirSync(path.dirname(envScript));
+  fs.writeFileSync(envScript, `config:\n  target: ${target.url}\n  phases:\n    - { duration: 1, arrivalCount: 2 }\nscenarios:\n  - flow:\n      - get: { url: /, headers: { x-key: "{{ $env.API_KEY }}" } }\n`);
+  const env = await runCli(['--platform', 'aws', '--scenario', envScript, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '', API_KEY: 'here-only' }, timeoutMs: 60_000 });
+  expect(env.code).toBe(2);
+  expect(env.stderr).toMatch(/error: env\.yml reads \{\{ \$env\.API_KEY \}\}, which the AWS generators do not have/);
 });
 
 test('--platform aws where the stacks are not deployed: one line saying to deploy, exit 2, nothing started', async () => {

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Lockfile } from '../../lib/agent-lockfile';
 import { UsageError } from '../../scripts/errors';
-import { assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder, packageOf } from '../../scripts/generator-modules';
+import { assertEnvOnGenerators, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder, packageOf } from '../../scripts/generator-modules';
 import { notShipped } from '../../scripts/platforms/aws/bundle';
 import { loadScenario } from '../../scripts/scenario';
 import { bundledInArtillery, checkScriptFiles, namedFiles, requiredModules } from '../../scripts/script-check';
@@ -69,7 +69,7 @@ describe("what a user's script takes to AWS generators: its folder (without node
   const scriptWith = (processor: string, payload = './users.csv') => {
     put('project/s.yml', `config: { target: "http://x", processor: ${processor}, payload: { path: ${payload} } }\nscenarios:\n  - flow: [ { function: f } ]\n`);
     const scenario = loadScenario(path.join(project, 's.yml'), path.join(ROOT, 'load-generators', 'scenarios'));
-    return { dir: scenario.dir, named: namedFiles(scenario), loads: checkScriptFiles(scenario).loads };
+    return { file: scenario.file, dir: scenario.dir, named: namedFiles(scenario), loads: checkScriptFiles(scenario).loads };
   };
   const check = (files: ReturnType<typeof scriptWith>) => () => assertScriptShips(files, notShipped(ROOT, files.dir), generatorPackageFinder(lock), dir);
 
@@ -116,5 +116,20 @@ describe("what a user's script takes to AWS generators: its folder (without node
     expect(packageOf('/a/node_modules/@faker-js/faker/dist/index.js')).toBe('@faker-js/faker');
     expect(packageOf('/a/node_modules/x/node_modules/y/lib/z.js')).toBe('y');
     expect(packageOf('/a/lib/z.js')).toBeUndefined();
+  });
+});
+
+describe("environment variables a script's templates read: an AWS generator has only the rig's and the scenario secrets", () => {
+  const withFlow = (config: Record<string, unknown>, flow: unknown[]) => ({ config, scenarios: [{ flow }] });
+
+  test('{{ $env.API_KEY }} in a request is refused, naming the secrets path and the RIG_SECRET_ name to read (was: rendered empty on every generator)', () => {
+    const s = withFlow({ target: '{{ $env.TARGET }}' }, [{ get: { url: '/', headers: { authorization: 'Bearer {{ $env.API_KEY }}' } } }, { log: '{{ $processEnvironment.STAGE }}' }]);
+    expect(() => assertEnvOnGenerators(s, 'my.yml')).toThrow(
+      /^my\.yml reads \{\{ \$env\.API_KEY \}\}, \{\{ \$env\.STAGE \}\}, which the AWS generators do not have .*--name \/loadtest-rig\/secrets\/api_key .*\{\{ \$env\.RIG_SECRET_API_KEY \}\}.*--platform local$/,
+    );
+  });
+
+  test('config.target (resolved here before the run) and RIG_* variables pass', () => {
+    expect(() => assertEnvOnGenerators(withFlow({ target: 'http://{{ $env.HOST }}' }, [{ get: { url: '/', headers: { a: '{{ $env.RIG_SECRET_API_KEY }}', b: '{{ $env.RIG_GENERATOR_ID }}' } } }]), 'my.yml')).not.toThrow();
   });
 });

@@ -19,7 +19,7 @@ import { choosePlatform } from './discovery';
 import type { RigOutputs } from './discovery';
 import type { Lockfile } from '../../../lib/agent-lockfile';
 import type { ArtilleryScript } from '../../scenario';
-import { ScriptFiles, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder } from '../../generator-modules';
+import { ScriptFiles, assertEnvOnGenerators, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder } from '../../generator-modules';
 import { notShipped, scenarioFolderProblem, shippedFolder } from './bundle';
 import { artilleryPluginFinder, bundledInArtillery } from '../../script-check';
 
@@ -112,6 +112,7 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   if (p.script || p.scriptFiles) {
     const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
     if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
+    if (p.script && p.scriptFiles) assertEnvOnGenerators(p.script, path.basename(p.scriptFiles.file));
     if (p.scriptFiles) {
       // A folder of its own ships whole (load-generators/ ships anyway): not a home folder, not thousands of files.
       const own = shippedFolder(p.root, p.scriptFiles.dir) === path.resolve(p.scriptFiles.dir);
