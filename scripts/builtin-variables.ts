@@ -54,3 +54,15 @@ export function checkBuiltInVars(scenario: string, vars: Readonly<Record<string,
     if (bad) throw new UsageError(`--var ${key}=${String(value)}: the ${scenario} scenario needs ${what} for ${key}; e.g. --var ${key}=${n.integer ? Math.max(1, n.min ?? 1) * 10 : 1}`);
   }
 }
+
+/**
+ * The note for `--vusers` on a built-in scenario without a hold step (rooms): "all N held at once" does not apply,
+ * as each vuser stays for its messages and `linger` and leaves. `variables`: the script's, flags applied.
+ */
+export function noHoldStepNote(scenario: string, vusers: number | undefined, variables: Readonly<Record<string, unknown>>): string | undefined {
+  const rules = BUILT_IN_VARIABLES[scenario];
+  if (!rules || 'hold' in rules || vusers === undefined) return undefined;
+  const [messages, gap, linger] = ['messages', 'gap', 'linger'].map((k) => Number(variables[k]));
+  const stay = [messages, gap, linger].every(Number.isFinite) ? ` (${messages} × ${gap} s + ${linger} s = ${messages! * gap! + linger!} s)` : '';
+  return `note: the ${scenario} scenario has no hold step, so --vusers ${vusers.toLocaleString('en-US')} does not hold them all at once: each vuser stays for messages × gap, then linger${stay}, and leaves; raise --var linger to keep more connected together`;
+}

@@ -10,7 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
-import { checkBuiltInVars } from './builtin-variables';
+import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
 import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
@@ -70,6 +70,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     notes: [
       ...(note ? [note] : []),
       ...(tlsNote ? [tlsNote] : []),
+      ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
       ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
       ...(scenario.builtIn ? [] : [defaultPhasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),

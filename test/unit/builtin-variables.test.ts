@@ -6,8 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { BUILT_IN_VARIABLES, checkBuiltInVars } from '../../scripts/builtin-variables';
-import { BUILT_IN_SCENARIOS } from '../../scripts/options';
+import { BUILT_IN_VARIABLES, checkBuiltInVars, noHoldStepNote } from '../../scripts/builtin-variables';
+import { BUILT_IN_SCENARIOS, validateFlags } from '../../scripts/options';
+import { prepareRunInput } from '../../scripts/run-input';
 import { UsageError } from '../../scripts/errors';
 
 const ROOT = path.join(__dirname, '..', '..', 'load-generators');
@@ -68,5 +69,15 @@ describe('checkBuiltInVars', () => {
     expect(() => checkBuiltInVars('pubsub', { rooms: 4, publishRate: 0.5, roomPrefix: 'load-', socketPath: '/ws' })).not.toThrow();
     expect(() => checkBuiltInVars('broadcast', { echo: false, payloadSize: 0, room: 42 })).not.toThrow();
     expect(() => checkBuiltInVars('my.yml', { anything: 1 })).not.toThrow();
+  });
+});
+
+describe('--vusers on a scenario without a hold step', () => {
+  test("rooms: said before the run that N are not all held at once, with each vuser's stay (prepareRunInput's notes)", () => {
+    const root = path.join(__dirname, '..', '..');
+    const notes = prepareRunInput(validateFlags({ scenario: 'rooms', vusers: '1000', var: ['linger=5'] }), root, {}).notes;
+    expect(notes).toContain('note: the rooms scenario has no hold step, so --vusers 1,000 does not hold them all at once: each vuser stays for messages × gap, then linger (10 × 2 s + 5 s = 25 s), and leaves; raise --var linger to keep more connected together');
+    expect(prepareRunInput(validateFlags({ scenario: 'pubsub', vusers: '1000' }), root, {}).notes.filter((n) => n.includes('hold step'))).toEqual([]);
+    expect(noHoldStepNote('rooms', undefined, {})).toBeUndefined();
   });
 });
