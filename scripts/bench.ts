@@ -110,6 +110,10 @@ function benchSettings() {
   const refusal = npmEatenRefusal(process.env, longFlags(BENCH_OPTIONS), process.argv.slice(2));
   if (refusal) throw new BenchUsageError(refusal.replace(/^error: /, ''));
   const { values } = parseArgs({ options: BENCH_OPTIONS });
+  // An empty value (`--json=`, an unset CI variable) would run as if the flag were not given.
+  for (const flag of ['target', 'json', 'target-cpus', 'generator-cpus'] as const) {
+    if (values[flag] !== undefined && !String(values[flag]).trim()) throw new BenchUsageError(`--${flag} is empty; give it a value or leave the flag out`);
+  }
   const mode = values.pin ? 'pinned' : 'shared';
   const rates = String(values.rates ?? DEFAULT_RATES[mode]).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
   const trialSeconds = positive('trial', values.trial);

@@ -180,7 +180,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
   if (!scenario) throw new UsageError(`--scenario is empty; use one of ${BUILT_IN_SCENARIOS.join(', ')} or a path to an Artillery script`);
   let maxErrorRate = 0;
   if (raw.maxErrorRate !== undefined) {
-    const pct = Number(raw.maxErrorRate.replace(/%$/, ''));
+    const pct = /^\s*(\d+(\.\d+)?|\.\d+)\s*%?\s*$/.test(raw.maxErrorRate) ? Number(raw.maxErrorRate.replace(/%\s*$/, '')) : NaN;
     if (!Number.isFinite(pct) || pct < 0 || pct > 100) {
       throw new UsageError(`--max-error-rate ${JSON.stringify(raw.maxErrorRate)} must be a percentage from 0 to 100, e.g. --max-error-rate 0.1`);
     }
@@ -220,7 +220,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     referenceTarget,
     ...(environment ? { environment } : {}),
     ...(raw.insecure ? { insecure: true } : {}),
-    out: raw.out,
+    out: raw.out === undefined ? undefined : checkOutFolder(raw.out),
     json: Boolean(raw.json),
     ensure: raw.ensure ?? [],
     teardown: Boolean(raw.teardown),
@@ -232,6 +232,12 @@ export function validateFlags(raw: RawFlags): RunOptions {
     ...(maxCost !== undefined ? { maxCost } : {}),
     ...(raw.baseline !== undefined ? { baseline: raw.baseline } : {}),
   };
+}
+
+function checkOutFolder(value: string): string {
+  // Empty (`--out=`, an unset CI variable) would be the working folder itself.
+  if (!value.trim()) throw new UsageError('--out needs a folder path, e.g. --out runs/my-test (default runs/<run-id>)');
+  return value;
 }
 
 function checkOutputPath(value: string): string {

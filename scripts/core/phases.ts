@@ -69,7 +69,8 @@ export function readDuration(value: unknown): DurationReading {
   if (typeof value === 'number') seconds = value;
   else if (typeof value === 'string') {
     const s = value.trim();
-    seconds = /^\d+(\.\d+)?$/.test(s) ? Number(s) : ((ms(s as ms.StringValue) as number | undefined) ?? Number.NaN) / 1000;
+    // `ms` throws on an empty string (`--ramp=`, `duration: ""`) instead of answering undefined.
+    seconds = s === '' ? Number.NaN : /^\d+(\.\d+)?$/.test(s) ? Number(s) : ((ms(s as ms.StringValue) as number | undefined) ?? Number.NaN) / 1000;
   }
   if (!Number.isFinite(seconds)) return { problem: 'not-a-duration' };
   if (seconds <= 0) return { problem: 'not-positive' };

@@ -12,6 +12,9 @@ test.each([
   [['--repeat', '0'], 'bench: --repeat must be a positive number (got "0")'],
   [['--repeat', '1.5'], 'bench: --repeat must be a whole number of trials (got "1.5")'],
   [['--trial', 'soon'], 'bench: --trial must be a positive number (got "soon")'],
+  // Empty (an unset CI variable): the bench ran as if the flag were not given.
+  [['--json='], 'bench: --json is empty; give it a value or leave the flag out'],
+  [['--target='], 'bench: --target is empty; give it a value or leave the flag out'],
 ])('bench %j: one line, exit 2, nothing started', async (args, line) => {
   const before = benchFolders();
   const r = await runCli(args, { script: 'bench.ts', timeoutMs: 60_000 });

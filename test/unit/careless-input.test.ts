@@ -17,6 +17,19 @@ import { processScript } from '../../scripts/scenario';
 import { parseGeneratorCapacity } from '../../scripts/platforms/aws/select';
 import { generatorSpecs } from '../../scripts/run';
 
+describe('a flag given an empty value (--ramp=, an unset CI variable)', () => {
+  it('is one line naming the flag, for every duration, --max-error-rate and --out (was: an unexpected error, or the default or the working folder silently)', () => {
+    for (const flag of ['ramp', 'hold'] as const) expect(() => validateFlags({ [flag]: '' })).toThrow(new RegExp(`^--${flag} "" is not a duration`));
+    expect(() => validateFlags({ vusers: '5', plateau: ' ' })).toThrow(/^--plateau " " is not a duration/);
+    expect(() => validateFlags({ maxErrorRate: '' })).toThrow(/^--max-error-rate "" must be a percentage from 0 to 100/);
+    expect(validateFlags({ maxErrorRate: '.5%' }).maxErrorRate).toBeCloseTo(0.005);
+    expect(() => validateFlags({ out: '' })).toThrow(/^--out needs a folder path/);
+  });
+  it('a phase duration of "" is refused as not a duration, as the flags are', () => {
+    expect(() => profileSeconds([{ duration: '' as unknown as number, arrivalRate: 1 }])).toThrow(/is not a valid duration/);
+  });
+});
+
 describe('--output -', () => {
   it('is refused with the flag that puts the summary on stdout (was: a file named "-")', () => {
     expect(() => checkOutputFile('-')).toThrow(/--output - would write a file named "-"; for the summary JSON on standard output pass --json/);
