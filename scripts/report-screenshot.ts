@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import { ExitCode, UsageError } from './errors';
 import { expandHome } from './home-path';
 import { npmEatenRefusal } from './npm-flags';
@@ -35,8 +36,16 @@ function demoRun(out: string, log: (line: string) => void): Promise<number | nul
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr.on('data', (d: Buffer) => log(d.toString().trimEnd()));
+    // Interrupted or stopped: the demo run is stopped too (it cleans up its target and run), never left running.
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
     child.on('error', reject);
-    child.on('exit', (code) => resolve(code));
+    child.on('exit', (code) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code);
+    });
   });
 }
 
@@ -53,13 +62,34 @@ export async function screenshotFirstScreen(runDir: string, png: string, executa
   }
 }
 
+const USAGE = 'usage: npm run report:screenshot [-- RUN_FOLDER] [--out FILE.png]';
+
+/**
+ * The flags: `--out FILE` (or `--out=FILE`) and at most one run folder. An unknown flag, an empty value or a second
+ * folder is refused: read by hand, `--out=x.png` was not seen, the demo run started, and the PNG replaced the
+ * documentation's.
+ */
+export function screenshotArgs(argv: readonly string[], home: string): { out?: string; folder?: string } {
+  let parsed: ReturnType<typeof parseArgs<{ options: { out: { type: 'string' } }; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { out: { type: 'string' } }, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]}; ${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.out !== undefined && !values.out.trim()) throw new UsageError(`--out is empty; ${USAGE}`);
+  if (positionals.length > 1) throw new UsageError(`one run folder at a time (got ${positionals.join(', ')}); ${USAGE}`);
+  return {
+    ...(values.out !== undefined ? { out: expandHome(values.out, home) } : {}),
+    ...(positionals[0] !== undefined ? { folder: expandHome(positionals[0], home) } : {}),
+  };
+}
+
 async function main(argv: readonly string[], log: (line: string) => void): Promise<number> {
   const refusal = npmEatenRefusal(process.env, ['--out'], argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
-  const outAt = argv.indexOf('--out');
-  const png = path.resolve(outAt >= 0 ? expandHome(argv[outAt + 1] ?? '', os.homedir()) : path.join(ROOT, 'docs', 'report-first-screen.png'));
-  const given = argv.find((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
-  const folder = given === undefined ? undefined : expandHome(given, os.homedir());
+  const { out, folder } = screenshotArgs(argv, os.homedir());
+  const png = path.resolve(out ?? path.join(ROOT, 'docs', 'report-first-screen.png'));
   const chromiumPath = process.env.CHROMIUM_PATH;
   if (folder) {
     await screenshotFirstScreen(folder, png, chromiumPath);
@@ -67,6 +97,7 @@ async function main(argv: readonly string[], log: (line: string) => void): Promi
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-report-demo-'));
     try {
       const code = await demoRun(path.join(tmp, 'run'), log);
+      if (code === ExitCode.interrupted) return ExitCode.interrupted;
       if (code !== ExitCode.thresholdsBreached) throw new Error(`the demo run exited ${code}, expected 1 (its threshold fails on purpose)`);
       await screenshotFirstScreen(path.join(tmp, 'run'), png, chromiumPath);
     } finally {
