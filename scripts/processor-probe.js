@@ -7,13 +7,17 @@
  *
  *   node scripts/processor-probe.js <processor file>
  *
- * stdout, one JSON line: `{ "exports": [names of functions], "loads": [{ "specifier", "file", "from" }] }`.
+ * stdout, a line `@@rig-processor-probe@@` + JSON: `{ "exports": [names of functions], "loads": [{ "specifier", "file", "from" }] }`
+ * (anything the processor printed comes before it).
  * `loads` lists every module a file outside node_modules asked for while the processor loaded (CommonJS
  * `require` and ESM `import` alike, read through Node's module.registerHooks, Node ≥ 22.15): a file path, or the
  * path of the package file it resolved to. Node's built-ins are left out. A module loaded later (a `require`
  * inside a step function) is not seen. On a load error: its stack on stderr, exit 1.
  */
 const Module = require('node:module');
+
+/** Starts the line that carries the answer (scripts/script-check.ts reads the last one). */
+const RESULT_MARKER = '@@rig-processor-probe@@';
 const { fileURLToPath, pathToFileURL } = require('node:url');
 
 /** @type {Array<{ specifier: string, file: string, from: string }>} */
@@ -44,7 +48,8 @@ import(pathToFileURL(file).href).then(
     // Artillery's view of the module: the default export's properties, then the named exports.
     const all = Object.assign({}, ns.default ?? {}, ns);
     const exports = Object.keys(all).filter((k) => k !== 'default' && typeof all[k] === 'function');
-    process.stdout.write(JSON.stringify({ exports, loads }));
+    // After a marker: the processor may print at load time (a console.log), and that is not the answer.
+    process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify({ exports, loads })}\n`);
     // At once: a processor that opens a pool or a timer at load time must not hold the check open.
     process.exit(0);
   },

@@ -94,7 +94,9 @@ const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
 export function processorExports(file: string): { exports: string[]; loads: ModuleLoad[] } | { error: string } {
   try {
     const out = execFileSync(process.execPath, [PROCESSOR_PROBE, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const r = JSON.parse(out) as { exports: string[]; loads: ModuleLoad[] };
+    const line = out.split('\n').filter((l) => l.startsWith('@@rig-processor-probe@@')).pop();
+    if (line === undefined) return { error: 'the check could not read its exports (did it exit at load time?)' };
+    const r = JSON.parse(line.slice('@@rig-processor-probe@@'.length)) as { exports: string[]; loads: ModuleLoad[] };
     return { exports: r.exports, loads: r.loads };
   } catch (err) {
     const e = err as { stderr?: string; message: string; signal?: string };

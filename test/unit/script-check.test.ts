@@ -55,6 +55,11 @@ scenarios:
     expect(check(file)).toThrow(/step 2 \(function\): function "nope" is not exported by .*proc\.js \(exports: setUp, connectFn\); scenario "s" step 3 \(function\): function "notAFunction"/);
   });
 
+  test('a processor that prints at load time (a console.log) is checked all the same (was: "fails to load: Unexpected token")', () => {
+    write('noisy.js', 'console.log("processor loaded {");\nmodule.exports = { f(c, e, d) { d(); } };\n');
+    expect(check(write('noisy.yml', 'config: { target: "http://x", processor: ./noisy.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).not.toThrow();
+  });
+
   test("an ES-module processor is read as Artillery import()s it: default export's functions, named ones, top-level await (was refused)", () => {
     write('esm.mjs', 'await Promise.resolve();\nexport default { fromDefault(c, e, d) { d(); } };\nexport function named(c, e, d) { d(); }\n');
     expect(check(write('esm.yml', 'config: { target: "http://x", processor: ./esm.mjs }\nscenarios:\n  - flow: [ { function: fromDefault }, { function: named } ]\n'))).not.toThrow();
