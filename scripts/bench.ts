@@ -29,7 +29,7 @@ import { checkReachable } from './adapters/reachability';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
-import { expandHome } from './home-path';
+import { invocationDir, userPath } from './home-path';
 import type { BenchRatios, CpuSplit } from './bench/figures';
 import { GOALS, ceilingLine, comparisonRate, cpuMsPerVuserAt, cpuSecondsPerThousand, machineBound, median, ratioOf, searchLadder, sustainsRate } from './bench/figures';
 import { PinError, PinPlan, cpuListText, pinPlan } from './bench/pinning';
@@ -130,7 +130,7 @@ function benchSettings() {
   }
   // The target's workers: one per target CPU when pinned, else 2 (both on these cores).
   const workers = values.workers !== undefined ? positive('workers', values.workers) : (pin?.targetCpus?.length ?? 2);
-  return { targetUrl: values.target, json: values.json === undefined ? undefined : expandHome(values.json, os.homedir()), mode, rates, trialSeconds, hold, repeat, memRate, memSeconds, budgetMs, pin, workers } as const;
+  return { targetUrl: values.target, json: values.json === undefined ? undefined : userPath(values.json, os.homedir(), invocationDir(process.env, process.cwd())), mode, rates, trialSeconds, hold, repeat, memRate, memSeconds, budgetMs, pin, workers } as const;
 }
 type BenchSettings = ReturnType<typeof benchSettings>;
 

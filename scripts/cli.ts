@@ -8,7 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from './options';
-import { expandHome } from './home-path';
+import { invocationDir, userPath } from './home-path';
+import { namesAFile } from './scenario';
 import { artilleryFlagHint, positionalHint } from './artillery-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
@@ -26,9 +27,9 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Builds the command-line parser (exported for tests of the help text); `home` is what a path flag's `~` means. */
-export function buildProgram(home: string = os.homedir()): Command {
-  const inHome = (value: string) => expandHome(value, home);
+/** Builds the command-line parser (exported for tests of the help text); `home` is what a path flag's `~` means, `base` where a relative one starts. */
+export function buildProgram(home: string = os.homedir(), base: string = invocationDir(process.env, process.cwd())): Command {
+  const asGiven = (value: string) => userPath(value, home, base);
   return new Command('loadtest')
     .description('Run a load test against a Socket.IO / WebSocket target, locally or on the deployed AWS rig')
     .addOption(new Option('--platform <where>', 'where generators run: local | aws (default: aws when the stacks are deployed, else local)'))
@@ -36,18 +37,18 @@ export function buildProgram(home: string = os.homedir()): Command {
     .option('--ramp <duration>', 'spread arrivals evenly over this time (90s, 20m); default 100 arrivals/s, at least 10s')
     .option('--hold <duration>', 'how long each vuser keeps its connection (scenario variable "hold"); default with --vusers: until the ramp ends plus the plateau, so all N are held at once')
     .option('--plateau <duration>', 'with --vusers and no --hold: how long all N stay connected at once after the ramp (default 30s)')
-    .addOption(new Option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script').default('connect').argParser(inHome))
+    .addOption(new Option('--scenario <name|path>', 'built-in scenario (connect, pubsub, presence, broadcast, rooms, recovery) or your Artillery script').default('connect').argParser((v) => (namesAFile(v) ? asGiven(v) : v)))
     .option('--var <key=value>', 'scenario variable, repeatable', collect, [])
     .option('--generators <m>', 'generator count (default: planned from per-generator capacity)')
     .option('-t, --target <url>', "the target (default: your script's own config.target; for built-in scenarios the reference target); --target reference runs your script against the reference target")
     .option('-e, --environment <name>', "use the script's config.environments entry, as artillery run -e does")
     .option('-k, --insecure', "accept any TLS certificate from the target (your script's config.tls.rejectUnauthorized: false), as artillery run -k does")
     .option('--target-port <port>', 'port for the local reference target (default: any free port)')
-    .addOption(new Option('--out <dir>', 'run folder (default runs/<run-id>)').argParser(inHome))
+    .addOption(new Option('--out <dir>', 'run folder (default runs/<run-id>)').argParser(asGiven))
     .option('--json', 'print the summary JSON on stdout')
-    .addOption(new Option('--output <file>', 'also write the summary JSON to this file (written on every exit code)').argParser(inHome))
+    .addOption(new Option('--output <file>', 'also write the summary JSON to this file (written on every exit code)').argParser(asGiven))
     .option('--ensure <expr>', 'pass/fail threshold (Artillery ensure syntax), repeatable', collect, [])
-    .addOption(new Option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")').argParser(inHome))
+    .addOption(new Option('--baseline <run>', 'compare with an earlier run folder (table, compare-<id>.html); --ensure may read baseline.* (e.g. "p99 <= baseline.p99 * 1.1")').argParser(asGiven))
     .option('--max-error-rate <pct>', 'largest % of failed vusers that still passes (default 0)')
     .option('--teardown', 'destroy the stacks after the run (aws)')
     .option('--keep-generators', 'leave the generator fleet running after the run (aws)')
@@ -64,7 +65,7 @@ type Log = (line: string) => void;
 /** A command line refused before it was parsed: a script asking for the summary still gets one. Returns exit 2. */
 function badInputSummary(argv: readonly string[], message: string): number {
   const output = flagValue(argv, '--output');
-  emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : expandHome(output, os.homedir()) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+  emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : userPath(output, os.homedir(), invocationDir(process.env, process.cwd())) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
   return ExitCode.badInput;
 }
 

@@ -18,7 +18,7 @@ import type { AbortControl, DoneMarker, RunStore, StartControl } from './contrac
 import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError, unexpectedErrorLine } from './errors';
-import { expandHome } from './home-path';
+import { invocationDir, userPath } from './home-path';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import type { Plan } from './core/plan';
 import { evaluateWithBaseline } from './report/baseline';
@@ -130,8 +130,8 @@ export async function main(argv: readonly string[], out: (text: string) => void,
     throw new UsageError(`${(err as Error).message}; ${USAGE}`);
   }
   const { values } = parsed;
-  // A run folder given as `~/runs/…` in quotes or after `=` is the home folder's, as the shell would read it.
-  const positionals = parsed.positionals.map((p) => expandHome(p, home));
+  // `~/runs/…` in quotes or after `=` is the home folder's; a relative folder is read from where npm was run.
+  const positionals = parsed.positionals.map((p) => userPath(p, home, invocationDir(env, process.cwd())));
   const ensure = values.ensure ?? [];
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);

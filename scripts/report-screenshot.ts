@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExitCode, UsageError } from './errors';
-import { expandHome } from './home-path';
+import { invocationDir, userPath } from './home-path';
 import { npmEatenRefusal } from './npm-flags';
 import { openInChromium } from './report/chromium';
 
@@ -69,7 +69,7 @@ const USAGE = 'usage: npm run report:screenshot [-- RUN_FOLDER] [--out FILE.png]
  * folder is refused: read by hand, `--out=x.png` was not seen, the demo run started, and the PNG replaced the
  * documentation's.
  */
-export function screenshotArgs(argv: readonly string[], home: string): { out?: string; folder?: string } {
+export function screenshotArgs(argv: readonly string[], home: string, base: string): { out?: string; folder?: string } {
   let parsed: ReturnType<typeof parseArgs<{ options: { out: { type: 'string' } }; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: { out: { type: 'string' } }, allowPositionals: true });
@@ -80,15 +80,15 @@ export function screenshotArgs(argv: readonly string[], home: string): { out?: s
   if (values.out !== undefined && !values.out.trim()) throw new UsageError(`--out is empty; ${USAGE}`);
   if (positionals.length > 1) throw new UsageError(`one run folder at a time (got ${positionals.join(', ')}); ${USAGE}`);
   return {
-    ...(values.out !== undefined ? { out: expandHome(values.out, home) } : {}),
-    ...(positionals[0] !== undefined ? { folder: expandHome(positionals[0], home) } : {}),
+    ...(values.out !== undefined ? { out: userPath(values.out, home, base) } : {}),
+    ...(positionals[0] !== undefined ? { folder: userPath(positionals[0], home, base) } : {}),
   };
 }
 
 async function main(argv: readonly string[], log: (line: string) => void): Promise<number> {
   const refusal = npmEatenRefusal(process.env, ['--out'], argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
-  const { out, folder } = screenshotArgs(argv, os.homedir());
+  const { out, folder } = screenshotArgs(argv, os.homedir(), invocationDir(process.env, process.cwd()));
   const png = path.resolve(out ?? path.join(ROOT, 'docs', 'report-first-screen.png'));
   const chromiumPath = process.env.CHROMIUM_PATH;
   if (folder) {

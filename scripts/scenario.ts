@@ -49,7 +49,7 @@ export interface LoadedScenario {
  */
 export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string): LoadedScenario {
   const builtIn = (BUILT_IN_SCENARIOS as readonly string[]).includes(nameOrPath);
-  const looksLikePath = /[\\/]|\.(ya?ml|json)$/i.test(nameOrPath);
+  const looksLikePath = namesAFile(nameOrPath);
   let file: string;
   if (builtIn) {
     file = path.join(scenariosDir, `${nameOrPath}.yml`);
@@ -134,6 +134,11 @@ function didYouMean(typed: string, scenariosDir: string): string {
     .filter((c) => c.d <= 2)
     .sort((a, b) => a.d - b.d)[0];
   return near ? ` did you mean ${near.n}?` : '';
+}
+
+/** Whether a --scenario value names a file (a path, or a .yml/.json name) rather than a built-in scenario. */
+export function namesAFile(value: string): boolean {
+  return /[\\/]|\.(ya?ml|json)$/i.test(value);
 }
 
 /** Built-in scenario names that ship in this checkout. */

@@ -12,14 +12,14 @@ import { screenshotArgs } from '../../scripts/report-screenshot';
 import { UsageError } from '../../scripts/errors';
 
 describe('screenshotArgs', () => {
-  test('--out FILE and --out=FILE, ~ read as home, at most one folder; unknown flags and empty values refused', () => {
-    expect(screenshotArgs(['--out=shot.png', 'runs/a'], '/home/me')).toEqual({ out: 'shot.png', folder: 'runs/a' });
-    expect(screenshotArgs(['runs/a', '--out', '~/shot.png'], '/home/me')).toEqual({ out: '/home/me/shot.png', folder: 'runs/a' });
-    expect(screenshotArgs([], '/home/me')).toEqual({});
-    expect(() => screenshotArgs(['--out='], '/home/me')).toThrow(/^--out is empty; usage: npm run report:screenshot/);
-    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me')).toThrow(UsageError);
-    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me')).toThrow(/Unknown option '--output'.*; usage:/);
-    expect(() => screenshotArgs(['runs/a', 'runs/b'], '/home/me')).toThrow(/^one run folder at a time/);
+  test('--out FILE and --out=FILE, ~ read as home, relative paths from where it was run, at most one folder; unknown flags and empty values refused', () => {
+    expect(screenshotArgs(['--out=shot.png', 'runs/a'], '/home/me', '/work/here')).toEqual({ out: '/work/here/shot.png', folder: '/work/here/runs/a' });
+    expect(screenshotArgs(['runs/a', '--out', '~/shot.png'], '/home/me', '/work/here')).toEqual({ out: '/home/me/shot.png', folder: '/work/here/runs/a' });
+    expect(screenshotArgs([], '/home/me', '/work/here')).toEqual({});
+    expect(() => screenshotArgs(['--out='], '/home/me', '/work/here')).toThrow(/^--out is empty; usage: npm run report:screenshot/);
+    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me', '/work/here')).toThrow(UsageError);
+    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me', '/work/here')).toThrow(/Unknown option '--output'.*; usage:/);
+    expect(() => screenshotArgs(['runs/a', 'runs/b'], '/home/me', '/work/here')).toThrow(/^one run folder at a time/);
   });
 });
 

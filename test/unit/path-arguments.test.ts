@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
-import { expandHome } from '../../scripts/home-path';
+import { expandHome, invocationDir, userPath } from '../../scripts/home-path';
 import { main as reportMain } from '../../scripts/report-cli';
 import { runCli, tempDir } from '../helpers/cli';
 
@@ -48,6 +48,36 @@ describe('every path flag of npm run loadtest', () => {
       fs.rmSync(home, { recursive: true, force: true });
     }
   });
+});
+
+describe('relative paths start where the command was run (npm run starts scripts in the package root, and says where it was run in INIT_CWD)', () => {
+  it('invocationDir reads INIT_CWD; userPath resolves from it, leaving "" and "-" for the flags to refuse', () => {
+    expect(invocationDir({ INIT_CWD: '/work/sub' }, '/work/main')).toBe('/work/sub');
+    expect(invocationDir({}, '/work/main')).toBe('/work/main');
+    expect(userPath('runs/x', '/home/me', '/work/sub')).toBe('/work/sub/runs/x');
+    expect(userPath('~/x', '/home/me', '/work/sub')).toBe('/home/me/x');
+    expect(userPath('/abs', '/home/me', '/work/sub')).toBe('/abs');
+    expect([userPath('', '/h', '/b'), userPath('-', '/h', '/b')]).toEqual(['', '-']);
+  });
+
+  it('every path flag of npm run loadtest; a built-in scenario name stays a name', () => {
+    const program = buildProgram('/home/me', '/work/sub');
+    program.parse(['--scenario', './my.yml', '--out=runs/x', '--output', 's.json', '--baseline', '../b'], { from: 'user' });
+    expect(program.opts()).toMatchObject({ scenario: '/work/sub/my.yml', out: '/work/sub/runs/x', output: '/work/sub/s.json', baseline: '/work/b' });
+    const named = buildProgram('/home/me', '/work/sub');
+    named.parse(['--scenario', 'pubsub'], { from: 'user' });
+    expect(named.opts().scenario).toBe('pubsub');
+  });
+
+  it('end to end: a script beside the folder npm was run in is found (was: "no such file", looked for in the package root)', async () => {
+    const sub = tempDir('rig-invoked-');
+    fs.writeFileSync(path.join(sub, 'mine.yml'), 'config:\n  target: "http://127.0.0.1:1"\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n');
+    const r = await runCli(['--scenario', './mine.yml', '--platform', 'local'], { env: { INIT_CWD: sub }, timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    // Found and read: the refusal is the target's (nothing listens on port 1), not the file's.
+    expect(r.stderr).toMatch(/^target: http:\/\/127\.0\.0\.1:1 \(config\.target of mine\.yml/m);
+    expect(r.stderr).not.toMatch(/no such file/);
+  }, 60_000);
 });
 
 describe('npm run report', () => {
