@@ -1,9 +1,13 @@
 /**
- * Engines and plugins a script needs that this machine has but the AWS generators will not. A generator installs
- * only the rig's agent packages (lib/agent-lockfile.ts AGENT_PACKAGES, with their whole tree from package-lock.json)
- * and Artillery's bundled plugins; an `artillery-engine-kafka` or `artillery-plugin-foo` installed here, or a plugin
- * found through this machine's ARTILLERY_PLUGIN_PATH, is not there, and every load process would die at its first
- * vuser (a lost generator, exit 3) after the fleet scaled. Refused before anything starts instead. Pure.
+ * What a script needs that an AWS generator would not have, each refused before anything starts (exit 2, naming the
+ * fix) instead of every load process dying at its first vuser (a lost generator, exit 3) after the fleet scaled:
+ * - an engine or plugin installed here but not on the generators, which install only the rig's agent packages
+ *   (lib/agent-lockfile.ts AGENT_PACKAGES, with their whole tree from package-lock.json) and Artillery's bundled
+ *   plugins (an `artillery-engine-kafka`, an `artillery-plugin-foo`, a plugin of this machine's ARTILLERY_PLUGIN_PATH);
+ * - a file the script names or its processor loads from outside what ships (the script's folder), a package the
+ *   processor loads that is not in the agent's tree;
+ * - an environment variable its templates read (`{{ $env.API_KEY }}`), which only this machine's shell has.
+ * Pure: what is here, what ships and what the generators hold come in as functions.
  */
 import * as path from 'node:path';
 import { AGENT_PACKAGES, Lockfile, agentTree } from '../lib/agent-lockfile';

@@ -87,6 +87,24 @@ function lookUpTargetIsPrivate(url: string): Promise<boolean> {
   return Promise.race([sourceAddresses.targetIsPrivate(url), timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * What the run's script needs must be on the generators, checked before anything starts (each refusal names the fix):
+ * its engines and plugins; for a user's script also its folder (not a home folder, not thousands of files), the files
+ * and packages its processor loads, and the environment variables its templates read (scripts/generator-modules.ts).
+ */
+function assertRunsOnGenerators(p: SelectProps, env: NodeJS.ProcessEnv): void {
+  if (!p.script && !p.scriptFiles) return;
+  const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
+  if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
+  const files = p.scriptFiles;
+  if (!files) return;
+  if (p.script) assertEnvOnGenerators(p.script, path.basename(files.file));
+  // A folder of its own ships whole (load-generators/ ships anyway).
+  const folder = shippedFolder(p.root, files.dir) === path.resolve(files.dir) ? scenarioFolderProblem(files.dir, os.homedir()) : undefined;
+  if (folder) throw new UsageError(`--scenario: ${folder}`);
+  assertScriptShips(files, notShipped(p.root, files.dir), generatorPackageFinder(lock), process.cwd());
+}
+
 /** Chooses and builds the platform; prints the choice. */
 export async function selectPlatform(p: SelectProps): Promise<Platform> {
   const { options, env, log } = p;
@@ -107,20 +125,7 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   if (options.teardown && options.keepGenerators) {
     throw new UsageError('--teardown destroys the generator fleet, so --keep-generators cannot hold; pass one of them');
   }
-  // A user's engine or plugin installed here must be on the generators too: checked before anything starts.
-  // So must the files and packages its processor loads.
-  if (p.script || p.scriptFiles) {
-    const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
-    if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
-    if (p.script && p.scriptFiles) assertEnvOnGenerators(p.script, path.basename(p.scriptFiles.file));
-    if (p.scriptFiles) {
-      // A folder of its own ships whole (load-generators/ ships anyway): not a home folder, not thousands of files.
-      const own = shippedFolder(p.root, p.scriptFiles.dir) === path.resolve(p.scriptFiles.dir);
-      const folder = own ? scenarioFolderProblem(p.scriptFiles.dir, os.homedir()) : undefined;
-      if (folder) throw new UsageError(`--scenario: ${folder}`);
-      assertScriptShips(p.scriptFiles, notShipped(p.root, p.scriptFiles.dir), generatorPackageFinder(lock), process.cwd());
-    }
-  }
+  assertRunsOnGenerators(p, env);
   const outputs = choice.outputs;
   const region = outputs.region ?? envRegion;
   if (!region) throw new UsageError(`no AWS region: ${outputs.source} has no Region output and AWS_REGION is not set; set AWS_REGION to the region you deployed to`);
