@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { capacityPerGenerator } from '../../core/capacity';
 import { UsageError } from '../../errors';
+import { redactUrl } from '../../core/redact';
 import { RunOptions, parsePositiveInt, refuseAwsOnlyFlags } from '../../options';
 import type { DeployedGenerator, InstanceSpec } from '../../core/capacity-model';
 import type { Platform } from '../platform';
@@ -87,6 +88,28 @@ function lookUpTargetIsPrivate(url: string): Promise<boolean> {
   return Promise.race([sourceAddresses.targetIsPrivate(url), timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Whether a URL names this machine's loopback (localhost, 127.0.0.0/8, ::1, or the unspecified 0.0.0.0 / ::). */
+export function loopbackHost(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0' || host === '::1' || host === '::';
+}
+
+/**
+ * Why an AWS run cannot use this target, when it names this machine's loopback: each generator would reach itself
+ * (the preflight on the first generator would fail after it started). Not when `AWS_ENDPOINT_URL` is itself on
+ * loopback: an emulator's "instances" (moto in the tests) are processes on this machine.
+ */
+export function loopbackTargetProblem(target: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (target === undefined || !loopbackHost(target)) return undefined;
+  if (env.AWS_ENDPOINT_URL !== undefined && loopbackHost(env.AWS_ENDPOINT_URL)) return undefined;
+  return `target ${redactUrl(target)} is this machine's loopback; on AWS each generator would reach itself. Pass an address the generators can reach (the deployed target: drop --target for the built-in scenarios, or --target reference for your script; a public or VPC address), or run with --platform local`;
+}
+
 /**
  * What the run's script needs must be on the generators, checked before anything starts (each refusal names the fix):
  * its engines and plugins; for a user's script also its folder (not a home folder, not thousands of files), the files
@@ -133,6 +156,8 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     log(`note: using the stacks' region ${outputs.region} (AWS_REGION is ${envRegion})`);
   }
   const targetUrl = options.target ?? outputs.targetUrl;
+  const loopback = loopbackTargetProblem(options.target, env);
+  if (loopback) throw new UsageError(loopback);
   const targetIsPrivate = targetUrl ? await (p.targetIsPrivate ?? lookUpTargetIsPrivate)(targetUrl) : false;
   const api = clientsModule().createAwsApi({ region });
   const instanceSpec = await (p.describeInstanceType ?? describeInstanceType)(api, outputs.generatorInstanceType ?? awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE, log);
