@@ -140,7 +140,8 @@ function parseTarget(value: string): string {
   if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) {
     throw new UsageError(`--target ${value} must be http://, https://, ws:// or wss:// (or --target reference for the rig's reference target)`);
   }
-  return value.replace(/\/+$/, '');
+  // Written as given: chooseTarget (scripts/target-choice.ts checkTargetUrl) puts it in the form the run uses.
+  return value;
 }
 
 /** Flags only the AWS platform reads, as given (raw or parsed). */

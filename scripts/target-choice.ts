@@ -55,10 +55,13 @@ export function checkTargetUrl(value: string, where: string, allowWebSocket: boo
         : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
     );
   }
-  // Paths are kept (a ws script's endpoint, a prefix behind a proxy); only a trailing slash goes. The scheme is
-  // written in lower case: RFC 3986 §3.1 makes schemes case-insensitive, but Artillery's HTTP engine fails every
-  // request to `HTTP://…` ("Invalid URL"); chooseTarget says so on the target line.
-  return value.trim().replace(/\/+$/, '').replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
+  // Paths are kept (a prefix behind a proxy). An http(s) target loses a trailing slash: Artillery's HTTP engine
+  // appends each `/path` to it as text, so `http://x/` would request `http://x//items`. A ws(s) target is the
+  // endpoint the ws engine connects to, kept exactly (`ws://x/feed/` is not `ws://x/feed` to every server). The
+  // scheme is written in lower case: RFC 3986 §3.1 makes schemes case-insensitive, but Artillery's HTTP engine
+  // fails every request to `HTTP://…` ("Invalid URL"); chooseTarget says so on the target line.
+  const written = value.trim().replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
+  return url.protocol === 'ws:' || url.protocol === 'wss:' ? written : written.replace(/\/+$/, '');
 }
 
 /** What the target line adds when the scheme was written in another case than the one the run uses. */

@@ -37,10 +37,12 @@ describe('chooseTarget', () => {
     expect(c.line).not.toContain('s3cret');
   });
 
-  test('--target wins, ws:// with its path accepted for a user script', () => {
+  test('--target wins, ws:// with its path accepted for a user script, exactly as written (the endpoint the ws engine connects to)', () => {
     const c = choose({ scenario: own, target: 'ws://127.0.0.1:7000/ws/' });
-    expect(c.options.target).toBe('ws://127.0.0.1:7000/ws');
-    expect(c.line).toBe('target: ws://127.0.0.1:7000/ws (--target)');
+    expect(c.options.target).toBe('ws://127.0.0.1:7000/ws/');
+    expect(c.line).toBe('target: ws://127.0.0.1:7000/ws/ (--target)');
+    // http(s): Artillery appends each `/path` as text, so a trailing slash would make `//items`.
+    expect(choose({ scenario: own, target: 'http://127.0.0.1:7000/api/' }).options.target).toBe('http://127.0.0.1:7000/api');
   });
 
   test('-e selects config.environments as Artillery does (target and variables)', () => {
