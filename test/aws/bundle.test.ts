@@ -5,7 +5,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { spawnSync } from 'node:child_process';
 import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../lib/instance-paths';
-import { SCENARIO_FOLDER_LIMITS, agentCommand, bundleFiles, instanceLayout, parseAgentCommand, parsePreflightCommand, preflightCommand, scenarioFolderProblem, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
+import { SCENARIO_FOLDER_LIMITS, agentCommand, bundleFiles, instanceLayout, notShipped, parseAgentCommand, parsePreflightCommand, preflightCommand, scenarioFolderProblem, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -49,6 +49,16 @@ test('a scenario folder that is the home folder, the root, or holds more than th
   fs.mkdirSync(path.join(mine, 'many'));
   for (let i = 0; i <= SCENARIO_FOLDER_LIMITS.files; i++) fs.writeFileSync(path.join(mine, 'many', `f${i}`), '');
   expect(scenarioFolderProblem(mine, '/home/nobody')).toMatch(/holds more than 2,000 files .*ships to every AWS generator/);
+});
+
+test("a script's folder reached through a symlink: a file inside it is inside, by real path (Node reports loads by real path)", () => {
+  const real = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-real-'));
+  fs.writeFileSync(path.join(real, 'proc.js'), '');
+  const link = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-link-')), 'project');
+  fs.symlinkSync(real, link);
+  expect(notShipped(ROOT, link)(path.join(real, 'proc.js'))).toBeUndefined();
+  expect(notShipped(ROOT, link)(path.join(link, 'proc.js'))).toBeUndefined();
+  expect(notShipped(ROOT, link)(path.join(os.tmpdir(), 'elsewhere.js'))).toBe('outside');
 });
 
 test('uploadBundle puts every file under runs/<runId>/bundle/', async () => {

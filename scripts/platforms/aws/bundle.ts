@@ -71,9 +71,18 @@ export function shippedFolder(root: string, scenarioDir: string): string {
  * be left out ({@link EXCLUDED}). A relative path from the script to anything else names nothing on the instance.
  */
 export function notShipped(root: string, scenarioDir: string): (file: string) => 'outside' | 'left out' | undefined {
-  const base = shippedFolder(root, scenarioDir);
+  // Compared by real path: Node reports what a processor loads by its real path, and the script's folder may be
+  // reached through a symlink (a linked home or project folder; macOS's /var and /tmp).
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const base = real(shippedFolder(root, scenarioDir));
   return (file) => {
-    const rel = inside(base, path.resolve(file));
+    const rel = inside(base, real(file));
     if (rel === undefined) return 'outside';
     return EXCLUDED(rel) ? 'left out' : undefined;
   };
