@@ -15,10 +15,10 @@
  * inside a step function) is not seen. On a load error: its stack on stderr, exit 1.
  */
 const Module = require('node:module');
-
-/** Starts the line that carries the answer (scripts/script-check.ts reads the last one). */
-const RESULT_MARKER = '@@rig-processor-probe@@';
 const { fileURLToPath, pathToFileURL } = require('node:url');
+
+/** Starts the line that carries the answer (scripts/script-check.ts PROBE_MARKER reads the last one). */
+const RESULT_MARKER = '@@rig-processor-probe@@';
 
 /** @type {Array<{ specifier: string, file: string, from: string }>} */
 const loads = [];

@@ -85,6 +85,8 @@ export interface ModuleLoad {
 }
 
 const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
+/** Starts the probe's answer line (scripts/processor-probe.js RESULT_MARKER): what the processor printed comes before. */
+const PROBE_MARKER = '@@rig-processor-probe@@';
 
 /**
  * The functions a processor exports and the modules it loads, read in a child process as Artillery would load it
@@ -94,9 +96,9 @@ const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
 export function processorExports(file: string): { exports: string[]; loads: ModuleLoad[] } | { error: string } {
   try {
     const out = execFileSync(process.execPath, [PROCESSOR_PROBE, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const line = out.split('\n').filter((l) => l.startsWith('@@rig-processor-probe@@')).pop();
+    const line = out.split('\n').filter((l) => l.startsWith(PROBE_MARKER)).pop();
     if (line === undefined) return { error: 'the check could not read its exports (did it exit at load time?)' };
-    const r = JSON.parse(line.slice('@@rig-processor-probe@@'.length)) as { exports: string[]; loads: ModuleLoad[] };
+    const r = JSON.parse(line.slice(PROBE_MARKER.length)) as { exports: string[]; loads: ModuleLoad[] };
     return { exports: r.exports, loads: r.loads };
   } catch (err) {
     const e = err as { stderr?: string; message: string; signal?: string };
