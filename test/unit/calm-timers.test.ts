@@ -80,7 +80,13 @@ describe('calm timers (nanotimer without the busy-wait)', () => {
     const timer = new NanoTimer();
     const t0 = process.hrtime.bigint();
     const at: number[] = [];
-    const cpu0 = process.cpuUsage();
+    // The main thread's own CPU (Node ≥ 22.19), where a busy-wait would spin: the process's total also counts GC
+    // and compiler threads, which on a busy CI machine added up to 380 ms in this 0.5-s window with no spin at all.
+    const threadCpu = (prev?: NodeJS.CpuUsage): NodeJS.CpuUsage => {
+      const own = (process as unknown as { threadCpuUsage?: (p?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage;
+      return own ? own.call(process, prev) : process.cpuUsage(prev);
+    };
+    const cpu0 = threadCpu();
     let cleared = false;
     await new Promise<void>((resolve) => {
       timer.setInterval(() => {
@@ -88,7 +94,7 @@ describe('calm timers (nanotimer without the busy-wait)', () => {
         if (at.length === 40) timer.clearInterval();
       }, '', '12500u', () => { cleared = true; resolve(); });
     });
-    const cpu = process.cpuUsage(cpu0);
+    const cpu = threadCpu(cpu0);
     expect(cleared).toBe(true);
     expect(at).toHaveLength(40);
     at.forEach((ms, i) => expect(ms).toBeGreaterThanOrEqual((i + 1) * 12.5 - 0.01));
