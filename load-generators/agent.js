@@ -79,8 +79,10 @@ async function main(clock) {
   process.on('SIGTERM', () => sup.stopAll('signal'));
   process.on('SIGINT', () => sup.stopAll('signal'));
 
-  // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses.
-  const sources = await sourceAddressesFor(slice.processes);
+  // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses; a local alias is
+  // kept only where it reaches the target.
+  const { sources, notes: sourceNotes } = await sourceAddressesFor(slice.processes);
+  notes.push(...sourceNotes);
   const scripts = await loadProcessScripts(slice, work, store, keys.error, clock);
   slice.processes.forEach((_, k) => {
     const spool = path.join(work, `p${k}`);

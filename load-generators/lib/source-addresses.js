@@ -13,7 +13,9 @@
 const dns = require('node:dns');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
+const { ephemeralRange } = require('./bound-ports');
 
 /** Interfaces that never carry the generator's traffic (containers, bridges, tunnels). */
 const VIRTUAL_INTERFACE = /^(lo|docker|br-|veth|virbr|cni|flannel|tun|tap|wg)/;
@@ -86,21 +88,72 @@ async function targetIsPrivate(target, resolve = async (h) => (await dns.promise
 }
 
 /**
- * The source address(es) of each load process on this machine: `assignSourceAddresses` over this
- * instance's private IPv4 addresses when every target without a named address is private, else only
- * the specs' own addresses.
+ * Whether a loopback alias (127.0.x.y, the local platform's source address per load process) can reach a host
+ * that resolves to `ips`: only when every one of them is IPv4 loopback. Linux delivers 127/8 only over `lo`, so a
+ * socket bound to an alias cannot reach another host, and an IPv6 target needs an IPv6 socket, which cannot bind
+ * an IPv4 address: either way every connect fails with EINVAL, and every vuser with it.
+ * @param {string[]} ips
+ */
+function aliasReaches(ips) {
+  return ips.length > 0 && ips.every((ip) => net.isIPv4(ip) && ip.startsWith('127.'));
+}
+
+/**
+ * Every address `target`'s host resolves to (both families), or none when it has no host or does not resolve.
+ * @param {string | undefined} target
+ * @param {(host: string) => Promise<string[]>} [resolveAll]
+ * @returns {Promise<string[]>}
+ */
+async function targetAddresses(target, resolveAll = async (h) => (await dns.promises.lookup(h, { all: true })).map((r) => r.address)) {
+  let host;
+  try {
+    host = new URL(String(target)).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return [];
+  }
+  if (net.isIP(host)) return [host];
+  return resolveAll(host).catch(() => []);
+}
+
+/**
+ * The source address(es) of each load process on this machine, and what the run output should say about them:
+ * a spec's own address (a local loopback alias) only where it reaches the spec's target (else the OS's choice,
+ * with a note); for specs without one, `assignSourceAddresses` over this instance's private IPv4 addresses when
+ * every such target is private, else the OS's choice.
  * @param {{ sourceAddress?: string, script?: any }[]} specs
- * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]> }} [io]
+ * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]>, resolveAll?: (host: string) => Promise<string[]>, portRange?: number }} [io]
+ * @returns {Promise<{ sources: string[], notes: string[] }>}
  */
 async function sourceAddressesFor(specs, io = {}) {
-  const open = specs.filter((s) => !s.sourceAddress).map((s) => s.script && s.script.config && s.script.config.target);
+  const targetOf = (/** @type {{ script?: any }} */ s) => s.script && s.script.config && s.script.config.target;
+  /** @type {string[]} */
+  const notes = [];
+  const unreachable = new Set();
+  for (const target of new Set(specs.filter((s) => s.sourceAddress).map(targetOf))) {
+    if (aliasReaches(await targetAddresses(target, io.resolveAll))) continue;
+    unreachable.add(target);
+    notes.push(
+      `note: ${String(target)} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, ` +
+        `not from a loopback alias per load process, so this machine holds at most ~${(io.portRange ?? portRangeSize()).toLocaleString('en-US')} of them at once (its ephemeral port range)`,
+    );
+  }
+  // A spec whose alias cannot reach its target keeps the OS's choice.
+  const dropped = specs.map((s) => Boolean(s.sourceAddress) && unreachable.has(targetOf(s)));
+  const open = specs.filter((s) => !s.sourceAddress).map(targetOf);
   /** @type {string[]} */
   let addresses = [];
   if (open.length > 0) {
     const ok = await Promise.all(open.map((t) => (isLoopbackTarget(t) ? true : targetIsPrivate(t, io.resolve))));
     if (ok.every(Boolean)) addresses = privateIPv4Addresses(io.interfaces, io.env);
   }
-  return assignSourceAddresses(specs, addresses);
+  const assigned = assignSourceAddresses(specs, addresses);
+  return { sources: assigned.map((a, k) => (dropped[k] ? '' : a)), notes };
+}
+
+/** Size of this machine's ephemeral port range (Linux), for the note above. */
+function portRangeSize() {
+  const { low, high } = ephemeralRange();
+  return high - low + 1;
 }
 
 /**
@@ -270,5 +323,5 @@ async function countSocketsByAddress(addresses, io = {}) {
 
 module.exports = {
   parseSourceAddresses,
-  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4, countSocketsByAddress, ssSocketCounter,
+  privateIPv4Addresses, assignSourceAddresses, sourceAddressesFor, aliasReaches, targetAddresses, targetIsPrivate, isPrivateIPv4, countPortsByAddress, countPortsFromProc, isLoopbackTarget, hexIPv4, countSocketsByAddress, ssSocketCounter,
 };

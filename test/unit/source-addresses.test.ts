@@ -33,16 +33,39 @@ describe('source addresses', () => {
     expect(sa.assignSourceAddresses(two, [])).toEqual(['', '']);
   });
 
-  test('a named address wins; a loopback target never gets instance addresses', () => {
+  test('a named address wins the dealing; a loopback target never gets instance addresses', () => {
     expect(sa.assignSourceAddresses([spec('http://10.0.2.9', '127.0.1.10'), spec('http://127.0.0.1:3000')], ['a', 'b'])).toEqual(['127.0.1.10', '']);
   });
 
   test('a public target keeps the primary address (secondary IPs have no public mapping)', async () => {
     const specs = [spec('http://target.example'), spec('http://target.example')];
     const pub = await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {}, resolve: async () => ['52.1.2.3'] });
-    expect(pub).toEqual(['', '']);
+    expect(pub).toEqual({ sources: ['', ''], notes: [] });
     const priv = await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {}, resolve: async () => ['10.0.2.9', '10.0.3.9'] });
-    expect(priv).toEqual(['10.0.1.5,10.0.1.78', '10.0.1.77']);
+    expect(priv).toEqual({ sources: ['10.0.1.5,10.0.1.78', '10.0.1.77'], notes: [] });
+  });
+
+  // Linux delivers 127/8 over `lo` only, and an IPv4 address cannot be bound by the IPv6 socket an IPv6 target needs:
+  // a loopback alias reaches IPv4 loopback and nothing else (every connect fails with EINVAL otherwise).
+  test('a loopback alias reaches only targets whose every address is IPv4 loopback', () => {
+    expect(sa.aliasReaches(['127.0.0.1'])).toBe(true);
+    expect(sa.aliasReaches(['127.0.0.1', '127.0.1.1'])).toBe(true);
+    expect(sa.aliasReaches(['10.0.2.9'])).toBe(false);
+    expect(sa.aliasReaches(['::1'])).toBe(false);
+    expect(sa.aliasReaches(['127.0.0.1', '::1'])).toBe(false);
+    expect(sa.aliasReaches([])).toBe(false);
+  });
+
+  test("a spec's own alias is kept for an IPv4 loopback target, and dropped (the OS's choice, with one note per target) for any other", async () => {
+    const resolveAll = async (host: string) => ({ 'staging.lan': ['10.0.2.9'], 'both.local': ['127.0.0.1', '::1'], 'v4.local': ['127.0.0.1'] })[host] ?? Promise.reject(new Error('ENOTFOUND'));
+    const io = { interfaces: INTERFACES, env: {}, resolveAll, portRange: 28232 };
+    const kept = await sa.sourceAddressesFor([spec('http://127.0.0.1:3000', '127.0.1.10'), spec('http://v4.local:3000', '127.0.1.11')], io);
+    expect(kept).toEqual({ sources: ['127.0.1.10', '127.0.1.11'], notes: [] });
+    for (const target of ['http://10.0.2.9:3000', 'http://staging.lan', 'http://[::1]:3000', 'http://both.local:3000', 'http://nowhere.invalid']) {
+      const r = await sa.sourceAddressesFor([spec(target, '127.0.1.10'), spec(target, '127.0.1.11')], io);
+      expect(r.sources).toEqual(['', '']);
+      expect(r.notes).toEqual([`note: ${target} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, not from a loopback alias per load process, so this machine holds at most ~28,232 of them at once (its ephemeral port range)`]);
+    }
   });
 
   test('ports in use per address from one read of /proc/net/tcp (LISTEN excluded), the fallback where ss cannot run', async () => {

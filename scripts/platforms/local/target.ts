@@ -3,6 +3,7 @@
  * waits for its one "listening" line, and always stops it.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { isIPv6 } from 'node:net';
 import * as path from 'node:path';
 import type { TargetHandle } from '../../contracts';
 import { RigError, UsageError } from '../../errors';
@@ -15,13 +16,15 @@ export interface LocalTargetOptions {
   /** Extra environment (fault injection, e.g. FAULT_COOKIE_503_FRACTION; RIG_RUN_ID tags the processes). */
   readonly env?: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
+  /** The address it listens on; default 127.0.0.1 (`::` also takes IPv6 loopback, named [::1] in the URL). */
+  readonly host?: string;
 }
 
-/** Starts the reference target on 127.0.0.1; rejects with a UsageError when the port is taken. */
+/** Starts the reference target on 127.0.0.1 (or `host`); rejects with a UsageError when the port is taken. */
 export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle> {
   const child = spawn(process.execPath, [path.join(opts.appDir, 'server.js')], {
     // EXIT_WITH_PARENT: the target stops itself if this process dies without stopping it.
-    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1', WORKERS: String(opts.workers), EXIT_WITH_PARENT: '1' },
+    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: opts.host ?? '127.0.0.1', WORKERS: String(opts.workers), EXIT_WITH_PARENT: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -40,7 +43,7 @@ export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle
       if (!line) return;
       clearTimeout(timer);
       const info = JSON.parse(line) as { port: number };
-      resolve({ url: `http://127.0.0.1:${info.port}`, pid: child.pid, stop: () => stopChild(child) });
+      resolve({ url: `http://${urlHost(opts.host ?? '127.0.0.1')}:${info.port}`, pid: child.pid, stop: () => stopChild(child) });
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -48,6 +51,12 @@ export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle
       else reject(new RigError(`the local target exited with code ${code} before listening: ${lastLine(stderr)}`));
     });
   });
+}
+
+/** The listening address as a URL names it: IPv6 in brackets, the unspecified `::` as its loopback. */
+function urlHost(host: string): string {
+  if (!isIPv6(host)) return host;
+  return `[${host === '::' ? '::1' : host}]`;
 }
 
 function lastLine(text: string): string {
