@@ -66,25 +66,17 @@ function isPrivateIPv4(ip) {
 
 /**
  * Whether connections to `target` may leave from secondary private IPs: only when every address it
- * resolves to is private (inside the VPC or peered). A secondary private IP has no public IPv4
- * mapping at the internet gateway, so packets from it to a public address (an internet-facing load
- * balancer) would be dropped: those targets keep the OS's choice (the primary address).
+ * resolves to, in either family, is private IPv4 (inside the VPC or peered). A secondary private IP has no
+ * public IPv4 mapping at the internet gateway, so packets from it to a public address (an internet-facing load
+ * balancer) would be dropped; and a socket bound to an IPv4 address cannot connect to an IPv6 one (Node picks
+ * one address per connection and, with a local address, does not fall back to the other family): those
+ * targets keep the OS's choice (the primary address).
  * @param {string | undefined} target
- * @param {(host: string) => Promise<string[]>} [resolve]
+ * @param {(host: string) => Promise<string[]>} [resolve] every address of a host name (both families)
  */
-async function targetIsPrivate(target, resolve = async (h) => (await dns.promises.lookup(h, { all: true, family: 4 })).map((r) => r.address)) {
-  let host;
-  try {
-    host = new URL(String(target)).hostname;
-  } catch {
-    return false;
-  }
-  try {
-    const ips = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? [host] : await resolve(host);
-    return ips.length > 0 && ips.every(isPrivateIPv4);
-  } catch {
-    return false;
-  }
+async function targetIsPrivate(target, resolve) {
+  const ips = await targetAddresses(target, resolve);
+  return ips.length > 0 && ips.every(isPrivateIPv4);
 }
 
 /**
@@ -101,10 +93,10 @@ function aliasReaches(ips) {
 /**
  * Every address `target`'s host resolves to (both families), or none when it has no host or does not resolve.
  * @param {string | undefined} target
- * @param {(host: string) => Promise<string[]>} [resolveAll]
+ * @param {(host: string) => Promise<string[]>} [resolve]
  * @returns {Promise<string[]>}
  */
-async function targetAddresses(target, resolveAll = async (h) => (await dns.promises.lookup(h, { all: true })).map((r) => r.address)) {
+async function targetAddresses(target, resolve = async (h) => (await dns.promises.lookup(h, { all: true })).map((r) => r.address)) {
   let host;
   try {
     host = new URL(String(target)).hostname.replace(/^\[|\]$/g, '');
@@ -112,7 +104,7 @@ async function targetAddresses(target, resolveAll = async (h) => (await dns.prom
     return [];
   }
   if (net.isIP(host)) return [host];
-  return resolveAll(host).catch(() => []);
+  return resolve(host).catch(() => []);
 }
 
 /**
@@ -121,7 +113,8 @@ async function targetAddresses(target, resolveAll = async (h) => (await dns.prom
  * with a note); for specs without one, `assignSourceAddresses` over this instance's private IPv4 addresses when
  * every such target is private, else the OS's choice.
  * @param {{ sourceAddress?: string, script?: any }[]} specs
- * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]>, resolveAll?: (host: string) => Promise<string[]>, portRange?: number }} [io]
+ * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]>, portRange?: number }} [io]
+ *   resolve: every address of a host name, both families (default: the OS's resolver)
  * @returns {Promise<{ sources: string[], notes: string[] }>}
  */
 async function sourceAddressesFor(specs, io = {}) {
@@ -130,7 +123,7 @@ async function sourceAddressesFor(specs, io = {}) {
   const notes = [];
   const unreachable = new Set();
   for (const target of new Set(specs.filter((s) => s.sourceAddress).map(targetOf))) {
-    if (aliasReaches(await targetAddresses(target, io.resolveAll))) continue;
+    if (aliasReaches(await targetAddresses(target, io.resolve))) continue;
     unreachable.add(target);
     notes.push(
       `note: ${String(target)} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, ` +

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import * as crypto from 'node:crypto';
+import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -45,6 +46,19 @@ describe('source addresses', () => {
     expect(priv).toEqual({ sources: ['10.0.1.5,10.0.1.78', '10.0.1.77'], notes: [] });
   });
 
+  test('a dual-stack private target (A and AAAA) keeps the primary address: a socket bound to an IPv4 address cannot reach the IPv6 one', async () => {
+    // The OS's resolver as Node calls it: only IPv4 answers when asked for family 4, as the old lookup did.
+    const lookup = jest.spyOn(dns.promises, 'lookup').mockImplementation((async (_host: string, opts: dns.LookupAllOptions) =>
+      [{ address: '10.0.2.9', family: 4 }, { address: 'fd00:ec2::9', family: 6 }].filter((a) => !opts.family || a.family === opts.family)) as never);
+    try {
+      expect(await sa.targetIsPrivate('http://internal.example:3000')).toBe(false);
+      const specs = [spec('http://internal.example:3000'), spec('http://internal.example:3000')];
+      expect(await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {} })).toEqual({ sources: ['', ''], notes: [] });
+    } finally {
+      lookup.mockRestore();
+    }
+  });
+
   // Linux delivers 127/8 over `lo` only, and an IPv4 address cannot be bound by the IPv6 socket an IPv6 target needs:
   // a loopback alias reaches IPv4 loopback and nothing else (every connect fails with EINVAL otherwise).
   test('a loopback alias reaches only targets whose every address is IPv4 loopback', () => {
@@ -57,8 +71,8 @@ describe('source addresses', () => {
   });
 
   test("a spec's own alias is kept for an IPv4 loopback target, and dropped (the OS's choice, with one note per target) for any other", async () => {
-    const resolveAll = async (host: string) => ({ 'staging.lan': ['10.0.2.9'], 'both.local': ['127.0.0.1', '::1'], 'v4.local': ['127.0.0.1'] })[host] ?? Promise.reject(new Error('ENOTFOUND'));
-    const io = { interfaces: INTERFACES, env: {}, resolveAll, portRange: 28232 };
+    const resolve = async (host: string) => ({ 'staging.lan': ['10.0.2.9'], 'both.local': ['127.0.0.1', '::1'], 'v4.local': ['127.0.0.1'] })[host] ?? Promise.reject(new Error('ENOTFOUND'));
+    const io = { interfaces: INTERFACES, env: {}, resolve, portRange: 28232 };
     const kept = await sa.sourceAddressesFor([spec('http://127.0.0.1:3000', '127.0.1.10'), spec('http://v4.local:3000', '127.0.1.11')], io);
     expect(kept).toEqual({ sources: ['127.0.1.10', '127.0.1.11'], notes: [] });
     for (const target of ['http://10.0.2.9:3000', 'http://staging.lan', 'http://[::1]:3000', 'http://both.local:3000', 'http://nowhere.invalid']) {
