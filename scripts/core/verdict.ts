@@ -7,8 +7,9 @@
  * - A sample describes the interval since the previous sample of the same load process (CPU is a
  *   delta over it), so it marks every reporting period that interval overlaps. The first sample of a
  *   process covers `sampleIntervalMs` before it.
- * - A period is rig-limited when any generator was saturated in it; errors in that period coincide
- *   with saturation. The run is `rig-limited` when any period is, else `partial` when a generator was
+ * - A period is rig-limited when any generator was saturated in it, or recorded errors that only its own
+ *   machine raises ({@link GENERATOR_ERROR_CODES}: its sockets, ports, open files, memory; never the
+ *   target's answer); errors in that period coincide with it. The run is `rig-limited` when any period is, else `partial` when a generator was
  *   lost, else `trustworthy`.
  * The output is deterministic: periods, generators and reasons are sorted.
  */
@@ -68,6 +69,34 @@ export interface PeriodVerdict {
   readonly errorsCoincide: boolean;
 }
 
+/**
+ * Error codes only the generator's own machine raises: a local address or port that cannot be bound or is used
+ * up (EADDRINUSE, EADDRNOTAVAIL, EAFNOSUPPORT, EINVAL from bind/connect), no file descriptors left (EMFILE,
+ * ENFILE), no kernel buffers or memory (ENOBUFS, ENOMEM). A target can refuse, reset or time out a connection,
+ * never cause these.
+ */
+export const GENERATOR_ERROR_CODES: readonly string[] = ['EADDRINUSE', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM'];
+
+/**
+ * The generator-side code a counter records, if any: Artillery's `errors.EMFILE`, or the cause the built-in
+ * scenarios give a retry (`cookie.retry_reason.EADDRNOTAVAIL`).
+ */
+export function generatorErrorCode(counter: string): string | undefined {
+  const m = /^(?:errors|[\w.]*\.retry_reason)\.([A-Z]+)$/.exec(counter);
+  return m && GENERATOR_ERROR_CODES.includes(m[1]!) ? m[1] : undefined;
+}
+
+/** Generator-side error codes one generator recorded in one period, with their counts. */
+export interface GeneratorErrors {
+  readonly generator: string;
+  /** Period start, epoch ms. */
+  readonly period: number;
+  readonly codes: Readonly<Record<string, number>>;
+}
+
+/** The reason kind a period's generator gets for errors of its own. */
+const OWN_ERRORS = 'errors of its own';
+
 /** The verdict for the whole run. */
 export interface Verdict {
   readonly verdict: 'trustworthy' | 'rig-limited' | 'partial';
@@ -84,6 +113,8 @@ export interface Verdict {
   readonly errorPeriodsWhileSaturated: readonly number[];
   /** Errors in the run and how many fell in rig-limited periods. */
   readonly errors: { readonly total: number; readonly whileSaturated: number };
+  /** Generator-side error codes over the run ({@link GENERATOR_ERROR_CODES}), with their counts; empty when none. */
+  readonly generatorErrors: Readonly<Record<string, number>>;
 }
 
 /** What the verdict is decided from. */
@@ -95,6 +126,8 @@ export interface VerdictInput {
   /** Errors per period start (epoch ms). */
   readonly errorsByPeriod: ReadonlyMap<number, number>;
   readonly lostGenerators: readonly string[];
+  /** Generator-side errors per generator and period (from each generator's own counters). */
+  readonly generatorErrors?: readonly GeneratorErrors[];
   readonly thresholds?: SaturationThresholds;
   readonly sampleIntervalMs?: number;
 }
@@ -116,7 +149,14 @@ export function saturationReasons(s: HealthSample, portRange: number, t: Saturat
 }
 
 /** Reason kind without the figure ("CPU", "event-loop lag", …), to group reasons per period. */
-const reasonKind = (r: string) => r.replace(/\s[\d.]+.*$/, '');
+const reasonKind = (r: string) => (r.startsWith(OWN_ERRORS) ? OWN_ERRORS : r.replace(/\s[\d.]+.*$/, ''));
+
+/** "EINVAL 30, EMFILE 2": codes by count, then name. */
+const codeList = (codes: Readonly<Record<string, number>>) =>
+  Object.entries(codes)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
 
 const byTime = (a: HealthSample, b: HealthSample) =>
   a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process);
@@ -129,6 +169,59 @@ function periodsCovered(from: number, at: number, periodMs: number): number[] {
   const out: number[] = [];
   for (let p = from - (((from % periodMs) + periodMs) % periodMs); p <= at; p += periodMs) out.push(p);
   return out;
+}
+
+/**
+ * Adds each generator's errors of its own to its period's reasons (summed per generator and period), and returns
+ * every code's count over the run.
+ */
+function addOwnErrors(errors: readonly GeneratorErrors[], perPeriod: Map<number, Map<string, Map<string, string>>>): Record<string, number> {
+  const own = new Map<string, { generator: string; period: number; codes: Record<string, number> }>();
+  const total: Record<string, number> = {};
+  for (const e of errors) {
+    for (const [code, n] of Object.entries(e.codes)) {
+      if (!(n > 0)) continue;
+      const key = `${e.period}\u0000${e.generator}`;
+      const entry = own.get(key) ?? { generator: e.generator, period: e.period, codes: {} };
+      own.set(key, entry);
+      entry.codes[code] = (entry.codes[code] ?? 0) + n;
+      total[code] = (total[code] ?? 0) + n;
+    }
+  }
+  for (const { generator, period, codes } of own.values()) {
+    const gens = perPeriod.get(period) ?? new Map<string, Map<string, string>>();
+    perPeriod.set(period, gens);
+    const kinds = gens.get(generator) ?? new Map<string, string>();
+    gens.set(generator, kinds);
+    kinds.set(OWN_ERRORS, `${OWN_ERRORS}: ${codeList(codes)}`);
+  }
+  return total;
+}
+
+/** "generator g02 saturated (CPU) in period …; generator g01 raised errors no target causes (…) in …". */
+function limitedSummary(limited: readonly PeriodVerdict[], generatorErrors: Readonly<Record<string, number>>): string {
+  const span = (ps: readonly PeriodVerdict[]) => {
+    const first = ps[0];
+    const last = ps[ps.length - 1];
+    return first && last ? (first === last ? `period ${clock(first.period)}` : `${ps.length} periods ${clock(first.period)}–${clock(last.period)}`) : '';
+  };
+  const isOwn = (r: string) => reasonKind(r) === OWN_ERRORS;
+  const periodsWith = (own: boolean) => limited.filter((p) => p.saturated.some((g) => g.reasons.some((r) => isOwn(r) === own)));
+  const named = (ps: readonly PeriodVerdict[], own: boolean) => {
+    const gens = [...new Set(ps.flatMap((p) => p.saturated.filter((g) => g.reasons.some((r) => isOwn(r) === own)).map((g) => g.generator)))].sort();
+    return `generator${gens.length > 1 ? 's' : ''} ${gens.join(', ')}`;
+  };
+  const parts: string[] = [];
+  const saturated = periodsWith(false);
+  if (saturated.length) {
+    const why = [...new Set(saturated.flatMap((p) => p.saturated.flatMap((g) => g.reasons.filter((r) => !isOwn(r)).map(reasonKind))))].sort().join(', ');
+    parts.push(`${named(saturated, false)} saturated (${why}) in ${span(saturated)}`);
+  }
+  const own = periodsWith(true);
+  if (own.length) {
+    parts.push(`${named(own, true)} raised errors no target causes (${codeList(generatorErrors)}: the generator's own ports, addresses, open files or memory) in ${span(own)}`);
+  }
+  return parts.join('; ');
 }
 
 /** Decides the per-period and whole-run verdict from every health sample and every period's errors. */
@@ -159,6 +252,8 @@ export function decideVerdict(input: VerdictInput): Verdict {
       for (const r of reasons) if (!kinds.has(reasonKind(r))) kinds.set(reasonKind(r), r);
     }
   }
+  // Errors only a generator's own machine raises make their period rig-limited, as saturation does.
+  const generatorErrors = addOwnErrors(input.generatorErrors ?? [], perPeriod);
   for (const p of input.errorsByPeriod.keys()) seenPeriods.add(p);
   for (const p of perPeriod.keys()) seenPeriods.add(p);
 
@@ -179,25 +274,17 @@ export function decideVerdict(input: VerdictInput): Verdict {
   const total = [...input.errorsByPeriod.values()].reduce((a, b) => a + b, 0);
   const whileSaturated = periods.filter((p) => p.errorsCoincide).reduce((a, p) => a + p.errors, 0);
   const saturatedGenerators = [...new Set(saturated.map((f) => f.generator))].sort();
-  const base = { thresholds, periods, saturatedGenerators, saturated, errorPeriodsWhileSaturated, errors: { total, whileSaturated } };
+  const base = { thresholds, periods, saturatedGenerators, saturated, errorPeriodsWhileSaturated, errors: { total, whileSaturated }, generatorErrors };
 
   const limited = periods.filter((p) => p.rigLimited);
   if (limited.length) {
-    const first = limited[0];
-    const last = limited[limited.length - 1];
-    const span = first && last ? (first === last ? `period ${clock(first.period)}` : `${limited.length} periods ${clock(first.period)}–${clock(last.period)}`) : '';
-    const why = [...new Set(limited.flatMap((p) => p.saturated.flatMap((g) => g.reasons.map(reasonKind))))].sort().join(', ');
     const errorsPart =
       total === 0
         ? 'no errors'
         : whileSaturated === 0
           ? `none of the ${total} errors coincide: they come from the target`
           : `${whileSaturated} of ${total} errors coincide with it: they may come from the rig`;
-    return {
-      ...base,
-      verdict: 'rig-limited',
-      summary: `generator${saturatedGenerators.length > 1 ? 's' : ''} ${saturatedGenerators.join(', ')} saturated (${why}) in ${span}; ${errorsPart}`,
-    };
+    return { ...base, verdict: 'rig-limited', summary: `${limitedSummary(limited, generatorErrors)}; ${errorsPart}` };
   }
   if (input.lostGenerators.length) {
     return { ...base, verdict: 'partial', summary: `generator(s) ${[...input.lostGenerators].sort().join(', ')} lost: data is partial` };

@@ -35,7 +35,7 @@ const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').
 export function chartsSection(set: ChartSet): string {
   const parts = [
     `<h2>Timelines</h2><p class="note">One elapsed-time axis on every chart (T+0:00 is the shared start); hovering one moves the cursor on all. ` +
-      `Shaded: the phases${set.rigLimited.length ? '; red: rig-limited periods (a generator was saturated)' : ''}.` +
+      `Shaded: the phases${set.rigLimited.length ? '; red: rig-limited periods (a generator was saturated or raised errors of its own)' : ''}.` +
       (set.scaleOuts.length ? ' Dashed orange lines: the target scaled out.' : '') +
       ` A period's figure is drawn over its period (a step or a bar); samples at their instant.</p>`,
   ];

@@ -4,7 +4,7 @@
  */
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
-import { decideVerdict } from '../core/verdict';
+import { decideVerdict, generatorErrorCode } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { decideResult, resultLine } from './result';
@@ -41,6 +41,16 @@ const maxOf = (xs: Array<number | undefined>): number | undefined => {
   return v.length ? Math.max(...v) : undefined;
 };
 
+/** The generator-side error codes among one period's counters, with their counts. */
+function generatorErrorCodes(counters: Readonly<Record<string, number>>): Record<string, number> {
+  const codes: Record<string, number> = {};
+  for (const [name, n] of Object.entries(counters)) {
+    const code = generatorErrorCode(name);
+    if (code) codes[code] = (codes[code] ?? 0) + n;
+  }
+  return codes;
+}
+
 /** Builds the merged Artillery report and the summary. */
 export function buildSummary(input: SummaryInput): { summary: RunSummary; report: ArtilleryReport } {
   const report = buildArtilleryReport(Object.fromEntries(input.data.map((g) => [g.id, g.periods])));
@@ -55,6 +65,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     periodMs: PERIOD_MS,
     errorsByPeriod,
     lostGenerators: input.lostGenerators.map((l) => l.id),
+    generatorErrors: input.data.flatMap((g) => g.periods.map((p) => ({ generator: g.id, period: p.period, codes: generatorErrorCodes(p.counters) }))),
   });
   const lost = new Map(input.lostGenerators.map((l) => [l.id, l.reason]));
   const generators: GeneratorSummary[] = input.data.map((g) => ({

@@ -1,4 +1,4 @@
-import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, saturationReasons } from '../../scripts/core/verdict';
+import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, generatorErrorCode, saturationReasons } from '../../scripts/core/verdict';
 
 const P = 10_000;
 const T0 = 1_700_000_000_000; // a period boundary
@@ -120,5 +120,50 @@ describe('decideVerdict', () => {
   test('a lost generator without saturation makes the run partial; saturation still wins', () => {
     expect(verdictOf(series('g01', 4), [], ['g02']).verdict).toBe('partial');
     expect(verdictOf(series('g01', 4, () => ({ cpuPercent: 99 })), [], ['g02']).verdict).toBe('rig-limited');
+  });
+});
+
+describe('errors only a generator raises', () => {
+  test('the codes: local bind, port, file and memory failures; never what a target can cause', () => {
+    for (const c of ['EADDRINUSE', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM']) {
+      expect(generatorErrorCode(`errors.${c}`)).toBe(c);
+      expect(generatorErrorCode(`cookie.retry_reason.${c}`)).toBe(c);
+    }
+    for (const n of ['errors.ECONNREFUSED', 'errors.ECONNRESET', 'errors.ETIMEDOUT', 'errors.ENOTFOUND', 'errors.COOKIE_FAILED', 'cookie.retry_reason.http_503', 'errors.EMFILES', 'ws.EMFILE', 'vusers.failed']) {
+      expect(generatorErrorCode(n)).toBeUndefined();
+    }
+  });
+
+  test('healthy samples, but a generator raised EINVAL: rig-limited in that period, the codes named, not "the figures describe the target"', () => {
+    const v = decideVerdict({
+      samples: series('g01', 4),
+      portRange: PORTS,
+      periodMs: P,
+      errorsByPeriod: new Map([[T0, 10]]),
+      lostGenerators: [],
+      generatorErrors: [
+        { generator: 'g01', period: T0, codes: { EINVAL: 20 } },
+        { generator: 'g01', period: T0, codes: { EINVAL: 10, EMFILE: 0 } },
+        { generator: 'g02', period: T0 + P, codes: {} },
+      ],
+    });
+    expect(v.verdict).toBe('rig-limited');
+    expect(v.generatorErrors).toEqual({ EINVAL: 30 });
+    expect(v.periods.find((p) => p.period === T0)).toMatchObject({ rigLimited: true, errorsCoincide: true, saturated: [{ generator: 'g01', reasons: ['errors of its own: EINVAL 30'] }] });
+    expect(v.periods.find((p) => p.period === T0 + P)?.rigLimited).toBe(false);
+    expect(v.summary).toBe(`generator g01 raised errors no target causes (EINVAL 30: the generator's own ports, addresses, open files or memory) in period ${new Date(T0).toISOString().slice(11, 19)}; 10 of 10 errors coincide with it: they may come from the rig`);
+  });
+
+  test('with a saturated generator too: both are named, each with its own generators and periods', () => {
+    const v = decideVerdict({
+      samples: [...series('g01', 4), ...series('g02', 4, (i) => (i === 3 ? { cpuPercent: 97 } : {}))],
+      portRange: PORTS,
+      periodMs: P,
+      errorsByPeriod: new Map(),
+      lostGenerators: [],
+      generatorErrors: [{ generator: 'g01', period: T0, codes: { EADDRNOTAVAIL: 3, EMFILE: 5 } }],
+    });
+    expect(v.verdict).toBe('rig-limited');
+    expect(v.summary).toMatch(/^generator g02 saturated \(CPU\) in period \S+; generator g01 raised errors no target causes \(EMFILE 5, EADDRNOTAVAIL 3: .*\) in period \S+; no errors$/);
   });
 });

@@ -1,0 +1,46 @@
+/**
+ * Errors only the generator's own machine raises (here EADDRNOTAVAIL: a connection asked to leave from an address
+ * this machine does not have, refused by the kernel before any packet is sent) make the run rig-limited, named in
+ * the verdict with their codes, even when no health sample was saturated. They used to read "trustworthy: the
+ * figures describe the target".
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+
+const dir = tempDir('rig-own-errors-');
+
+describe("a run whose failures are the generator's own", () => {
+  let server: http.Server;
+  let port = 0;
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => new Promise((r) => server.close(r)));
+
+  test('EADDRNOTAVAIL from every vuser: rig-limited, the code named, exit 1', async () => {
+    // 192.0.2.1 (TEST-NET-1, RFC 5737) is never this machine's: bind() fails locally, nothing leaves it.
+    fs.writeFileSync(
+      path.join(dir, 'bind.js'),
+      `const net = require('node:net');
+module.exports = { fromElsewhere(context, events, done) {
+  const s = net.connect({ host: '127.0.0.1', port: ${port}, localAddress: '192.0.2.1' });
+  s.once('error', (err) => done(err));
+  s.once('connect', () => { s.destroy(); done(); });
+} };
+`,
+    );
+    const script = path.join(dir, 'own-errors.yml');
+    fs.writeFileSync(script, `config:\n  target: http://127.0.0.1:${port}\n  processor: ./bind.js\n  phases:\n    - duration: 1\n      arrivalCount: 3\nscenarios:\n  - flow:\n      - function: fromElsewhere\n`);
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run'), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json.aggregate.counters['errors.EADDRNOTAVAIL']).toBe(3);
+    expect(r.json.rig.verdict).toBe('rig-limited');
+    expect(r.json.rig.verdictDetail.generatorErrors).toEqual({ EADDRNOTAVAIL: 3 });
+    expect(r.stderr).toMatch(/rig verdict\s+rig-limited: generator g01 raised errors no target causes \(EADDRNOTAVAIL 3: /);
+  }, 120_000);
+});
