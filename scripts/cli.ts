@@ -104,7 +104,17 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
   const localPlatformOf = () => {
     // Kept for CI commands that pass it whichever platform is picked; said, so it is not read as a check that ran.
     if (options.maxCost !== undefined) log(`note: --max-cost ${options.maxCost} applies to AWS runs; this local run costs nothing`);
-    return localPlatform({ root: ROOT, machine: readMachineLimits(), options, env: process.env, log, socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script) });
+    const target = input.script.config?.target;
+    return localPlatform({
+      root: ROOT,
+      machine: readMachineLimits(),
+      options,
+      env: process.env,
+      log,
+      socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script),
+      userScript: !input.scenario.builtIn,
+      ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
+    });
   };
   if (options.platform === 'local') {
     refuseAwsOnlyFlags({ ...options, generatorCapacity: o.generatorCapacity });

@@ -116,6 +116,12 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
       `${plan.peakConcurrent.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
     );
   }
+  if (platform.oneSourceAddress && plan.peakConcurrent > platform.oneSourceAddress.vusers) {
+    const { vusers, why } = platform.oneSourceAddress;
+    ctx.log(
+      `warning: ~${plan.peakConcurrent.toLocaleString('en-US')} vusers at once, but ${why}: one address holds ~${vusers.toLocaleString('en-US')} connections to one target address (90% of its ephemeral ports); past that, connects fail with EADDRNOTAVAIL and the verdict names them. Widen net.ipv4.ip_local_port_range, ask for fewer, or run on --platform aws`,
+    );
+  }
   // Before anything starts: what the plan cannot promise (arrivals faster than the generators create them).
   for (const w of plan.warnings) ctx.log(`warning: ${w}`);
   const baselineDifferences = baseline ? loadDifferences(baseline.compared.load, plannedLoad(scenario.name, plan.generators, options)) : [];

@@ -15,7 +15,6 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
-const { ephemeralRange } = require('./bound-ports');
 
 /** Interfaces that never carry the generator's traffic (containers, bridges, tunnels). */
 const VIRTUAL_INTERFACE = /^(lo|docker|br-|veth|virbr|cni|flannel|tun|tap|wg)/;
@@ -113,7 +112,7 @@ async function targetAddresses(target, resolve = async (h) => (await dns.promise
  * with a note); for specs without one, `assignSourceAddresses` over this instance's private IPv4 addresses when
  * every such target is private, else the OS's choice.
  * @param {{ sourceAddress?: string, script?: any }[]} specs
- * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]>, portRange?: number }} [io]
+ * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]> }} [io]
  *   resolve: every address of a host name, both families (default: the OS's resolver)
  * @returns {Promise<{ sources: string[], notes: string[] }>}
  */
@@ -125,10 +124,7 @@ async function sourceAddressesFor(specs, io = {}) {
   for (const target of new Set(specs.filter((s) => s.sourceAddress).map(targetOf))) {
     if (aliasReaches(await targetAddresses(target, io.resolve))) continue;
     unreachable.add(target);
-    notes.push(
-      `note: ${String(target)} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, ` +
-        `not from a loopback alias per load process, so this machine holds at most ~${(io.portRange ?? portRangeSize()).toLocaleString('en-US')} of them at once (its ephemeral port range)`,
-    );
+    notes.push(`note: ${String(target)} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, not from a loopback alias per load process`);
   }
   // A spec whose alias cannot reach its target keeps the OS's choice.
   const dropped = specs.map((s) => Boolean(s.sourceAddress) && unreachable.has(targetOf(s)));
@@ -141,12 +137,6 @@ async function sourceAddressesFor(specs, io = {}) {
   }
   const assigned = assignSourceAddresses(specs, addresses);
   return { sources: assigned.map((a, k) => (dropped[k] ? '' : a)), notes };
-}
-
-/** Size of this machine's ephemeral port range (Linux), for the note above. */
-function portRangeSize() {
-  const { low, high } = ephemeralRange();
-  return high - low + 1;
 }
 
 /**

@@ -57,6 +57,11 @@ export interface Platform {
   readonly maxGenerators?: number;
   /** Most vusers the whole platform holds at once, and why (local: this machine's memory); undefined: no bound. */
   readonly maxConcurrent?: { readonly vusers: number; readonly why: string };
+  /**
+   * Set when every connection of the run leaves from one source address (local: a script of the user's own, or a
+   * target the loopback aliases cannot reach): the vusers one port range holds to one target address, and why.
+   */
+  readonly oneSourceAddress?: { readonly vusers: number; readonly why: string };
   /** Size of the ephemeral port range of one source address on a generator (for the verdict). */
   readonly portRange: number;
   /**

@@ -134,3 +134,21 @@ describe('arrival rate on the local platform', () => {
     expect(plan(machineRate + 1).warnings[0]).toMatch(/this machine's cores sustain/);
   });
 });
+
+describe('one source address on the local platform', () => {
+  // Only the built-in scenarios' processors bind a loopback alias per load process, and an alias reaches 127/8 only:
+  // otherwise every connection to one target address shares one port range, whatever the planner's per-process figure.
+  const platform = (flags: Parameters<typeof validateFlags>[0], extra: { userScript?: boolean; scriptTarget?: string } = {}) =>
+    localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags(flags), env: {}, log: () => undefined, ...extra });
+  test('built-in scenarios against the reference target or an IPv4 loopback --target: one alias per process, no bound', () => {
+    expect(platform({}).oneSourceAddress).toBeUndefined();
+    expect(platform({ target: 'http://127.0.0.1:3000' }).oneSourceAddress).toBeUndefined();
+    expect(platform({ target: 'http://localhost:3000' }).oneSourceAddress).toBeUndefined();
+  });
+  test('a script of your own, or a target elsewhere: one port range, with why', () => {
+    const ports = Math.floor(LOCAL_2CORE.ephemeralPorts * DEFAULT_THRESHOLDS.portsShare);
+    expect(platform({}, { userScript: true, scriptTarget: 'http://127.0.0.1:3000' }).oneSourceAddress).toEqual({ vusers: ports, why: expect.stringMatching(/^your script's connections leave from the address the OS picks/) });
+    expect(platform({ target: 'http://[::1]:3000' }).oneSourceAddress?.why).toBe('connections to http://[::1]:3000 leave from the address the OS picks (a loopback alias reaches 127.0.0.0/8 only)');
+    expect(platform({ target: 'http://10.0.0.7:3000' }).oneSourceAddress?.vusers).toBe(ports);
+  });
+});

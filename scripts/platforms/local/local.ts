@@ -7,7 +7,7 @@ import { localStore } from '../../../load-generators/lib/run-store';
 import type { MachineLimits } from '../../adapters/system-limits';
 import { targetMetricsSource } from '../../adapters/target-metrics';
 import type { TargetHandle } from '../../contracts';
-import { localGenerator } from '../../core/capacity-model';
+import { localGenerator, usablePorts } from '../../core/capacity-model';
 import type { Plan } from '../../core/plan';
 import type { RunOptions } from '../../options';
 import { preflightHere } from '../../preflight';
@@ -33,6 +33,19 @@ export function loopbackSourceAddress(n: number): string {
   return `127.0.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
 }
 
+/**
+ * Why every connection of a local run leaves from one source address, or undefined when each load process has its
+ * own loopback alias: only the built-in scenarios' processors bind one, and an alias reaches 127.0.0.0/8 only.
+ * @param target `--target`, or the script's own (undefined: the reference target, on 127.0.0.1)
+ */
+export function oneSourceAddressWhy(userScript: boolean, target: string | undefined): string | undefined {
+  if (userScript) return "your script's connections leave from the address the OS picks (the rig's loopback aliases serve its built-in scenarios)";
+  if (target === undefined) return undefined;
+  const host = URL.canParse(target) ? new URL(target).hostname.toLowerCase() : undefined;
+  if (host === undefined || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined;
+  return `connections to ${target} leave from the address the OS picks (a loopback alias reaches 127.0.0.0/8 only)`;
+}
+
 /** Target worker processes for a peak of concurrent connections: each stays under its open-file limit. */
 export function targetWorkersFor(peakConcurrent: number, openFiles: number): number {
   return Math.max(2, Math.ceil(peakConcurrent / (openFiles * TARGET_WORKER_FILL)));
@@ -45,6 +58,10 @@ export interface LocalPlatformProps {
   readonly options: RunOptions;
   readonly env: NodeJS.ProcessEnv;
   readonly log: (line: string) => void;
+  /** The run's script is the user's own (its connections come from Artillery's engines, not the rig's processors). */
+  readonly userScript?: boolean;
+  /** The script's own `config.target` (a user's script run without --target). */
+  readonly scriptTarget?: string;
   /** The run's script starts its Socket.IO clients with HTTP long-polling (scripts/preflight.ts socketIoPolls). */
   readonly socketIoPolls?: boolean;
 }
@@ -56,6 +73,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
   // each from its own loopback source address; limits from the capacity model and this machine.
   const { limits, arrivalsPerSecond } = localGenerator(machine);
   const processes = limits.processes;
+  const oneAddressWhy = oneSourceAddressWhy(opts.userScript === true, options.target ?? opts.scriptTarget);
   // The built-in connect flow's token, which the preflight sends as a vuser would.
   const authToken = opts.env.RIG_SECRET_AUTH_TOKEN || undefined;
 
@@ -84,6 +102,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     // Local generators share this machine's cores: more of them add no arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond, perGenerator: false },
     portRange: machine.ephemeralPorts,
+    ...(oneAddressWhy ? { oneSourceAddress: { vusers: usablePorts(machine.ephemeralPorts), why: oneAddressWhy } } : {}),
     // Every local generator shares this machine's memory: the whole machine holds one generator's memory bound.
     maxConcurrent: {
       vusers: Math.floor(limits.memoryBytes / limits.bytesPerVuser),
