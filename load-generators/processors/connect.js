@@ -8,7 +8,7 @@
  *   fetchCookie  GET /set-cookie, retried up to 3 times (exponential backoff with full jitter) on a
  *                network error or a 5xx           → cookie.ok | cookie.retry (+ cookie.retry_reason.<http_503|ECONNRESET…>) | cookie.failed
  *   openSocket   Socket.IO over websocket carrying the cookie
- *                                                  → ws.connected | ws.connect_failed, ws.connect_time (ms)
+ *                                                  → ws.connected | ws.connect_failed (+ ws.connect_failed_reason.<ECONNREFUSED|EMFILE…>), ws.connect_time (ms)
  *   (think)      hold for {{ hold }} seconds;      a loss during the hold → ws.dropped
  *   closeSocket  clean disconnect
  *
@@ -181,6 +181,10 @@ async function openSocket(context, events) {
   } catch (err) {
     socket.close();
     events.emit('counter', 'ws.connect_failed', 1);
+    // The network error under a transport error (ws's ErrorEvent): ECONNREFUSED is the target's, EMFILE or
+    // EADDRNOTAVAIL this generator's own, which the rig's verdict counts as such.
+    const cause = /** @type {any} */ (err).description?.error?.code;
+    if (typeof cause === 'string' && /^E[A-Z]+$/.test(cause)) events.emit('counter', `ws.connect_failed_reason.${cause}`, 1);
     const message = /** @type {Error} */ (err).message || 'connect_error';
     throw Object.assign(new Error(`socket.io connect failed: ${message}`), { code: `WS_CONNECT_FAILED` });
   }

@@ -78,11 +78,11 @@ export interface PeriodVerdict {
 export const GENERATOR_ERROR_CODES: readonly string[] = ['EADDRINUSE', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM'];
 
 /**
- * The generator-side code a counter records, if any: Artillery's `errors.EMFILE`, or the cause the built-in
- * scenarios give a retry (`cookie.retry_reason.EADDRNOTAVAIL`).
+ * The generator-side code a counter records, if any: Artillery's `errors.EMFILE`, or a cause the built-in
+ * scenarios count (`cookie.retry_reason.EADDRNOTAVAIL`, `ws.connect_failed_reason.EMFILE`).
  */
 export function generatorErrorCode(counter: string): string | undefined {
-  const m = /^(?:errors|[\w.]*\.retry_reason)\.([A-Z]+)$/.exec(counter);
+  const m = /^(?:errors|[\w.]*_reason)\.([A-Z]+)$/.exec(counter);
   return m && GENERATOR_ERROR_CODES.includes(m[1]!) ? m[1] : undefined;
 }
 

@@ -230,3 +230,36 @@ describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b
     expect(seen).toEqual(['127.0.3.1']);
   });
 });
+
+describe("a failed Socket.IO connect names its network error: the target's or the generator's own", () => {
+  const saved = process.env.RIG_SOURCE_ADDRESS;
+  afterAll(() => {
+    if (saved === undefined) delete process.env.RIG_SOURCE_ADDRESS;
+    else process.env.RIG_SOURCE_ADDRESS = saved;
+  });
+  const counters = async (source: string, target: string) => {
+    process.env.RIG_SOURCE_ADDRESS = source;
+    let connect: typeof import('../../load-generators/processors/connect') | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      connect = require('../../load-generators/processors/connect');
+    });
+    const events = new EventEmitter();
+    const seen: string[] = [];
+    events.on('counter', (name: string) => void seen.push(name));
+    await expect(connect!.openSocket({ vars: { target } }, events)).rejects.toMatchObject({ code: 'WS_CONNECT_FAILED' });
+    return seen;
+  };
+
+  test('a closed port on loopback: ECONNREFUSED (the target side)', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    expect(await counters('', `http://127.0.0.1:${port}`)).toEqual(['ws.connect_failed', 'ws.connect_failed_reason.ECONNREFUSED']);
+  });
+
+  test('a source address this machine does not have (TEST-NET-1): EADDRNOTAVAIL, refused by the kernel before any packet', async () => {
+    expect(await counters('192.0.2.1', 'http://127.0.0.1:9')).toEqual(['ws.connect_failed', 'ws.connect_failed_reason.EADDRNOTAVAIL']);
+  });
+});

@@ -128,8 +128,9 @@ describe('errors only a generator raises', () => {
     for (const c of ['EADDRINUSE', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM']) {
       expect(generatorErrorCode(`errors.${c}`)).toBe(c);
       expect(generatorErrorCode(`cookie.retry_reason.${c}`)).toBe(c);
+      expect(generatorErrorCode(`ws.connect_failed_reason.${c}`)).toBe(c);
     }
-    for (const n of ['errors.ECONNREFUSED', 'errors.ECONNRESET', 'errors.ETIMEDOUT', 'errors.ENOTFOUND', 'errors.COOKIE_FAILED', 'cookie.retry_reason.http_503', 'errors.EMFILES', 'ws.EMFILE', 'vusers.failed']) {
+    for (const n of ['errors.ECONNREFUSED', 'errors.ECONNRESET', 'errors.ETIMEDOUT', 'errors.ENOTFOUND', 'errors.COOKIE_FAILED', 'cookie.retry_reason.http_503', 'ws.connect_failed_reason.ECONNREFUSED', 'ws.dropped.EMFILE', 'errors.EMFILES', 'ws.EMFILE', 'vusers.failed']) {
       expect(generatorErrorCode(n)).toBeUndefined();
     }
   });
