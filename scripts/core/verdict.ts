@@ -9,8 +9,8 @@
  *   process covers `sampleIntervalMs` before it.
  * - A period is rig-limited when any generator was saturated in it, or recorded errors that only its own
  *   machine raises ({@link GENERATOR_ERROR_CODES}: its sockets, ports, open files, memory; never the
- *   target's answer); errors in that period coincide with it. The run is `rig-limited` when any period is, else `partial` when a generator was
- *   lost, else `trustworthy`.
+ *   target's answer); errors in that period coincide with it. The run is `rig-limited` when any period
+ *   is, else `partial` when a generator was lost, else `trustworthy`.
  * The output is deterministic: periods, generators and reasons are sorted.
  */
 
