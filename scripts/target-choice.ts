@@ -55,6 +55,16 @@ export function checkTargetUrl(value: string, where: string, allowWebSocket: boo
         : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
     );
   }
+  // The built-in scenarios append their paths to the target as text (`${target}/set-cookie`), and Socket.IO reads a
+  // query as its handshake's: `http://x/?token=1` would request `/?token=1/set-cookie`, every vuser failing after a
+  // preflight that passed. Their target is a base URL.
+  if (!allowWebSocket && (url.search || url.hash)) {
+    // Not echoed: a query often carries a token, and the message may be written to --output.
+    const base = redactUrl(`${url.origin}${url.pathname}`).replace(/\/+$/, '');
+    throw new UsageError(
+      `${where} has ${url.search ? 'a query string' : 'a fragment'}, which the built-in scenarios cannot use: they append their own paths (/set-cookie, /socket.io) to the target. Give the base URL (${base}); a token for the target goes in RIG_SECRET_AUTH_TOKEN (docs/reliability.md, Secrets)`,
+    );
+  }
   // Paths are kept (a prefix behind a proxy). An http(s) target loses a trailing slash: Artillery's HTTP engine
   // appends each `/path` to it as text, so `http://x/` would request `http://x//items`. A ws(s) target is the
   // endpoint the ws engine connects to, kept exactly (`ws://x/feed/` is not `ws://x/feed` to every server). The

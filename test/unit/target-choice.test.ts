@@ -88,6 +88,17 @@ describe('chooseTarget', () => {
     expect(choose({ scenario: own }).line).not.toMatch(/scheme/);
   });
 
+  test('a built-in scenario refuses a target with a query string or a fragment (its paths are appended as text); a user script keeps it', () => {
+    expect(() => choose({ scenario: 'connect', target: 'http://127.0.0.1:3000/?token=abc' })).toThrow(
+      /^--target has a query string, which the built-in scenarios cannot use: .*Give the base URL \(http:\/\/127\.0\.0\.1:3000\); a token/,
+    );
+    expect(() => choose({ scenario: 'connect', target: 'http://127.0.0.1:3000/?token=abc' })).not.toThrow(/abc/);
+    expect(() => choose({ scenario: 'pubsub', target: 'http://127.0.0.1:3000/rt#x' })).toThrow(/has a fragment, .*\(http:\/\/127\.0\.0\.1:3000\/rt\)/);
+    expect(choose({ scenario: 'connect', target: 'http://127.0.0.1:3000/prefix' }).options.target).toBe('http://127.0.0.1:3000/prefix');
+    // Socket.IO and ws scripts of your own may carry a query (io() sends it with the handshake), as under plain Artillery.
+    expect(choose({ scenario: own, target: 'ws://127.0.0.1:3000/feed?token=abc' }).options.target).toBe('ws://127.0.0.1:3000/feed?token=abc');
+  });
+
   test('a built-in scenario refuses a ws:// target (it fetches its cookie over HTTP)', () => {
     expect(() => choose({ scenario: 'connect', target: 'ws://127.0.0.1:1' })).toThrow(/must be http:\/\/ or https:\/\/ for the built-in scenarios/);
   });
