@@ -5,22 +5,20 @@
  * figures describe the target".
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
+import { loopbackHttpServer } from '../helpers/http-server';
 
 const dir = tempDir('rig-own-errors-');
 
 describe("a run whose failures are the generator's own", () => {
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
   let port = 0;
   beforeAll(async () => {
-    server = http.createServer((_req, res) => res.end('ok'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
+    server = await loopbackHttpServer();
+    port = server.port;
   });
-  afterAll(async () => new Promise((r) => server.close(r)));
+  afterAll(() => server.close());
 
   test('EADDRNOTAVAIL from every vuser: rig-limited, the code named, exit 1', async () => {
     // 192.0.2.1 (TEST-NET-1, RFC 5737) is never this machine's: bind() fails locally, nothing leaves it.

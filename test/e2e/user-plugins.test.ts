@@ -5,10 +5,9 @@
  * leaves out what Artillery's console leaves out (metrics-by-endpoint's per-URL lines) while the JSON keeps them.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
+import { loopbackHttpServer } from '../helpers/http-server';
 
 const dir = tempDir('rig-user-plugins-');
 const pluginPath = path.join(dir, 'plugins');
@@ -22,14 +21,13 @@ fs.writeFileSync(
 );
 
 describe("a user's plugins", () => {
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
   let port = 0;
   beforeAll(async () => {
-    server = http.createServer((_req, res) => res.end('ok'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
+    server = await loopbackHttpServer();
+    port = server.port;
   });
-  afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(() => server.close());
 
   test('loaded from ARTILLERY_PLUGIN_PATH, a missing one noted, the table as Artillery prints it', async () => {
     const script = path.join(dir, 'plugins.yml');

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import { localStore } from '../../../load-generators/lib/run-store';
+import { aliasReaches } from '../../../load-generators/lib/source-addresses';
 import type { MachineLimits } from '../../adapters/system-limits';
 import { targetMetricsSource } from '../../adapters/target-metrics';
 import type { TargetHandle } from '../../contracts';
@@ -41,8 +42,9 @@ export function loopbackSourceAddress(n: number): string {
 export function oneSourceAddressWhy(userScript: boolean, target: string | undefined): string | undefined {
   if (userScript) return "your script's connections leave from the address the OS picks (the rig's loopback aliases serve its built-in scenarios)";
   if (target === undefined) return undefined;
-  const host = URL.canParse(target) ? new URL(target).hostname.toLowerCase() : undefined;
-  if (host === undefined || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined;
+  // The agent's rule (aliasReaches), on what is known before the run: an address as written, or `localhost`.
+  const host = URL.canParse(target) ? new URL(target).hostname.toLowerCase().replace(/^\[|\]$/g, '') : undefined;
+  if (host === undefined || host === 'localhost' || aliasReaches([host])) return undefined;
   return `connections to ${target} leave from the address the OS picks (a loopback alias reaches 127.0.0.0/8 only)`;
 }
 
