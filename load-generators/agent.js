@@ -99,7 +99,8 @@ async function main(clock) {
       RIG_TARGET_URL: '',
     }, { sourceMaps });
   });
-  const spool = spooler({ store, keys, procs: sup.procs, sources, clock, healthIntervalMs: slice.healthIntervalMs ?? DEFAULTS.healthIntervalMs });
+  const targets = slice.processes.map((s) => s.script?.config?.target);
+  const spool = spooler({ store, keys, procs: sup.procs, sources, targets, clock, healthIntervalMs: slice.healthIntervalMs ?? DEFAULTS.healthIntervalMs });
   /**
    * A run store that cannot be read or written (disk full, access denied) ends this generator cleanly: the
    * load stops, what was already stored stays, and the agent exits 3 so the orchestrator marks it lost.

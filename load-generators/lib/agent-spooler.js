@@ -9,7 +9,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { sampleProcess } = require('./health');
 const { SPOOL } = require('./run-protocol');
-const { countSocketsByAddress, parseSourceAddresses } = require('./source-addresses');
+const { parseSourceAddresses } = require('./source-addresses');
+const { countPortsByDestination, countSocketsByAddress, destinationPort } = require('./socket-counts');
 
 /**
  * The worst recent event-loop delay (p99 of the last window) of a load process's threads.
@@ -28,11 +29,15 @@ function latestLag(spool) {
 
 /**
  * @param {{ store: import('./run-store').RunStore, keys: ReturnType<typeof import('./run-protocol').generatorKeys>, procs: import('./agent-supervisor').LoadProcess[],
- *   sources: (string | undefined)[], clock: import('./backoff').AgentClock, healthIntervalMs: number }} opts
+ *   sources: (string | undefined)[], targets: (string | undefined)[], clock: import('./backoff').AgentClock, healthIntervalMs: number }} opts
+ *   `sources`: each process's source address(es), '' for the OS's choice; `targets`: each process's target URL
  */
 function spooler(opts) {
   const { store, keys, procs, clock } = opts;
   const sourceList = (/** @type {number} */ k) => parseSourceAddresses(opts.sources[k]);
+  // Processes whose connections leave from the address the OS picks: their ports are counted per destination.
+  const osChosen = new Set(procs.filter((p) => sourceList(p.k).length === 0).map((p) => p.k));
+  const destinationPorts = [...osChosen].map((k) => destinationPort(opts.targets[k])).filter((p) => p !== undefined);
   let nextHealth = 0;
 
   /** Copies every new spool file into the store (periods are immutable once renamed into place). */
@@ -48,19 +53,23 @@ function spooler(opts) {
     }
   };
 
-  /** One health sample when due: one socket count for every process (ss, filtered to their addresses). */
+  /**
+   * One health sample when due: one socket count for every process with source addresses of its own (ss, filtered
+   * to those addresses), one for those on the OS's choice (filtered to their targets' ports).
+   */
   const sampleHealth = async () => {
     const now = clock.now();
     if (now < nextHealth) return;
     nextHealth = now + opts.healthIntervalMs;
     const sockets = await countSocketsByAddress(procs.flatMap((p) => sourceList(p.k)));
     const ports = sockets?.ports;
+    const shared = osChosen.size ? await countPortsByDestination(destinationPorts) : undefined;
     const sum = (/** @type {Map<string, number> | undefined} */ m, /** @type {number} */ k) => (m && sourceList(k).length ? sourceList(k).reduce((a, addr) => a + (m.get(addr) || 0), 0) : undefined);
     const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
       process: `p${p.k}`,
       ...sampleProcess(/** @type {number} */ (p.child.pid)),
-      // A process's figure is its busiest address.
-      portsInUse: ports && sourceList(p.k).length ? Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)) : undefined,
+      // A process's figure is its busiest address; on the OS's choice, the machine's busiest (source, destination) pair.
+      portsInUse: osChosen.has(p.k) ? shared?.busiest : ports && Math.max(...sourceList(p.k).map((a) => ports.get(a) || 0)),
       // Connections this process holds (every address it connects from): the generator side of "held".
       socketsEstablished: sum(sockets?.established, p.k),
       eventLoopLagMs: latestLag(p.spool),

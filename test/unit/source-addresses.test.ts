@@ -1,11 +1,8 @@
 import { EventEmitter } from 'node:events';
-import * as crypto from 'node:crypto';
 import * as dns from 'node:dns';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { Server } from 'socket.io';
 import { until } from '../helpers/wait';
 
@@ -81,81 +78,7 @@ describe('source addresses', () => {
       expect(r.notes).toEqual([`note: ${target} is not on this machine's IPv4 loopback (127.0.0.0/8): connections to it leave from the address the OS picks, not from a loopback alias per load process`]);
     }
   });
-
-  test('ports in use per address from one read of /proc/net/tcp (LISTEN excluded), the fallback where ss cannot run', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
-    fs.writeFileSync(file, [
-      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
-      '   0: 0100007F:0BB8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0',
-      '   1: 0A01007F:8000 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1',
-      '10000: 0A01007F:8001 0100007F:0BB8 06 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
-      '   3: 0B01007F:8001 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 4 1 0 20 4 30 10 -1',
-    ].join('\n'));
-    const counts = sa.countPortsFromProc(['127.0.1.10', '127.0.1.11', '127.0.0.1'], file);
-    expect(Object.fromEntries(counts ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1, '127.0.0.1': 0 });
-    // Where `ss` cannot run, the agent's count falls back to that file.
-    const fallback = await sa.countPortsByAddress(['127.0.1.10', '127.0.1.11'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
-    expect(Object.fromEntries(fallback ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
-  });
-
-  test('established connections per address (the sockets that hold a vuser), from ss or the /proc fallback', async () => {
-    const ssOut = ['ESTAB 0 0 127.0.1.10:40145 127.0.0.1:3950', 'TIME-WAIT 0 0 127.0.1.10:40146 127.0.0.1:3950', 'ESTAB 0 0 127.0.1.11:40147 127.0.0.1:3950', ''].join('\n');
-    const viaSs = await sa.countSocketsByAddress(['127.0.1.10', '127.0.1.11'], { ss: async (_args, onText) => onText(ssOut) });
-    expect(Object.fromEntries(viaSs?.ports ?? [])).toEqual({ '127.0.1.10': 2, '127.0.1.11': 1 });
-    expect(Object.fromEntries(viaSs?.established ?? [])).toEqual({ '127.0.1.10': 1, '127.0.1.11': 1 });
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tcp-')), 'tcp');
-    fs.writeFileSync(file, [
-      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
-      '   1: 0A01007F:8000 0100007F:0BB8 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1',
-      '   2: 0A01007F:8001 0100007F:0BB8 06 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
-    ].join('\n'));
-    const viaProc = await sa.countSocketsByAddress(['127.0.1.10'], { ss: () => Promise.reject(new Error('spawn ss ENOENT')), procFile: file });
-    expect(Object.fromEntries(viaProc?.established ?? [])).toEqual({ '127.0.1.10': 1 });
-    expect(Object.fromEntries(viaProc?.ports ?? [])).toEqual({ '127.0.1.10': 2 });
-  });
-
-  test('ss output is counted as it arrives, however it is cut (the agent holds one line, not the whole output)', () => {
-    const lines = Array.from({ length: 300 }, (_, i) => `${i % 3 ? 'ESTAB' : 'TIME-WAIT'}    0      0      127.0.1.${10 + (i % 2)}:${40000 + i}      127.0.0.1:3950`);
-    const out = `${lines.join('\n')}\n`;
-    const whole = sa.ssSocketCounter(['127.0.1.10', '127.0.1.11']);
-    whole.feed(out);
-    const expected = whole.end();
-    expect(Object.fromEntries(expected.ports)).toEqual({ '127.0.1.10': 150, '127.0.1.11': 150 });
-    expect(Object.fromEntries(expected.established)).toEqual({ '127.0.1.10': 100, '127.0.1.11': 100 });
-    for (const size of [1, 7, 61, 62, 63, 4096]) {
-      const c = sa.ssSocketCounter(['127.0.1.10', '127.0.1.11']);
-      for (let i = 0; i < out.length; i += size) c.feed(out.slice(i, i + size));
-      expect(c.end()).toEqual(expected);
-    }
-    // The last line without its newline still counts.
-    const c = sa.ssSocketCounter(['127.0.1.10']);
-    c.feed('ESTAB 0 0 127.0.1.10:1 127.0.0.1:3950\nESTAB 0 0 127.0.1.10:2 127.0.0.1:3950');
-    expect(c.end().established.get('127.0.1.10')).toBe(2);
-  });
-
-  test('ports in use per address, asked of the kernel for those addresses only (ss, real sockets)', async () => {
-    const server = net.createServer((s) => s.on('error', () => undefined));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as import('node:net').AddressInfo).port;
-    const from = (localAddress: string) => new Promise<import('node:net').Socket>((resolve) => {
-      const s = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(s));
-    });
-    // Addresses of this run only: a closed socket stays in TIME-WAIT for 60 s and still holds its port, so an
-    // earlier run's sockets on fixed addresses would be counted here too.
-    const net24 = `127.${10 + crypto.randomInt(240)}.${crypto.randomInt(256)}`;
-    const [a1, a2, a3] = [`${net24}.1`, `${net24}.2`, `${net24}.3`];
-    const sockets = await Promise.all([from(a1), from(a1), from(a1), from(a2)]);
-    try {
-      const counts = await sa.countPortsByAddress([a1, a2, a3, 'not-an-ip']);
-      expect(Object.fromEntries(counts ?? [])).toEqual({ [a1]: 3, [a2]: 1, [a3]: 0, 'not-an-ip': 0 });
-      expect(await sa.countPortsByAddress(['not-an-ip'])).toBeUndefined();
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
 });
-
 
 describe('a load process given several source addresses (RIG_SOURCE_ADDRESS="a,b", an AWS generator with spare IPs)', () => {
   let server: import('node:http').Server;
