@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
-import { CW_AGENT_METRICS, RIG_METRICS } from './metric-names';
+import { CW_AGENT_METRICS, RIG_METRIC_DIMENSIONS, RIG_METRICS } from './metric-names';
 
 /** What the dashboard shows about the target; absent for a bring-your-own target. */
 export interface TargetDashboardMetrics {
@@ -121,10 +121,12 @@ function generatorWidgets(asgName: string): cw.IWidget[] {
 }
 
 function rigWidgets(namespace: string): cw.IWidget[] {
-  // SEARCH so the widgets show the metrics whatever dimensions (run, generator) the agents attach.
+  // SEARCH so the widgets show every run's series (one per RunId) without naming a run at deploy time. The schema
+  // lists the published dimension names exactly (RIG_METRIC_DIMENSIONS): a schema matches only that dimension set.
+  const schema = [namespace, ...RIG_METRIC_DIMENSIONS].join(',');
   const search = (metricName: string, stat: string, label: string): cw.MathExpression =>
     new cw.MathExpression({
-      expression: `SEARCH('{${namespace}} MetricName="${metricName}"', '${stat}', 60)`,
+      expression: `SEARCH('{${schema}} MetricName="${metricName}"', '${stat}', 60)`,
       usingMetrics: {},
       label,
       period: PERIOD,

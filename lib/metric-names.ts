@@ -12,6 +12,14 @@ export const RIG_METRICS = {
 } as const;
 
 /**
+ * The dimension names every rig metric is published with (one series per run). The dashboard's SEARCH schema must
+ * list exactly these: a schema `{Namespace, Dim1, …}` matches only metrics with exactly those dimension names, so
+ * `{LoadTestRig}` alone finds only dimensionless metrics — none of the rig's (Amazon CloudWatch User Guide,
+ * "CloudWatch search expression syntax" and "CloudWatch search expression examples").
+ */
+export const RIG_METRIC_DIMENSIONS = ['RunId'] as const;
+
+/**
  * Names the CloudWatch agent really publishes for load-generators/install-generator.sh's configuration.
  * The agent names a metric `<plugin>_<measurement>` ("netstat" + "tcp_established" → `netstat_tcp_established`,
  * "mem" + "used_percent" → `mem_used_percent`; Amazon CloudWatch User Guide, "Metrics collected by the

@@ -35,14 +35,17 @@ describe('dashboard', () => {
     for (const m of ['mem_used_percent', 'open_files', 'netstat_tcp_established']) expect(body).toContain(`["CWAgent","${m}","AutoScalingGroupName"`);
   });
 
-  test('the rig\'s own vusers and connect-latency metrics come from the LoadTestRig namespace', () => {
+  test('the rig\'s own vusers and connect-latency metrics come from the LoadTestRig namespace, searched with the RunId dimension they are published with', () => {
+    // A SEARCH schema matches only metrics with exactly its dimension names (CloudWatch User Guide, "CloudWatch
+    // search expression syntax"): `{LoadTestRig}` alone found none of the rig's RunId-dimensioned metrics.
     for (const m of ['vusers.created', 'vusers.active', 'vusers.failed', 'ws.connect_latency']) {
-      expect(body).toContain(`SEARCH('{LoadTestRig} MetricName=\\"${m}\\"'`);
+      expect(body).toContain(`SEARCH('{LoadTestRig,RunId} MetricName=\\"${m}\\"'`);
     }
+    expect(body).not.toMatch(/SEARCH\('\{LoadTestRig\}/);
   });
 
   test('active vusers (one fleet-total datapoint per period) is read with Maximum, never summed; latency widgets say they show period p95s', () => {
-    expect(body).toContain(`SEARCH('{LoadTestRig} MetricName=\\"vusers.active\\"', 'Maximum', 60)`);
+    expect(body).toContain(`SEARCH('{LoadTestRig,RunId} MetricName=\\"vusers.active\\"', 'Maximum', 60)`);
     expect(body).not.toContain(`MetricName=\\"vusers.active\\"', 'Sum'`);
     expect(body).toContain('connect time p95 of each 10-s period');
   });

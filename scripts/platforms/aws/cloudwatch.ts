@@ -9,7 +9,7 @@ import type { RunStore } from '../../contracts';
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { PeriodMetrics, deserializePeriod, summarize } from '../../core/merge';
 import type { AwsApi } from './clients';
-import { CW_AGENT_METRICS, RIG_METRICS } from '../../../lib/metric-names';
+import { CW_AGENT_METRICS, RIG_METRIC_DIMENSIONS, RIG_METRICS } from '../../../lib/metric-names';
 import type { CloudWatchSection, CloudWatchSeries } from '../../report/types';
 
 /** Which resources of the deployed rig to read metrics for (from the stacks' outputs). */
@@ -193,7 +193,8 @@ export class RigMetricsPublisher {
     // active-vusers datapoint (the fleet's running total), not one per process that a Sum would add up.
     const byPeriod = new Map<number, PeriodMetrics[]>();
     for (const p of fresh) byPeriod.set(p.period, [...(byPeriod.get(p.period) ?? []), p]);
-    const dims = [{ Name: 'RunId', Value: this.runId }];
+    const values: Record<(typeof RIG_METRIC_DIMENSIONS)[number], string> = { RunId: this.runId };
+    const dims = RIG_METRIC_DIMENSIONS.map((Name) => ({ Name, Value: values[Name] }));
     const data = [];
     for (const period of [...byPeriod.keys()].sort((a, b) => a - b)) {
       const parts = byPeriod.get(period) ?? [];
