@@ -243,8 +243,16 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
   }
 
   /**
-   * Get and put on `runs/*` of the results bucket and listing under `runs/`: what the agent's run store and
-   * the dispatched command's `aws s3 sync`/`cp` do. Nothing else on the bucket.
+   * Get and put on `runs/*` of the results bucket and listing it: what the agent's run store and the dispatched
+   * command's `aws s3 sync`/`cp` do. Nothing else on the bucket.
+   *
+   * ListBucket has no `s3:prefix` condition: the agent polls keys that do not exist yet (control/start.json,
+   * control/abort.json) and reads their absence from GetObject's 404, which S3 answers only to a caller with
+   * s3:ListBucket on the bucket, and a 403 AccessDenied to anyone else (Amazon S3 API Reference, GetObject,
+   * "Permissions"). A GetObject request carries no `s3:prefix` key, and a condition on a key absent from the
+   * request does not match (IAM User Guide, "IAM JSON policy elements: Condition"), so a prefix-conditioned
+   * grant would turn every not-yet-written control file into AccessDenied and end the agent. Every key of the
+   * bucket is a run's (under `runs/`): listing it shows nothing else.
    */
   private grantRunsReadWrite(bucket: s3.IBucket): void {
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({
@@ -254,7 +262,6 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['s3:ListBucket'],
       resources: [bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': ['runs/*'] } },
     }));
   }
 
