@@ -4,6 +4,8 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
+import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
+
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';
 
@@ -191,8 +193,12 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   const scaleOutCpuPercent = int('scaleOutCpuPercent', 2, 99);
   const breachDurationMinutes = int('breachDurationMinutes', 1, 60);
   const maxGenerators = int('maxGenerators', 1, 500);
-  // EC2 allows at least 2 private IPv4s per interface on every type; the instance's own limit is checked at launch.
+  // EC2 allows at least 2 private IPv4s per interface on every type. A type the rig knows is checked here (EC2 would
+  // refuse every launch); any other is checked by the CLI against DescribeInstanceTypes before it scales the fleet.
   const generatorSecondaryIps = int('generatorSecondaryIps', 0, 49);
+  const knownType = INSTANCE_TYPES[generatorInstanceType];
+  const ipsProblem = knownType && secondaryIpsProblem(generatorInstanceType, generatorSecondaryIps, knownType.ipv4PerInterface);
+  if (ipsProblem) problems.push(`context "generatorSecondaryIps": ${ipsProblem}`);
   // Below ~10 minutes a generator could be killed while still installing Artillery.
   const generatorMaxLifetimeMinutes = int('generatorMaxLifetimeMinutes', 10, 1440);
   const resultsExpiryDays = int('resultsExpiryDays', 1, 3650);

@@ -8,7 +8,6 @@ import { DEFAULT_THRESHOLDS } from './verdict';
 
 const KiB = 1024;
 export const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 
 /**
  * The measurements the model is built from (connect scenario: cookie GET, Socket.IO websocket, hold).
@@ -72,27 +71,9 @@ export const AWS_PORT_RANGE = 65_535 - 1024 + 1;
 /** Ephemeral ports per source address with Linux's default ip_local_port_range 32768–60999. */
 export const DEFAULT_PORT_RANGE = 60_999 - 32_768 + 1;
 
-/** An EC2 instance type the generator fleet offers. */
-export interface InstanceSpec {
-  readonly vcpus: number;
-  readonly memoryBytes: number;
-  /** Private IPv4 addresses per network interface (EC2's limit), so 1 primary + up to this − 1 secondary. */
-  readonly ipv4PerInterface: number;
-  /** CPU architecture (EC2 DescribeInstanceTypes `SupportedArchitectures`). @default 'x86_64' */
-  readonly architecture?: 'x86_64' | 'arm64';
-}
-
-/** The generator instance types the model knows (EC2 specifications). */
-export const INSTANCE_TYPES: Readonly<Record<string, InstanceSpec>> = {
-  'c5.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
-  'c5.xlarge': { vcpus: 4, memoryBytes: 8 * GiB, ipv4PerInterface: 15 },
-  'c5.2xlarge': { vcpus: 8, memoryBytes: 16 * GiB, ipv4PerInterface: 15 },
-  'c6i.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
-  'c6i.xlarge': { vcpus: 4, memoryBytes: 8 * GiB, ipv4PerInterface: 15 },
-  'c7i.large': { vcpus: 2, memoryBytes: 4 * GiB, ipv4PerInterface: 10 },
-  'm5.large': { vcpus: 2, memoryBytes: 8 * GiB, ipv4PerInterface: 10 },
-  'm5.xlarge': { vcpus: 4, memoryBytes: 16 * GiB, ipv4PerInterface: 15 },
-};
+/** The generator instance types the model knows (EC2 specifications), kept with the CDK app's synth-time checks. */
+export { INSTANCE_TYPES } from '../../lib/instance-types';
+export type { InstanceSpec } from '../../lib/instance-types';
 
 /** Default number of secondary private IPs per generator (lib/config.ts `generatorSecondaryIps`). */
 export const DEFAULT_SECONDARY_IPS = 1;

@@ -16,6 +16,7 @@ import type { GeneratorLimits } from './capacity';
 import { capacityPerGenerator } from './capacity';
 import { AWS_NOFILE, AWS_PORT_RANGE, DEFAULT_SECONDARY_IPS, INSTANCE_TYPES, MEASURED, MEMORY_HEADROOM, MiB, OS_RESERVE_BYTES, usableOpenFiles, usablePorts } from './capacity-figures';
 import type { InstanceSpec, Measurements, ModelledGenerator } from './capacity-figures';
+import { secondaryIpsProblem } from '../../lib/instance-types';
 
 // The figures the model is built from, importable from here as before.
 export * from './capacity-figures';
@@ -137,6 +138,9 @@ export interface DeployedFleet {
 /** Why the model cannot plan for a deployed fleet (the CLI turns it into one line and exit 2). */
 export class UnknownInstanceTypeError extends Error {}
 
+/** The stack's secondary IPs do not fit its generator type's network interface: no generator can launch. */
+export class SecondaryIpsError extends Error {}
+
 /** A deployed generator as the planner takes it, and where its instance figures came from. */
 export interface DeployedGenerator {
   readonly limits: GeneratorLimits;
@@ -153,15 +157,19 @@ export interface DeployedGenerator {
  * describes it is the only way to plan.
  *
  * @throws UnknownInstanceTypeError for an instance type without a spec or table entry and without an override.
+ * @throws SecondaryIpsError when the stack's secondary IPs exceed what one interface of the type holds (EC2 refuses the
+ *   launch whatever the target, so this is checked before the private-target rule drops them from the plan).
  */
 export function deployedGenerator(fleet: DeployedFleet, m: Measurements = MEASURED): DeployedGenerator {
   const secondaryIps = fleet.targetIsPrivate ? fleet.secondaryIps : 0;
   const spec = fleet.spec ?? INSTANCE_TYPES[fleet.instanceType];
+  const tooMany = spec && secondaryIpsProblem(fleet.instanceType, fleet.secondaryIps, spec.ipv4PerInterface);
+  if (tooMany) throw new SecondaryIpsError(tooMany);
   const source = fleet.spec ? 'ec2' : spec ? 'table' : 'size-name';
   let limits: GeneratorLimits;
   let heap: number;
   if (spec) {
-    const g = generatorOf(fleet.instanceType, spec, Math.min(secondaryIps, spec.ipv4PerInterface - 1), m);
+    const g = generatorOf(fleet.instanceType, spec, secondaryIps, m);
     limits = g.limits;
     heap = g.heapLimitMiB;
   } else if (fleet.capacityOverride !== undefined) {

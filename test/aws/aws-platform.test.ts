@@ -78,6 +78,21 @@ test('an instance type the model does not know: one line naming it and the fix, 
   expect(capacityPerGenerator(p.limits).vusers).toBe(Math.floor(0.9 * 64_512)); // one address (public target) binds below 90,000
 });
 
+test('a stack deployed with more secondary IPs than one interface of its type holds is refused before any generator is asked for, public target or not', () => {
+  // EC2 User Guide, "Maximum IP addresses per network interface": c5.large takes the primary and 9 secondary; EC2
+  // refuses a launch asking for more, so the run would only wait out its fleet deadline. A type only EC2 describes
+  // is checked with its DescribeInstanceTypes figures.
+  for (const targetIsPrivate of [true, false]) {
+    expect(() => platform({}, { outputs: { ...OUTPUTS, generatorSecondaryIps: 12 }, targetIsPrivate })).toThrow(UsageError);
+    expect(() => platform({}, { outputs: { ...OUTPUTS, generatorSecondaryIps: 12 }, targetIsPrivate })).toThrow(
+      /^the generators( in [a-z0-9-]+)?: generatorSecondaryIps 12 does not fit c5\.large: .* at most 9 secondary, so EC2 would refuse to launch every generator; use -c generatorSecondaryIps=9 or fewer and redeploy \(npm run deploy\)$/,
+    );
+  }
+  const c6a = { vcpus: 8, memoryBytes: 16 * 1024 ** 3, ipv4PerInterface: 15 };
+  expect(() => platform({}, { outputs: { ...OUTPUTS, generatorInstanceType: 'c6a.2xlarge', generatorSecondaryIps: 15 }, instanceSpec: c6a })).toThrow(/at most 14 secondary/);
+  expect(platform({}, { outputs: { ...OUTPUTS, generatorInstanceType: 'c6a.2xlarge', generatorSecondaryIps: 14 }, instanceSpec: c6a, targetIsPrivate: true }).p.limits.sourceAddresses).toBe(8);
+});
+
 test('the planner asks for one more generator one vuser past the modelled capacity', () => {
   const limits = platform({}, { outputs: { ...OUTPUTS, generatorSecondaryIps: 1 }, targetIsPrivate: true }).p.limits;
   const cap = awsGenerator('c5.large', 1).capacity.vusers;

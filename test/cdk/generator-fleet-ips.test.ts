@@ -37,4 +37,17 @@ describe('generator secondary private IPs', () => {
     expect(() => parseRigConfig({ generatorSecondaryIps: 1.5 })).toThrow(/generatorSecondaryIps/);
     expect(() => parseRigConfig({ generatorSecondaryIps: 50 })).toThrow(/generatorSecondaryIps/);
   });
+
+  // EC2 User Guide, "Maximum IP addresses per network interface": c5.large has 10 per interface (the primary and 9
+  // secondary), c5.xlarge 15. More secondary IPs than that on the launch template's interface and EC2 refuses every
+  // launch (moto does not model the limit), so synth refuses it for the types the rig knows.
+  test('config: more secondary IPs than one interface of the generator type holds is refused at synth, naming the most it takes', () => {
+    expect(parseRigConfig({ generatorSecondaryIps: 9 }).generatorSecondaryIps).toBe(9);
+    expect(() => parseRigConfig({ generatorSecondaryIps: 10 })).toThrow(
+      'context "generatorSecondaryIps": generatorSecondaryIps 10 does not fit c5.large: it has 10 private IPv4 addresses per network interface, the primary and at most 9 secondary, so EC2 would refuse to launch every generator; use -c generatorSecondaryIps=9 or fewer',
+    );
+    expect(parseRigConfig({ generatorSecondaryIps: 14, generatorInstanceType: 'c5.xlarge' }).generatorSecondaryIps).toBe(14);
+    // A type the rig has no figures for is checked by the CLI against EC2 DescribeInstanceTypes instead.
+    expect(parseRigConfig({ generatorSecondaryIps: 20, generatorInstanceType: 'c6a.2xlarge' }).generatorSecondaryIps).toBe(20);
+  });
 });

@@ -7,7 +7,7 @@
 import { localStore, s3Store } from '../../../load-generators/lib/run-store';
 import { targetMetricsSource } from '../../adapters/target-metrics';
 import type { Clock, RunStore } from '../../contracts';
-import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
+import { AWS_PORT_RANGE, DeployedGenerator, InstanceSpec, SecondaryIpsError, UnknownInstanceTypeError, arrivalsPerSecond, deployedGenerator } from '../../core/capacity-model';
 import { UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import type { ProbeSpec } from '../../preflight';
@@ -79,6 +79,8 @@ export function deployedGeneratorOf(outputs: RigOutputs, targetIsPrivate: boolea
     });
   } catch (err) {
     if (err instanceof UnknownInstanceTypeError) throw new UsageError(err.message);
+    // Before any generator is asked for: EC2 would refuse every launch, and the run would wait out its fleet deadline.
+    if (err instanceof SecondaryIpsError) throw new UsageError(`the generators${outputs.region ? ` in ${outputs.region}` : ''}: ${err.message} and redeploy (npm run deploy)`);
     throw err;
   }
 }
