@@ -14,6 +14,11 @@ export interface TargetDashboardMetrics {
   readonly inService: cw.IMetric;
   /** The target's load balancer. */
   readonly loadBalancer: elbv2.IApplicationLoadBalancer;
+  /**
+   * The internet-facing load balancer generators in other regions load (generatorRegions): its connections,
+   * 5xx and response times are its own metrics (AWS/ApplicationELB is per load balancer), drawn beside the first's.
+   */
+  readonly otherRegionsLoadBalancer?: elbv2.IApplicationLoadBalancer;
 }
 
 export { RIG_METRICS };
@@ -59,7 +64,12 @@ export class RigDashboard extends Construct {
 }
 
 function targetWidgets(t: TargetDashboardMetrics): cw.IWidget[] {
-  const alb = t.loadBalancer.metrics;
+  // Each load balancer's series, the other regions' one labelled as such.
+  type AlbMetrics = elbv2.IApplicationLoadBalancer['metrics'];
+  const perAlb = (series: (a: AlbMetrics, of: string) => cw.IMetric[]): cw.IMetric[] => [
+    ...series(t.loadBalancer.metrics, ''),
+    ...(t.otherRegionsLoadBalancer ? series(t.otherRegionsLoadBalancer.metrics, ' (other regions\' ALB)') : []),
+  ];
   return [
     new cw.GraphWidget({
       title: 'Target CPU (%) vs scale-out threshold',
@@ -71,26 +81,26 @@ function targetWidgets(t: TargetDashboardMetrics): cw.IWidget[] {
     new cw.GraphWidget({ title: 'Target in service', left: [t.inService], width: 4 }),
     new cw.GraphWidget({
       title: 'ALB connections',
-      left: [
-        alb.activeConnectionCount({ period: PERIOD, label: 'active' }),
-        alb.newConnectionCount({ period: PERIOD, label: 'new' }),
-      ],
+      left: perAlb((a, of) => [
+        a.activeConnectionCount({ period: PERIOD, label: `active${of}` }),
+        a.newConnectionCount({ period: PERIOD, label: `new${of}` }),
+      ]),
       width: 4,
     }),
     new cw.GraphWidget({
       title: 'ALB 5xx',
-      left: [
-        alb.httpCodeElb(elbv2.HttpCodeElb.ELB_5XX_COUNT, { period: PERIOD, label: 'ELB 5xx' }),
-        alb.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, { period: PERIOD, label: 'target 5xx' }),
-      ],
+      left: perAlb((a, of) => [
+        a.httpCodeElb(elbv2.HttpCodeElb.ELB_5XX_COUNT, { period: PERIOD, label: `ELB 5xx${of}` }),
+        a.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, { period: PERIOD, label: `target 5xx${of}` }),
+      ]),
       width: 4,
     }),
     new cw.GraphWidget({
       title: 'Target response time (s)',
-      left: [
-        alb.targetResponseTime({ period: PERIOD, statistic: 'p50', label: 'p50' }),
-        alb.targetResponseTime({ period: PERIOD, statistic: 'p99', label: 'p99' }),
-      ],
+      left: perAlb((a, of) => [
+        a.targetResponseTime({ period: PERIOD, statistic: 'p50', label: `p50${of}` }),
+        a.targetResponseTime({ period: PERIOD, statistic: 'p99', label: `p99${of}` }),
+      ]),
       width: 4,
     }),
   ];

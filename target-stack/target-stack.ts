@@ -83,31 +83,10 @@ export class TargetStack extends Stack {
     this.loadBalancer = alb;
     const listener = alb.addListener('Http', { port: 80, open: false });
 
-    let operatorListener: elbv2.ApplicationListener | undefined;
     const remote = props.remoteGeneratorCidrs ?? [];
-    if (props.operatorCidr || remote.length > 0) {
-      // The operator's laptop and generators in other regions are outside the VPC: a second, internet-facing ALB
-      // admits only their addresses (the operator CIDR, the other regions' NAT addresses).
-      const operatorSg = new ec2.SecurityGroup(this, 'OperatorLoadBalancerSecurityGroup', {
-        vpc: props.vpc,
-        description: remote.length > 0
-          ? 'loadtest-rig target public ALB (internet-facing): the operator CIDR and the NAT addresses of generators in other regions only'
-          : 'loadtest-rig target operator ALB (internet-facing): the operator CIDR only',
-        allowAllOutbound: false,
-      });
-      if (props.operatorCidr) operatorSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
-      for (const r of remote) operatorSg.addIngressRule(ec2.Peer.ipv4(r.cidr), ec2.Port.tcp(80), r.description);
-      if (remote.length > 0) {
-        Validations.of(operatorSg).acknowledge({
-          id: 'AwsSolutions-EC23',
-          reason: 'The other regions\' sources are their NAT Elastic IPs as /32s, read across regions with Fn::GetStackOutput at deploy time, which cdk-nag cannot evaluate; never 0.0.0.0/0 (and operatorCidr is validated narrower than /0).',
-        });
-      }
-      const operatorAlb = this.loadBalancerFor('OperatorLoadBalancer', props.vpc, operatorSg, true);
-      operatorListener = operatorAlb.addListener('Http', { port: 80, open: false });
-      if (props.operatorCidr) new CfnOutput(this, 'OperatorUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: `Target URL for the operator (${props.operatorCidr} only)` });
-      if (remote.length > 0) new CfnOutput(this, 'PublicTargetUrl', { value: `http://${operatorAlb.loadBalancerDnsName}`, description: 'Target URL for generators in other regions (their NAT addresses only)' });
-    }
+    const publicAlb = props.operatorCidr || remote.length > 0 ? this.publicLoadBalancer(props, remote) : undefined;
+    const operatorListener = publicAlb?.listener;
+    const otherRegionsAlb = remote.length > 0 ? publicAlb?.alb : undefined;
 
     if (props.redis ?? props.maxCapacity > 1) {
       this.redis = new RedisPubSub(this, 'Redis', { vpc: props.vpc });
@@ -154,6 +133,7 @@ export class TargetStack extends Stack {
       scaleOutCpuPercent: props.scaleOutCpuPercent,
       inService: target.inServiceMetric,
       loadBalancer: alb,
+      ...(otherRegionsAlb ? { otherRegionsLoadBalancer: otherRegionsAlb } : {}),
     };
 
     new CfnOutput(this, 'TargetUrl', { value: `http://${alb.loadBalancerDnsName}`, description: 'Target URL (ALB)' });
@@ -161,6 +141,37 @@ export class TargetStack extends Stack {
     new CfnOutput(this, 'ScaleOutAlarmName', { value: target.scaleOutAlarm.alarmName, description: 'Alarm that adds target capacity' });
     new CfnOutput(this, 'ScaleInAlarmName', { value: target.scaleInAlarm.alarmName, description: 'Alarm that removes target capacity' });
 
+  }
+
+  /**
+   * The operator's laptop and generators in other regions are outside the VPC: a second, internet-facing ALB
+   * admits only their addresses (the operator CIDR, the other regions' NAT addresses).
+   */
+  private publicLoadBalancer(props: TargetStackProps, remote: NonNullable<TargetStackProps['remoteGeneratorCidrs']>): { alb: elbv2.ApplicationLoadBalancer; listener: elbv2.ApplicationListener } {
+    const operatorSg = new ec2.SecurityGroup(this, 'OperatorLoadBalancerSecurityGroup', {
+      vpc: props.vpc,
+      description: remote.length > 0
+        ? 'loadtest-rig target public ALB (internet-facing): the operator CIDR and the NAT addresses of generators in other regions only'
+        : 'loadtest-rig target operator ALB (internet-facing): the operator CIDR only',
+      allowAllOutbound: false,
+    });
+    if (props.operatorCidr) operatorSg.addIngressRule(ec2.Peer.ipv4(props.operatorCidr), ec2.Port.tcp(80), 'operator');
+    for (const r of remote) operatorSg.addIngressRule(ec2.Peer.ipv4(r.cidr), ec2.Port.tcp(80), r.description);
+    if (remote.length > 0) {
+      Validations.of(operatorSg).acknowledge({
+        id: 'AwsSolutions-EC23',
+        reason: 'The other regions\' sources are their NAT Elastic IPs as /32s, read across regions with Fn::GetStackOutput at deploy time, which cdk-nag cannot evaluate; never 0.0.0.0/0 (and operatorCidr is validated narrower than /0).',
+      });
+    }
+    const alb = this.loadBalancerFor('OperatorLoadBalancer', props.vpc, operatorSg, true);
+    const listener = alb.addListener('Http', { port: 80, open: false });
+    if (props.operatorCidr) new CfnOutput(this, 'OperatorUrl', { value: `http://${alb.loadBalancerDnsName}`, description: `Target URL for the operator (${props.operatorCidr} only)` });
+    if (remote.length > 0) {
+      new CfnOutput(this, 'PublicTargetUrl', { value: `http://${alb.loadBalancerDnsName}`, description: 'Target URL for generators in other regions (their NAT addresses only)' });
+      // AWS/ApplicationELB metrics are per load balancer: the other regions' load arrives here, not at the first.
+      new CfnOutput(this, 'PublicLoadBalancerFullName', { value: alb.loadBalancerFullName, description: 'Internet-facing ALB name (other regions\' generators) for AWS/ApplicationELB metrics' });
+    }
+    return { alb, listener };
   }
 
   private loadBalancerFor(id: string, vpc: ec2.IVpc, securityGroup: ec2.ISecurityGroup, internetFacing: boolean): elbv2.ApplicationLoadBalancer {

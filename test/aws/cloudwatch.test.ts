@@ -32,6 +32,13 @@ test('queries: target CPU per instance and average, in service, ALB, generators 
   expect(ids).toEqual(['target_cpu_avg', 'target_cpu_0', 'target_cpu_1', 'target_in_service', 'alb_active', 'alb_new', 'alb_target_5xx', 'alb_response_time', 'gen_cpu_max', 'gen_cpu_avg', 'gen_mem_max', 'gen_open_files_max', 'gen_tcp_established']);
   expect(q.find((m) => m.id === 'target_cpu_1')).toMatchObject({ namespace: 'AWS/EC2', metricName: 'CPUUtilization', dimensions: { InstanceId: 'i-2' } });
   expect(q.find((m) => m.id === 'gen_open_files_max')).toMatchObject({ namespace: 'CWAgent', metricName: 'open_files', dimensions: { AutoScalingGroupName: 'gen' } });
+  // Generators in other regions load the internet-facing ALB, whose metrics are its own (per LoadBalancer dimension).
+  const twoAlbs = metricQueries({ ...SRC, publicLoadBalancerFullName: 'app/pub/456' }, []).filter((m) => m.namespace === 'AWS/ApplicationELB');
+  expect(twoAlbs.map((m) => [m.id, m.dimensions.LoadBalancer])).toEqual([
+    ['alb_active', 'app/alb/123'], ['alb_new', 'app/alb/123'], ['alb_target_5xx', 'app/alb/123'], ['alb_response_time', 'app/alb/123'],
+    ['alb_public_active', 'app/pub/456'], ['alb_public_new', 'app/pub/456'], ['alb_public_target_5xx', 'app/pub/456'], ['alb_public_response_time', 'app/pub/456'],
+  ]);
+  expect(twoAlbs.find((m) => m.id === 'alb_public_active')?.label).toBe("ALB active connections (other regions' ALB)");
   const fargate = metricQueries({ generatorAsgName: 'gen', targetServiceName: 's', targetClusterName: 'c' }, []);
   expect(fargate.find((m) => m.id === 'target_in_service')).toMatchObject({ namespace: 'ECS/ContainerInsights', metricName: 'RunningTaskCount' });
 });

@@ -73,6 +73,24 @@ describe('generatorRegions: one generator stack per extra region', () => {
     expect(targetOf(rig).dependencies.map((s) => s.stackName)).toContain('LoadTestRig-Generators-us-east-1');
   });
 
+  // AWS rule: AWS/ApplicationELB metrics are per load balancer (the LoadBalancer dimension; ELB User Guide, "CloudWatch
+  // metrics for your Application Load Balancer"), and the other regions' generators load the internet-facing one.
+  test('the internet-facing ALB the other regions load is an output and on the dashboard beside the first (its metrics are its own)', () => {
+    const { rig } = twoRegions();
+    const target = Template.fromStack(targetOf(rig));
+    target.hasOutput('PublicLoadBalancerFullName', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^OperatorLoadBalancer'), 'LoadBalancerFullName'] } });
+    const dashboards = Object.values(Template.fromStack(rig.generators).findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+    for (const label of ['active', 'new', 'target 5xx', 'p99']) expect(body).toContain(`${label} (other regions' ALB)`);
+    // Those series read the internet-facing ALB (its full name, published across regions from the target stack).
+    expect(body.match(/OutputName[^}]*OperatorLoadBalancer[A-Za-z0-9]*LoadBalancerFullName/g)?.length).toBe(6);
+    // One region: no second load balancer, no such output or series.
+    const app = new App({ context: CDK_JSON_CONTEXT });
+    const one = buildRig(app, parseRigConfig({}));
+    expect(Object.keys(Template.fromStack(targetOf(one)).findOutputs('PublicLoadBalancerFullName'))).toEqual([]);
+    expect(JSON.stringify(Template.fromStack(one.generators).toJSON())).not.toContain('other regions\' ALB');
+  });
+
   test('cdk-nag: two regions have no unacknowledged finding', () => {
     const { app } = twoRegions();
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -74,7 +74,7 @@ export function widgetDefinitions(src: MetricSources, window: { readonly start: 
   const queries = metricQueries(src, []);
   const groups: Array<{ id: string; title: string; ids: string[] }> = [
     { id: 'target', title: 'Target CPU (%) and instances/tasks in service', ids: ['target_cpu_avg', 'target_in_service'] },
-    { id: 'alb', title: 'Load balancer connections (active, new) per minute', ids: ['alb_active', 'alb_new'] },
+    { id: 'alb', title: 'Load balancer connections (active, new) per minute', ids: ['alb_active', 'alb_new', 'alb_public_active', 'alb_public_new'] },
     { id: 'generators', title: 'Generator CPU and memory used (%)', ids: ['gen_cpu_max', 'gen_cpu_avg', 'gen_mem_max'] },
     { id: 'generator-sockets', title: 'Generator TCP established (fleet total) and open files (max)', ids: ['gen_tcp_established', 'gen_open_files_max'] },
   ];

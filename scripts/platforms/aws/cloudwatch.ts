@@ -19,6 +19,8 @@ export interface MetricSources {
   readonly targetServiceName?: string;
   readonly targetClusterName?: string;
   readonly loadBalancerFullName?: string;
+  /** The internet-facing ALB other regions' generators load: its metrics are its own, reported beside the first's. */
+  readonly publicLoadBalancerFullName?: string;
   readonly scaleOutAlarmName?: string;
   readonly scaleInAlarmName?: string;
 }
@@ -57,12 +59,19 @@ export function metricQueries(src: MetricSources, targetInstanceIds: readonly st
     out.push(q('target_cpu_avg', 'Target CPU (average)', 'AWS/ECS', 'CPUUtilization', svc, 'Average', '%'));
     out.push(q('target_in_service', 'Target tasks running', 'ECS/ContainerInsights', 'RunningTaskCount', svc, 'Maximum', 'count'));
   }
-  if (src.loadBalancerFullName) {
-    const lb = { LoadBalancer: src.loadBalancerFullName };
-    out.push(q('alb_active', 'ALB active connections', 'AWS/ApplicationELB', 'ActiveConnectionCount', lb, 'Sum', 'count'));
-    out.push(q('alb_new', 'ALB new connections', 'AWS/ApplicationELB', 'NewConnectionCount', lb, 'Sum', 'count'));
-    out.push(q('alb_target_5xx', 'Target 5xx', 'AWS/ApplicationELB', 'HTTPCode_Target_5XX_Count', lb, 'Sum', 'count'));
-    out.push(q('alb_response_time', 'Target response time (average)', 'AWS/ApplicationELB', 'TargetResponseTime', lb, 'Average', 's'));
+  // AWS/ApplicationELB metrics are per load balancer: with generators in other regions, their load arrives at the
+  // internet-facing one, so both are read (the second's ids and labels say whose).
+  const albs = [
+    { name: src.loadBalancerFullName, id: 'alb', of: '' },
+    { name: src.publicLoadBalancerFullName, id: 'alb_public', of: ' (other regions\' ALB)' },
+  ];
+  for (const { name, id, of } of albs) {
+    if (!name) continue;
+    const lb = { LoadBalancer: name };
+    out.push(q(`${id}_active`, `ALB active connections${of}`, 'AWS/ApplicationELB', 'ActiveConnectionCount', lb, 'Sum', 'count'));
+    out.push(q(`${id}_new`, `ALB new connections${of}`, 'AWS/ApplicationELB', 'NewConnectionCount', lb, 'Sum', 'count'));
+    out.push(q(`${id}_target_5xx`, `Target 5xx${of}`, 'AWS/ApplicationELB', 'HTTPCode_Target_5XX_Count', lb, 'Sum', 'count'));
+    out.push(q(`${id}_response_time`, `Target response time (average)${of}`, 'AWS/ApplicationELB', 'TargetResponseTime', lb, 'Average', 's'));
   }
   const gen = { AutoScalingGroupName: src.generatorAsgName };
   out.push(q('gen_cpu_max', 'Generator CPU (max)', 'AWS/EC2', 'CPUUtilization', gen, 'Maximum', '%'));

@@ -52,6 +52,8 @@ export interface RigOutputs extends GeneratorGroupOutputs {
   /** Absent for a bring-your-own target (targetKind none). */
   readonly targetUrl?: string;
   readonly loadBalancerFullName?: string;
+  /** The internet-facing ALB generators in other regions load (with generatorRegions). */
+  readonly publicLoadBalancerFullName?: string;
   readonly scaleOutAlarmName?: string;
   readonly scaleInAlarmName?: string;
   readonly targetAsgName?: string;
@@ -135,6 +137,7 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     dashboardUrl: gen.DashboardUrl,
     targetUrl: target.TargetUrl,
     loadBalancerFullName: target.LoadBalancerFullName,
+    publicLoadBalancerFullName: target.PublicLoadBalancerFullName || undefined,
     scaleOutAlarmName: target.ScaleOutAlarmName,
     scaleInAlarmName: target.ScaleInAlarmName,
     targetAsgName: target.TargetAsgName,
