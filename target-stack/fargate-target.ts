@@ -21,8 +21,10 @@ export interface FargateTargetProps extends ScaledTargetProps {
 }
 
 /**
- * River's target: an ECS Fargate service (1 vCPU / 2 GiB tasks) with the container's nofile
- * raised from ECS's 1024/4096 default to 50000/65536, scaled one task at a time on average CPU.
+ * River's target: an ECS Fargate service (1 vCPU / 2 GiB tasks) with the container's nofile set to 65536 soft and
+ * hard (the EC2 target's LimitNOFILE), scaled one task at a time on average CPU. Fargate's own default has changed
+ * over its platform versions (1024/4096, then 65535/65535 per the ECS API Reference, "Ulimit"): an explicit value
+ * keeps the target's file limit the same whatever the platform version, and never below the default.
  */
 export class FargateTarget extends Construct implements ScaledTarget, ec2.IConnectable {
   /** The cluster. */
@@ -147,7 +149,7 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
         ...(props.redisUrl ? { REDIS_URL: props.redisUrl } : {}),
       },
     });
-    container.addUlimits({ name: ecs.UlimitName.NOFILE, softLimit: 50000, hardLimit: 65536 });
+    container.addUlimits({ name: ecs.UlimitName.NOFILE, softLimit: 65536, hardLimit: 65536 });
     return taskDefinition;
   }
 }

@@ -25,9 +25,9 @@ describe('targetKind=fargate (River)', () => {
     expect(images[0]?.source.platform).toBe('linux/amd64');
   });
 
-  test('the container nofile ulimit is soft 50000 / hard 65536', () => {
+  test('the container nofile ulimit is 65536 soft and hard, not below Fargate\'s 65535 default (ECS API Reference, Ulimit)', () => {
     t.hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [Match.objectLike({ Ulimits: [{ Name: 'nofile', SoftLimit: 50000, HardLimit: 65536 }] })],
+      ContainerDefinitions: [Match.objectLike({ Ulimits: [{ Name: 'nofile', SoftLimit: 65536, HardLimit: 65536 }] })],
     });
   });
 
