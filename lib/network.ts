@@ -69,6 +69,9 @@ export class RigNetwork extends Construct {
       subnetConfiguration: nat
         ? [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }, { name: 'Generators', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 }]
         : [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+      // Behind NAT, the agents' S3 traffic (bundle, periods, results) would be billed per GB by the NAT gateways; a
+      // gateway endpoint (free) takes it for this region's buckets (VPC User Guide, "Gateway endpoints for Amazon S3").
+      ...(nat ? { gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } } } : {}),
       flowLogs: {
         All: {
           destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),

@@ -91,6 +91,18 @@ describe('generatorRegions: one generator stack per extra region', () => {
     expect(JSON.stringify(Template.fromStack(one.generators).toJSON())).not.toContain('other regions\' ALB');
   });
 
+  test('the other region\'s private subnets reach S3 through a gateway endpoint, not the NAT gateways (billed per GB); the home VPC (public subnets) has none', () => {
+    const { rig } = twoRegions();
+    const remote = Template.fromStack(rig.regional[0]!);
+    const endpoints = Object.values(remote.findResources('AWS::EC2::VPCEndpoint')).map((r) => r.Properties);
+    expect(endpoints).toHaveLength(1);
+    expect(endpoints[0]).toMatchObject({ VpcEndpointType: 'Gateway' });
+    expect(JSON.stringify(endpoints[0].ServiceName)).toMatch(/com\.amazonaws\..*\.s3/);
+    // On the generators' route tables (one per private subnet, two zones), among the VPC's.
+    expect(endpoints[0].RouteTableIds).toEqual(expect.arrayContaining([{ Ref: expect.stringMatching(/GeneratorsSubnet1RouteTable/) }, { Ref: expect.stringMatching(/GeneratorsSubnet2RouteTable/) }]));
+    expect(Object.keys(Template.fromStack(rig.network).findResources('AWS::EC2::VPCEndpoint'))).toEqual([]);
+  });
+
   test('cdk-nag: two regions have no unacknowledged finding', () => {
     const { app } = twoRegions();
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
