@@ -39,8 +39,8 @@ cd "$AGENT_DIR"
 retry 5 npm ci --omit=dev
 node -e "require.resolve('artillery/package.json')" # fails the boot early if the install is broken
 
-# --- CloudWatch agent ---------------------------------------------------------------------------
-retry 5 dnf install -y amazon-cloudwatch-agent
+# --- CloudWatch agent; ethtool for the ENA network-allowance counters the health samples read ------------
+retry 5 dnf install -y amazon-cloudwatch-agent ethtool
 CW_CONFIG=/opt/aws/amazon-cloudwatch-agent/etc/loadtest-rig.json
 # Aggregated by AutoScalingGroupName so the dashboard shows the fleet without knowing instance ids.
 cat > "$CW_CONFIG" <<'EOF'

@@ -11,6 +11,7 @@ const { sampleProcess } = require('./health');
 const { SPOOL } = require('./run-protocol');
 const { parseSourceAddresses } = require('./source-addresses');
 const { countPortsByDestination, countSocketsByAddress, destinationPort } = require('./socket-counts');
+const { nicAllowanceMeter } = require('./nic-allowances');
 
 /**
  * The worst recent event-loop delay (p99 of the last window) of a load process's threads.
@@ -29,8 +30,10 @@ function latestLag(spool) {
 
 /**
  * @param {{ store: import('./run-store').RunStore, keys: ReturnType<typeof import('./run-protocol').generatorKeys>, procs: import('./agent-supervisor').LoadProcess[],
- *   sources: (string | undefined)[], targets: (string | undefined)[], clock: import('./backoff').AgentClock, healthIntervalMs: number }} opts
- *   `sources`: each process's source address(es), '' for the OS's choice; `targets`: each process's target URL
+ *   sources: (string | undefined)[], targets: (string | undefined)[], clock: import('./backoff').AgentClock, healthIntervalMs: number,
+ *   nic?: ReturnType<typeof nicAllowanceMeter> }} opts
+ *   `sources`: each process's source address(es), '' for the OS's choice; `targets`: each process's target URL;
+ *   `nic`: the instance's network-allowance counters (default: ethtool's, where there are any)
  */
 function spooler(opts) {
   const { store, keys, procs, clock } = opts;
@@ -38,6 +41,7 @@ function spooler(opts) {
   // Processes whose connections leave from the address the OS picks: their ports are counted per destination.
   const osChosen = new Set(procs.filter((p) => sourceList(p.k).length === 0).map((p) => p.k));
   const destinationPorts = [...osChosen].map((k) => destinationPort(opts.targets[k])).filter((p) => p !== undefined);
+  const nic = opts.nic ?? nicAllowanceMeter();
   let nextHealth = 0;
 
   /** Copies every new spool file into the store (periods are immutable once renamed into place). */
@@ -64,6 +68,7 @@ function spooler(opts) {
     const sockets = await countSocketsByAddress(procs.flatMap((p) => sourceList(p.k)));
     const ports = sockets?.ports;
     const shared = osChosen.size ? await countPortsByDestination(destinationPorts) : undefined;
+    const allowances = await nic.sample();
     const sum = (/** @type {Map<string, number> | undefined} */ m, /** @type {number} */ k) => (m && sourceList(k).length ? sourceList(k).reduce((a, addr) => a + (m.get(addr) || 0), 0) : undefined);
     const samples = procs.filter((p) => p.exit === undefined && p.child.pid).map((p) => ({
       process: `p${p.k}`,
@@ -74,6 +79,8 @@ function spooler(opts) {
       socketsEstablished: sum(sockets?.established, p.k),
       eventLoopLagMs: latestLag(p.spool),
     }));
+    // The instance's, not a process's: on one sample only, so sums over the run count each packet once.
+    if (allowances && samples[0]) Object.assign(samples[0], { nicAllowanceExceeded: allowances });
     await store.put(keys.health(now), JSON.stringify({ at: now, samples }));
   };
 

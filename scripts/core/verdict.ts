@@ -27,7 +27,22 @@ export interface HealthSample {
   /** Established TCP connections of this process (all its source addresses). */
   readonly socketsEstablished?: number;
   readonly eventLoopLagMs?: number;
+  /**
+   * Packets the generator's EC2 instance queued or dropped since its previous sample because it exceeded a network
+   * allowance of its size, by allowance (`bw_in`, `bw_out`, `pps`, `conntrack`, `linklocal`; ENA's
+   * `*_allowance_exceeded` counters). On one process's sample per tick: the instance's, not the process's.
+   */
+  readonly nicAllowanceExceeded?: Readonly<Record<string, number>>;
 }
+
+/** How the verdict names each network allowance of {@link HealthSample.nicAllowanceExceeded}. */
+const NIC_ALLOWANCE_LABELS: Readonly<Record<string, string>> = {
+  bw_in: 'inbound-bandwidth',
+  bw_out: 'outbound-bandwidth',
+  pps: 'packets-per-second',
+  conntrack: 'connection-tracking',
+  linklocal: 'link-local',
+};
 
 /** Saturation thresholds (documented in README.md). */
 export interface SaturationThresholds {
@@ -39,10 +54,12 @@ export interface SaturationThresholds {
   readonly openFilesShare: number;
   /** Share of the ephemeral port range for one source address. */
   readonly portsShare: number;
+  /** Packets an EC2 network allowance of the generator queued or dropped in one sample interval. */
+  readonly nicAllowancePackets: number;
 }
 
 /** The documented defaults. */
-export const DEFAULT_THRESHOLDS: SaturationThresholds = { cpuPercent: 85, eventLoopLagMs: 100, openFilesShare: 0.9, portsShare: 0.9 };
+export const DEFAULT_THRESHOLDS: SaturationThresholds = { cpuPercent: 85, eventLoopLagMs: 100, openFilesShare: 0.9, portsShare: 0.9, nicAllowancePackets: 0 };
 
 /** How often agents sample, when a process has no earlier sample to measure from. */
 export const DEFAULT_SAMPLE_INTERVAL_MS = 5000;
@@ -144,6 +161,9 @@ export function saturationReasons(s: HealthSample, portRange: number, t: Saturat
   }
   if (s.portsInUse !== undefined && portRange > 0 && s.portsInUse > t.portsShare * portRange) {
     reasons.push(`ports ${s.portsInUse} > ${Math.round(t.portsShare * 100)}% of ${portRange}`);
+  }
+  for (const [allowance, packets] of Object.entries(s.nicAllowanceExceeded ?? {})) {
+    if (packets > t.nicAllowancePackets) reasons.push(`${NIC_ALLOWANCE_LABELS[allowance] ?? allowance} allowance exceeded ${packets} packets`);
   }
   return reasons;
 }

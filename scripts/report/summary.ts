@@ -5,6 +5,7 @@
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
 import { decideVerdict, generatorErrorCode } from '../core/verdict';
+import type { HealthSample } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { decideResult, resultLine } from './result';
@@ -52,6 +53,15 @@ function generatorErrorCodes(counters: Readonly<Record<string, number>>): Record
 }
 
 /** Builds the merged Artillery report and the summary. */
+/** Each allowance's packets over a generator's samples, when any sample counted them (an EC2 generator with ENA). */
+function nicAllowanceTotals(health: readonly HealthSample[]): { nicAllowanceExceeded?: Record<string, number> } {
+  const counted = health.filter((h) => h.nicAllowanceExceeded);
+  if (!counted.length) return {};
+  const total: Record<string, number> = {};
+  for (const h of counted) for (const [k, n] of Object.entries(h.nicAllowanceExceeded ?? {})) total[k] = (total[k] ?? 0) + n;
+  return { nicAllowanceExceeded: total };
+}
+
 export function buildSummary(input: SummaryInput): { summary: RunSummary; report: ArtilleryReport } {
   const report = buildArtilleryReport(Object.fromEntries(input.data.map((g) => [g.id, g.periods])));
   const allStarts = input.data.flatMap((g) => g.startedAt);
@@ -79,6 +89,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       openFilesLimit: maxOf(g.health.map((h) => h.openFilesLimit)),
       peakPortsInUse: maxOf(g.health.map((h) => h.portsInUse)),
       peakEventLoopLagMs: maxOf(g.health.map((h) => h.eventLoopLagMs)),
+      ...nicAllowanceTotals(g.health),
     },
     ...(lost.has(g.id) ? { lost: lost.get(g.id) } : {}),
   }));

@@ -23,6 +23,8 @@ export interface GeneratorSummary {
     readonly openFilesLimit?: number;
     readonly peakPortsInUse?: number;
     readonly peakEventLoopLagMs?: number;
+    /** Packets the instance's EC2 network allowances queued or dropped over the run, by allowance (AWS only). */
+    readonly nicAllowanceExceeded?: Readonly<Record<string, number>>;
   };
   readonly lost?: string;
 }

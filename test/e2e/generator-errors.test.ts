@@ -41,4 +41,32 @@ module.exports = { fromElsewhere(context, events, done) {
     expect(r.json.rig.verdictDetail.generatorErrors).toEqual({ EADDRNOTAVAIL: 3 });
     expect(r.stderr).toMatch(/rig verdict\s+rig-limited: generator g01 raised errors no target causes \(EADDRNOTAVAIL 3: /);
   }, 120_000);
+
+  // EC2 counts packets an instance queued or dropped past its network allowances in its ENA driver's statistics
+  // (EC2 User Guide, "Monitor network performance for ENA settings"); no machine here has ENA, so a stand-in
+  // `ethtool` on the agents' PATH prints them in the driver's format, its connection-tracking count rising by 7 at
+  // every call. What is under test is everything after the counter: agent, run store, verdict, summary.
+  test("drops past the instance's connection-tracking allowance: rig-limited, the allowance named, the packets in the summary, exit 0", async () => {
+    const bin = path.join(dir, 'fake-bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const count = path.join(dir, 'conntrack-count');
+    fs.writeFileSync(
+      path.join(bin, 'ethtool'),
+      `#!/bin/sh
+n=$(cat '${count}' 2>/dev/null || echo 0); n=$((n + 7)); echo "$n" > '${count}'
+printf 'NIC statistics:\n     bw_in_allowance_exceeded: 0\n     conntrack_allowance_exceeded: %s\n     queue_0_tx_cnt: 12\n' "$n"
+`,
+      { mode: 0o755 },
+    );
+    const script = path.join(dir, 'held.yml');
+    // Two vusers held 7 s: the agent's first health sample (the baseline) and the next, 5 s later, both fall in the run.
+    fs.writeFileSync(script, `config:\n  target: http://127.0.0.1:${port}\n  phases:\n    - duration: 1\n      arrivalCount: 2\nscenarios:\n  - flow:\n      - get:\n          url: /\n      - think: 7\n`);
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run-nic'), '--json'], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(r.code).toBe(0);
+    expect(r.json.rig.verdict).toBe('rig-limited');
+    expect(r.stderr).toMatch(/rig verdict\s+rig-limited: generator g01 saturated \(connection-tracking allowance exceeded\)/);
+    const nic = r.json.rig.generators[0].health.nicAllowanceExceeded;
+    expect(nic.conntrack).toBeGreaterThan(0);
+    expect(nic.bw_in).toBe(0);
+  }, 120_000);
 });

@@ -35,6 +35,21 @@ describe('saturationReasons', () => {
     expect(saturationReasons(ok('g', 0, { portsInUse: Math.floor(0.9 * PORTS) + 1 }), PORTS)).toEqual([`ports 25409 > 90% of ${PORTS}`]);
   });
 
+  // EC2 User Guide, "Monitor network performance for ENA settings": each *_allowance_exceeded counter is packets the
+  // instance queued or dropped past a limit of its own size, so any on a generator is the rig's limit.
+  test('packets over an EC2 network allowance of the generator instance: any is saturation, each allowance named', () => {
+    expect(saturationReasons(ok('g', 0, { nicAllowanceExceeded: { bw_in: 0, bw_out: 0, pps: 0, conntrack: 0, linklocal: 0 } }), PORTS)).toEqual([]);
+    expect(saturationReasons(ok('g', 0, { nicAllowanceExceeded: { bw_in: 0, conntrack: 12, pps: 3 } }), PORTS)).toEqual([
+      'connection-tracking allowance exceeded 12 packets',
+      'packets-per-second allowance exceeded 3 packets',
+    ]);
+    // The sample at T0+15.2 s covers the 5 s since the previous one, inside the second period.
+    const v = verdictOf(series('g01', 4, (i) => (i === 3 ? { nicAllowanceExceeded: { conntrack: 40 } } : {})), [[T0 + P, 25]]);
+    expect(v.verdict).toBe('rig-limited');
+    expect(v.periods.filter((p) => p.rigLimited).map((p) => p.period)).toEqual([T0 + P]);
+    expect(v.summary).toBe(`generator g01 saturated (connection-tracking allowance exceeded) in period ${new Date(T0 + P).toISOString().slice(11, 19)}; 25 of 25 errors coincide with it: they may come from the rig`);
+  });
+
   test('missing figures never count as saturation', () => {
     expect(saturationReasons({ at: 0, generator: 'g', process: 'p0' }, PORTS)).toEqual([]);
     expect(saturationReasons(ok('g', 0, { openFilesLimit: undefined, openFiles: 1e9 }), PORTS)).toEqual([]);
