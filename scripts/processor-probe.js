@@ -5,20 +5,20 @@
  * what it loaded. Run in its own short-lived Node process by scripts/script-check.ts, never in the
  * orchestrator: user code (top-level side effects, a crash, an endless loop) cannot take the rig with it.
  *
- *   node scripts/processor-probe.js <processor file>
+ *   node scripts/processor-probe.js <processor file> <answer file>
  *
- * stdout, a line `@@rig-processor-probe@@` + JSON: `{ "exports": [names of functions], "loads": [{ "specifier", "file", "from" }] }`
- * (anything the processor printed comes before it).
+ * Writes the answer file: JSON `{ "exports": [names of functions], "loads": [{ "specifier", "file", "from" }] }`.
+ * A file, not stdout: a processor that prints a lot at load time leaves writes to a pipe queued, and the exit that
+ * follows the answer dropped them, the answer with them (a check that refused a processor plain Artillery loads).
  * `loads` lists every module a file outside node_modules asked for while the processor loaded (CommonJS
  * `require` and ESM `import` alike, read through Node's module.registerHooks, Node ≥ 22.15): a file path, or the
  * path of the package file it resolved to. Node's built-ins are left out. A module loaded later (a `require`
  * inside a step function) is not seen. On a load error: its stack on stderr, exit 1.
  */
+const fs = require('node:fs');
 const Module = require('node:module');
 const { fileURLToPath, pathToFileURL } = require('node:url');
 
-/** Starts the line that carries the answer (scripts/script-check.ts PROBE_MARKER reads the last one). */
-const RESULT_MARKER = '@@rig-processor-probe@@';
 
 /** @type {Array<{ specifier: string, file: string, from: string }>} */
 const loads = [];
@@ -26,6 +26,7 @@ const inPackage = (/** @type {string} */ file) => /[\\/]node_modules[\\/]/.test(
 const asPath = (/** @type {string | undefined} */ url) => (url && url.startsWith('file:') ? fileURLToPath(url) : undefined);
 
 let file = process.argv[2] ?? '';
+const answerFile = process.argv[3] ?? '';
 // Resolved with CommonJS rules first (an extensionless path, a folder's index.js), else the path as given.
 try {
   file = require.resolve(file);
@@ -45,11 +46,11 @@ try {
 
 import(pathToFileURL(file).href).then(
   (ns) => {
-    // Artillery's view of the module: the default export's properties, then the named exports.
+    // Artillery's view of the module: the default export's properties, then the named exports. `default` is one of
+    // them: a CommonJS `module.exports = function` is callable as `function: default` in Artillery.
     const all = Object.assign({}, ns.default ?? {}, ns);
-    const exports = Object.keys(all).filter((k) => k !== 'default' && typeof all[k] === 'function');
-    // After a marker: the processor may print at load time (a console.log), and that is not the answer.
-    process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify({ exports, loads })}\n`);
+    const exports = Object.keys(all).filter((k) => typeof all[k] === 'function');
+    fs.writeFileSync(answerFile, JSON.stringify({ exports, loads }));
     // At once: a processor that opens a pool or a timer at load time must not hold the check open.
     process.exit(0);
   },

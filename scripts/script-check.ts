@@ -85,8 +85,6 @@ export interface ModuleLoad {
 }
 
 const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
-/** Starts the probe's answer line (scripts/processor-probe.js RESULT_MARKER): what the processor printed comes before. */
-const PROBE_MARKER = '@@rig-processor-probe@@';
 
 /**
  * The functions a processor exports and the modules it loads, read in a child process as Artillery would load it
@@ -94,11 +92,14 @@ const PROBE_MARKER = '@@rig-processor-probe@@';
  * `artillery run` runs (`export default { fn }`, a top-level await).
  */
 export function processorExports(file: string): { exports: string[]; loads: ModuleLoad[] } | { error: string } {
+  // The answer comes in a file of its own; what the processor prints at load time goes nowhere (stdout ignored,
+  // stderr kept for a load error's stack, with room for a processor that prints a lot there too).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-processor-probe-'));
+  const answer = path.join(dir, 'answer.json');
   try {
-    const out = execFileSync(process.execPath, [PROCESSOR_PROBE, file], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const line = out.split('\n').filter((l) => l.startsWith(PROBE_MARKER)).pop();
-    if (line === undefined) return { error: 'the check could not read its exports (did it exit at load time?)' };
-    const r = JSON.parse(line.slice(PROBE_MARKER.length)) as { exports: string[]; loads: ModuleLoad[] };
+    execFileSync(process.execPath, [PROCESSOR_PROBE, file, answer], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    if (!fs.existsSync(answer)) return { error: 'the check could not read its exports (did it exit at load time?)' };
+    const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { exports: string[]; loads: ModuleLoad[] };
     return { exports: r.exports, loads: r.loads };
   } catch (err) {
     const e = err as { stderr?: string; message: string; signal?: string };
@@ -106,6 +107,8 @@ export function processorExports(file: string): { exports: string[]; loads: Modu
     const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
     const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
     return { error: reason };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -19,6 +19,7 @@ function write(name: string, body: string): string {
   return file;
 }
 const check = (file: string) => () => checkScriptFiles(loadScenario(file, SCENARIOS));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('checkScriptFiles', () => {
   test('every function named by a step, a hook or a ws connect is found, with where', () => {
@@ -58,6 +59,20 @@ scenarios:
   test('a processor that prints at load time (a console.log) is checked all the same (was: "fails to load: Unexpected token")', () => {
     write('noisy.js', 'console.log("processor loaded {");\nmodule.exports = { f(c, e, d) { d(); } };\n');
     expect(check(write('noisy.yml', 'config: { target: "http://x", processor: ./noisy.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).not.toThrow();
+  });
+
+  test('a processor that prints hundreds of KB at load time, on stdout and stderr, is checked all the same, every time (the answer was lost with the queued output)', () => {
+    write('very-noisy.js', "for (let i = 0; i < 3000; i++) { console.log('load-time noise ' + i + ' ' + 'y'.repeat(80)); console.error('warn ' + i); }\nmodule.exports = { setX(c, e, d) { d(); } };\n");
+    const file = write('very-noisy.yml', 'config: { target: "http://x", processor: ./very-noisy.js }\nscenarios:\n  - flow: [ { function: setX } ]\n');
+    for (let i = 0; i < 3; i++) expect(check(file)).not.toThrow();
+    // And the check leaves nothing behind in the temporary folder.
+    expect(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('rig-processor-probe-'))).toEqual([]);
+  });
+
+  test('a processor that is one function (module.exports = fn) is `function: default`, as Artillery loads it', () => {
+    write('fn-export.js', 'module.exports = function (c, e, d) { c.vars.x = 1; d(); };\n');
+    expect(check(write('fn-default.yml', 'config: { target: "http://x", processor: ./fn-export.js }\nscenarios:\n  - flow: [ { function: default } ]\n'))).not.toThrow();
+    expect(check(write('fn-other.yml', 'config: { target: "http://x", processor: ./fn-export.js }\nscenarios:\n  - flow: [ { function: other } ]\n'))).toThrow(/function "other" is not exported by .*fn-export\.js \(exports: default\)/);
   });
 
   test("an ES-module processor is read as Artillery import()s it: default export's functions, named ones, top-level await (was refused)", () => {
