@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,14 +44,25 @@ export function pinnedNodeVersion(): string {
 
 /**
  * Writes the agent's exact npm tree (package.json + package-lock.json, lib/agent-lockfile.ts) for `names` into a
- * fresh folder and returns it (an asset source: its hash follows the content, so synths are reproducible).
+ * folder named by its content's hash and returns it (an asset source: its hash follows the content, so synths are
+ * reproducible). The asset is copied from it when the app synthesizes, after this returns, so it cannot be removed
+ * here; named by content, every synth of the same tree reuses one folder instead of leaving a new one behind
+ * (a fresh mkdtemp per synth left one folder in the temp directory per `cdk synth`/`deploy`).
  */
 export function writeAgentTree(names: readonly string[]): string {
   const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
   const tree = agentTree(lock, names);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loadtest-rig-agent-tree-'));
-  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(tree.packageJson, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, 'package-lock.json'), `${JSON.stringify(tree.packageLock, null, 2)}\n`);
+  const files = { 'package.json': `${JSON.stringify(tree.packageJson, null, 2)}\n`, 'package-lock.json': `${JSON.stringify(tree.packageLock, null, 2)}\n` };
+  const hash = crypto.createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `loadtest-rig-agent-tree-${hash}`);
+  fs.mkdirSync(dir, { recursive: true });
+  // Written each time (same content), each file renamed into place: a folder a crash left half-written is completed,
+  // and a synth running beside this one never reads a file while it is being written.
+  for (const [name, text] of Object.entries(files)) {
+    const partial = path.join(dir, `.${name}.${process.pid}.tmp`);
+    fs.writeFileSync(partial, text);
+    fs.renameSync(partial, path.join(dir, name));
+  }
   return dir;
 }
 

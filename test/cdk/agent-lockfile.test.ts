@@ -54,6 +54,14 @@ describe('the generators\' exact npm tree, cut from the repository lockfile', ()
     // Reproducible: the same content every synth, so the asset hash (and the launch template) only changes with the lockfile.
     expect(fs.readFileSync(path.join(writeAgentTree(AGENT_PACKAGES), 'package-lock.json'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
   });
+
+  test('every synth of the same tree reuses one folder named by its content, holding the two files only (a folder per synth piled up in the temp directory)', () => {
+    const dir = writeAgentTree(AGENT_PACKAGES);
+    expect(writeAgentTree(AGENT_PACKAGES)).toBe(dir);
+    expect(path.basename(dir)).toMatch(/^loadtest-rig-agent-tree-[0-9a-f]{16}$/);
+    expect(fs.readdirSync(dir).sort()).toEqual(['package-lock.json', 'package.json']);
+    expect(writeAgentTree(AGENT_PACKAGES.slice(0, 1))).not.toBe(dir);
+  });
 });
 
 describe('install-generator.sh', () => {

@@ -29,12 +29,22 @@ describe('cdk-nag AwsSolutionsChecks', () => {
 });
 
 describe('bin/app.ts', () => {
+  // Each synth's output folder, removed after the tests (a cdk.out of ~MBs per run piled up in the temp directory).
+  const outDirs: string[] = [];
+  const outDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bin-'));
+    outDirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of outDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
   const runApp = (context: Record<string, unknown>) => spawnSync(
     path.join(ROOT, 'node_modules/.bin/ts-node'), ['--transpile-only', 'bin/app.ts'],
     {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, CDK_OUTDIR: fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bin-')), CDK_CONTEXT_JSON: JSON.stringify(context) },
+      env: { ...process.env, CDK_OUTDIR: outDir(), CDK_CONTEXT_JSON: JSON.stringify(context) },
     },
   );
 
@@ -45,7 +55,7 @@ describe('bin/app.ts', () => {
   });
 
   test('the stacks have stable names', () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bin-'));
+    const out = outDir();
     const r = spawnSync(path.join(ROOT, 'node_modules/.bin/ts-node'), ['--transpile-only', 'bin/app.ts'], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, CDK_OUTDIR: out, CDK_CONTEXT_JSON: JSON.stringify({ targetKind: 'ec2' }) },
     });
