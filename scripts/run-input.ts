@@ -10,6 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
+import { artilleryScriptProblem } from './artillery-validate';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
 import type { ScriptFiles } from './generator-modules';
@@ -40,6 +41,9 @@ export interface RunInput {
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
+  // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
+  const invalid = artilleryScriptProblem(scenario.script);
+  if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);
   const { loads } = checkScriptFiles(scenario);
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.

@@ -123,6 +123,11 @@ function checkScript(parsed: unknown, file: string): ArtilleryScript {
   if (obj.config.phases !== undefined && !Array.isArray(obj.config.phases)) {
     throw new UsageError(`scenario file ${file}: config.phases must be a list of phases`);
   }
+  // Artillery's schema takes any list here, then fails on its first phase with a TypeError.
+  const notAPhase = (obj.config.phases ?? []).findIndex((p: unknown) => !p || typeof p !== 'object' || Array.isArray(p));
+  if (notAPhase >= 0) {
+    throw new UsageError(`scenario file ${file}: config.phases[${notAPhase}] is ${JSON.stringify(obj.config.phases?.[notAPhase])}, not a phase; each phase is a mapping such as { duration: 60, arrivalRate: 5 }`);
+  }
   return obj as ArtilleryScript;
 }
 

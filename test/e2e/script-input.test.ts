@@ -65,6 +65,33 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     args: ['--scenario', write('dir-proc.yml', `config:\n${target}${phases}  processor: ./\nscenarios:\n  - flow: [ { function: hello } ]\n`)],
     mentions: /config\.processor \.\/: a folder, not a file/,
   },
+  // Artillery's own script check (validate-script), run before anything starts: each was a load process that ended
+  // before the start (exit 3, the reason only in its log), a flow that is not a list an agent's stack trace.
+  {
+    name: 'a scenario without a flow (Artillery\'s script check)',
+    args: ['--scenario', write('noflow.yml', `config:\n${target}${phases}scenarios:\n  - name: noflow\n`)],
+    mentions: /noflow\.yml: "scenarios\[0\]\.flow" is required \(Artillery's script check: `artillery run` stops on it with "Scenario validation error"\); fix the script/,
+  },
+  {
+    name: 'a flow that is a string, not a list',
+    args: ['--scenario', write('flow-string.yml', `config:\n${target}${phases}scenarios:\n  - flow: "get /p/x"\n`)],
+    mentions: /flow-string\.yml: "scenarios\[0\]\.flow" must be an array/,
+  },
+  {
+    name: 'a get step with uri instead of url',
+    args: ['--scenario', write('uri.yml', `config:\n${target}${phases}scenarios:\n  - flow: [ { get: { uri: / } } ]\n`)],
+    mentions: /uri\.yml: "scenarios\[0\]\.flow\[0\]\.get\.url" is required/,
+  },
+  {
+    name: 'a step with two actions (think indented under the get)',
+    args: ['--scenario', write('two-keys.yml', `config:\n${target}${phases}scenarios:\n  - flow:\n      - get: { url: / }\n        think: 1\n`)],
+    mentions: /two-keys\.yml: "scenarios\[0\]\.flow\[0\]" must have 1 key/,
+  },
+  {
+    name: 'a phase that is null (Artillery\'s schema takes it, then throws a TypeError)',
+    args: ['--scenario', write('null-phase.yml', `config:\n${target}  phases: [ null ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /null-phase\.yml: config\.phases\[0\] is null, not a phase; each phase is a mapping/,
+  },
   {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
