@@ -20,6 +20,7 @@ import { localPlatform } from './platforms/local/local';
 import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
 import { socketIoPolls } from './preflight';
+import { enginesUsed } from './engines';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -112,6 +113,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
       env: process.env,
       log,
       socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script),
+      socketIoScript: enginesUsed(input.script).has('socketio'),
       userScript: !input.scenario.builtIn,
       ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
     });

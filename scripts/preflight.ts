@@ -48,6 +48,11 @@ export interface ProbeSpec {
   };
   /** Why the handshake is not probed (its options are templated per vuser, or made by a `connect` function). */
   readonly realtimeUnknown?: string;
+  /**
+   * A user's first HTTP step that is not probed: "POST /orders". Only GET and HEAD are sent before the run; any
+   * other method changes something on the target, and the probe would send it without the step's body or headers.
+   */
+  readonly httpNotProbed?: string;
 }
 
 /** Whether a script turns certificate checks off (`config.tls.rejectUnauthorized: false`, Artillery's setting). */
@@ -83,13 +88,18 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
   let http: ProbeSpec['http'];
+  let httpNotProbed: string | undefined;
   let realtime: ProbeSpec['realtime'];
   for (const raw of flow) {
     const step = (raw ?? {}) as Record<string, unknown>;
     const method = ['get', 'post', 'put', 'patch', 'delete', 'head'].find((m) => step[m] !== undefined);
-    if (!http && method) {
+    if (!http && !httpNotProbed && method) {
       const url = (step[method] as { url?: unknown } | undefined)?.url;
-      if (typeof url === 'string' && !url.includes('{{')) http = { method: method.toUpperCase(), path: url };
+      const safe = method === 'get' || method === 'head';
+      if (typeof url === 'string' && !url.includes('{{')) {
+        if (safe) http = { method: method.toUpperCase(), path: url };
+        else httpNotProbed = `${method.toUpperCase()} ${url}`;
+      }
     }
     if (!http && step.function === BUILT_IN_COOKIE_STEP) http = { method: 'GET', path: '/set-cookie' };
     if (step.function === BUILT_IN_SOCKET_STEP) realtime = 'socketio';
@@ -106,6 +116,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),
     ...(handshake.options ? { realtimeOptions: handshake.options } : {}),
     ...(handshake.unknown ? { realtimeUnknown: handshake.unknown } : {}),
+    ...(httpNotProbed ? { httpNotProbed } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
     ...(builtIn ? {} : { httpStatusAdvisory: true }),
     ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}),

@@ -25,6 +25,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string }} [realtimeOptions]
  *   what the script's engine sends with its handshake (scripts/preflight.ts)
  * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
+ * @property {string} [httpNotProbed]             the first HTTP step, when it is not probed (a user's POST, PUT, PATCH or DELETE)
  */
 
 /**
@@ -104,7 +105,8 @@ async function probe(spec, opts = {}) {
       } catch (err) {
         return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} failed (${errCode(err)}: ${oneLine(err)})`);
       }
-      if (res.status < 500 || attempt >= HTTP_ATTEMPTS) break;
+      // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
+      if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }
     if (res.status >= 400 && spec.httpStatusAdvisory) {
@@ -119,6 +121,8 @@ async function probe(spec, opts = {}) {
       steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status}`);
     }
   }
+
+  if (spec.httpNotProbed) steps.push(`http ${spec.httpNotProbed} not probed (sent only by the run, with its body and headers)`);
 
   if (spec.realtime && spec.realtimeUnknown) {
     steps.push(`${spec.realtime} handshake not probed (${spec.realtimeUnknown})`);

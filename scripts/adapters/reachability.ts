@@ -1,36 +1,67 @@
 /**
- * Whether a target answers at all (edge adapter): one HTTP request, on any platform, before a run starts.
+ * Whether a target answers at all (edge adapter), on any platform, before a run starts: one HTTP request, or only a
+ * connection for a target whose script would never send that request.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { redactUrl } from '../core/redact';
 import { UsageError } from '../errors';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX } = require('../../load-generators/lib/probe-steps') as { UNTRUSTED_CERT: RegExp; UNTRUSTED_CERT_FIX: string };
 
+/** Options of {@link checkReachable}. */
+export interface ReachableOptions {
+  /**
+   * Ask the target an HTTP question (a Socket.IO polling handshake, what a Socket.IO client sends first), which also
+   * finds a server that accepts connections but never answers. Off, only the connection (and TLS) is made and nothing
+   * is sent: a user's own non-Socket.IO target gets no request its script does not make. @default true
+   */
+  readonly http?: boolean;
+}
+
 /**
- * Checks that something answers HTTP at the target; a refusal is bad input (exit 2), nothing started.
+ * Checks that the target answers; a refusal is bad input (exit 2), nothing started.
  * `insecureTls`: the script's `config.tls.rejectUnauthorized` is false, so any certificate is accepted, as Artillery does.
  */
-export function checkReachable(url: string, timeoutMs = 5000, insecureTls = false): Promise<void> {
+export function checkReachable(url: string, timeoutMs = 5000, insecureTls = false, opts: ReachableOptions = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     // A ws:// or wss:// target (engine: ws) answers HTTP on the same port: any response proves it is up.
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
-    const client = httpUrl.startsWith('https:') ? https : http;
-    const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, { timeout: timeoutMs, ...(insecureTls ? { rejectUnauthorized: false } : {}) }, (res) => {
-      res.resume();
-      resolve();
-    });
+    const secure = httpUrl.startsWith('https:');
     let connected = false;
-    req.on('socket', (socket) => socket.once(httpUrl.startsWith('https:') ? 'secureConnect' : 'connect', () => (connected = true)));
-    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err: NodeJS.ErrnoException) => {
+    const failed = (err: NodeJS.ErrnoException) => {
       const code = err.code ?? err.message;
       const where = `target ${redactUrl(url)}`;
       if (UNTRUSTED_CERT.test(code)) reject(new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`));
       else if (connected && code === 'ETIMEDOUT') reject(new UsageError(`${where} accepted the connection but sent no HTTP answer within ${timeoutMs / 1000} s; check that an HTTP server listens there and is not stalled`));
       else reject(new UsageError(`${where} is unreachable (${code}); start the target or fix the URL (--target, or the script's config.target)`));
+    };
+    const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
+    if (opts.http === false) {
+      const u = new URL(httpUrl);
+      const host = u.hostname.replace(/^\[|\]$/g, '');
+      const port = Number(u.port) || (secure ? 443 : 80);
+      const socket = secure
+        ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), rejectUnauthorized: !insecureTls })
+        : net.connect({ host, port });
+      socket.setTimeout(timeoutMs, () => socket.destroy(timedOut()));
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', failed);
+      return;
+    }
+    const client = secure ? https : http;
+    const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, { timeout: timeoutMs, ...(insecureTls ? { rejectUnauthorized: false } : {}) }, (res) => {
+      res.resume();
+      resolve();
     });
+    req.on('socket', (socket) => socket.once(secure ? 'secureConnect' : 'connect', () => (connected = true)));
+    req.on('timeout', () => req.destroy(timedOut()));
+    req.on('error', failed);
   });
 }

@@ -2,7 +2,7 @@
  * Target-side samples (edge adapter): polls the reference target's `GET /metrics` every few seconds
  * during a run and keeps each answer in the run store under `target/metrics/<ts>.json`, so the report
  * can show target CPU, instance (worker) count and connections on the same time axis as the load.
- * A target without `/metrics` (the user's own) simply yields no samples.
+ * Only the rig's own reference target is polled: a user's `--target` gets no request the script does not make.
  */
 import { TARGET_METRICS_PREFIX, targetMetricsKey } from '../../load-generators/lib/run-protocol';
 import type { CloudWatchSection, LoadWindow, MetricsSource, RunStore } from '../contracts';
@@ -98,6 +98,11 @@ export function startTargetSampler(props: TargetSamplerProps): TargetSampler {
 
 /** Options of {@link targetMetricsSource}. */
 export interface TargetMetricsSourceProps extends TargetSamplerProps {
+  /**
+   * Whether the target is the rig's reference target, whose `/metrics` is polled. A user's own target (`--target`)
+   * is not: it got a `GET /metrics` every 5 s its script never made (a Prometheus endpoint, a 404 in its logs).
+   */
+  readonly referenceTarget: boolean;
   /** What the platform measures besides the target's /metrics for the load's window (AWS: CloudWatch). */
   readonly extra?: (window: LoadWindow | undefined) => Promise<CloudWatchSection | undefined>;
 }
@@ -111,7 +116,7 @@ export function targetMetricsSource(props: TargetMetricsSourceProps): MetricsSou
   let collected: Promise<CloudWatchSection | undefined> | undefined;
   return {
     start() {
-      if (!sampler && !collected) sampler = startTargetSampler(props);
+      if (props.referenceTarget && !sampler && !collected) sampler = startTargetSampler(props);
     },
     collect(window) {
       collected ??= (async () => {

@@ -14,8 +14,12 @@ const dir = tempDir('rig-own-errors-');
 describe("a run whose failures are the generator's own", () => {
   let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
   let port = 0;
+  const requests: string[] = [];
   beforeAll(async () => {
-    server = await loopbackHttpServer();
+    server = await loopbackHttpServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.end('ok');
+    });
     port = server.port;
   });
   afterAll(() => server.close());
@@ -68,5 +72,9 @@ printf 'NIC statistics:\n     bw_in_allowance_exceeded: 0\n     conntrack_allowa
     const nic = r.json.rig.generators[0].health.nicAllowanceExceeded;
     expect(nic.conntrack).toBeGreaterThan(0);
     expect(nic.bw_in).toBe(0);
+    // A user's own target gets what its script sends (and the preflight's GET of its first step), nothing else: the
+    // rig polled GET /metrics on it every 5 s, as on its own reference target.
+    expect(requests.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(requests)).toEqual(new Set(['GET /']));
   }, 120_000);
 });

@@ -23,8 +23,17 @@ describe('preflightSpec: what the probe checks, read from the scenario', () => {
   });
 
   test("a user's script: its first HTTP step and its engine's handshake; templated URLs and unknown functions are not guessed", () => {
-    const script = { config: { target: 'x', variables: { socketPath: '/rt' } }, scenarios: [{ engine: 'socketio', flow: [{ think: 1 }, { post: { url: '/login' } }, { get: { url: '/next' } }] }] };
-    expect(preflightSpec(script, 'http://t', false)).toMatchObject({ http: { method: 'POST', path: '/login' }, realtime: 'socketio', realtimePath: '/rt', httpStatusAdvisory: true });
+    const script = { config: { target: 'x', variables: { socketPath: '/rt' } }, scenarios: [{ engine: 'socketio', flow: [{ think: 1 }, { get: { url: '/login' } }, { post: { url: '/next' } }] }] };
+    expect(preflightSpec(script, 'http://t', false)).toMatchObject({ http: { method: 'GET', path: '/login' }, realtime: 'socketio', realtimePath: '/rt', httpStatusAdvisory: true });
+    // A first step that changes something is not sent before the run (the probe would send it without its body or
+    // headers), and no later GET stands in for it: only the handshake and the connection are probed.
+    for (const method of ['post', 'put', 'patch', 'delete']) {
+      const writes = { config: {}, scenarios: [{ flow: [{ [method]: { url: '/orders', json: { confirm: true } } }, { get: { url: '/next' } }] }] };
+      const spec = preflightSpec(writes, 'http://t', false);
+      expect(spec.http).toBeUndefined();
+      expect(spec.httpNotProbed).toBe(`${method.toUpperCase()} /orders`);
+    }
+    expect(preflightSpec({ config: {}, scenarios: [{ flow: [{ head: { url: '/h' } }] }] }, 'http://t', false).http).toEqual({ method: 'HEAD', path: '/h' });
     const ws = { config: {}, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
     expect(preflightSpec(ws, 'ws://t/feed', false)).toEqual({ target: 'ws://t/feed', realtime: 'websocket', timeoutMs: 5000, httpStatusAdvisory: true });
     const custom = { config: {}, scenarios: [{ flow: [{ get: { url: '/u/{{ id }}' } }, { function: 'mine' }] }] };
@@ -118,6 +127,28 @@ describe('the probe against real servers on loopback', () => {
   test('a name that does not resolve: config error at dns', async () => {
     const result = await probe({ target: 'http://loadtest-rig-preflight.invalid' });
     expect(result).toMatchObject({ ok: false, step: 'dns', config: true, message: expect.stringMatching(/^DNS: loadtest-rig-preflight\.invalid does not resolve/) });
+  });
+
+  test("a user's own first step is sent once, even on a 5xx (its status is not judged); one that changes something is not sent at all", async () => {
+    const seen: string[] = [];
+    const srv = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.statusCode = 500;
+      res.end();
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (srv.address() as { port: number }).port;
+      const once = await probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/err500' }, httpStatusAdvisory: true });
+      expect(once).toMatchObject({ ok: true, steps: expect.arrayContaining(["http GET /err500 500 (your script's own step: not judged)"]) });
+      expect(seen).toEqual(['GET /err500']);
+      const writes = preflightSpec({ config: {}, scenarios: [{ flow: [{ delete: { url: '/err500', json: { confirm: true } } }] }] }, `http://127.0.0.1:${port}`, false);
+      const notSent = await probe(writes);
+      expect(notSent).toMatchObject({ ok: true, steps: expect.arrayContaining(['http DELETE /err500 not probed (sent only by the run, with its body and headers)']) });
+      expect(seen).toEqual(['GET /err500']);
+    } finally {
+      srv.close();
+    }
   });
 
   test('a 5xx is retried, then reported as the target\'s failure (exit 3)', async () => {

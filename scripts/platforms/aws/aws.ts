@@ -160,6 +160,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
       const metrics = targetMetricsSource({
         url,
         store,
+        referenceTarget: !ctx.options.target,
         extra: async (window) => {
           await publishing.stop();
           if (publisher) await publishLast(ctx, publisher, runId);

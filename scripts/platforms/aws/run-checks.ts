@@ -66,7 +66,8 @@ export async function prepareTarget(ctx: RunCheckContext, plan: Plan, processesP
   const url = options.target ?? outputs.targetUrl?.replace(/\/+$/, '');
   if (!url) throw new UsageError(`the deployed rig has no target stack (targetKind none); pass --target URL of the system under test`);
   // The generators reach the target, not necessarily this machine (ALB restricted to the generators): warn only.
-  await checkReachable(url, 3000, options.insecureTls === true).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from their own network (the rig's target admits only them)`));
+  // A connection only (no request): the target may be a user's own, and this machine is not one of the generators.
+  await checkReachable(url, 3000, options.insecureTls === true, { http: false }).catch(() => log(`note: ${url} does not answer from this machine; the generators connect from their own network (the rig's target admits only them)`));
   // A target the user chose (--target, or the script's own config.target) was already printed with its source
   // (scripts/target-choice.ts); only the deployed stack's target is said here.
   if (!options.target) log(`target: ${url} (stack ${RIG_STACK_NAMES.target})`);

@@ -66,6 +66,8 @@ export interface LocalPlatformProps {
   readonly scriptTarget?: string;
   /** The run's script starts its Socket.IO clients with HTTP long-polling (scripts/preflight.ts socketIoPolls). */
   readonly socketIoPolls?: boolean;
+  /** A scenario of the run's (user) script uses the socketio engine. */
+  readonly socketIoScript?: boolean;
 }
 
 /** Builds the local platform from this machine's limits. */
@@ -81,7 +83,9 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
 
   const prepareTarget = async (plan: Plan, runId: string): Promise<TargetHandle> => {
     if (options.target) {
-      await checkReachable(options.target, undefined, options.insecureTls === true);
+      // A Socket.IO polling handshake is what the built-in scenarios' and a Socket.IO script's clients send anyway;
+      // any other script's target only gets a connection.
+      await checkReachable(options.target, undefined, options.insecureTls === true, { http: !opts.userScript || opts.socketIoScript === true });
       return { url: options.target, stop: async () => undefined };
     }
     const workers = targetWorkersFor(plan.peakConcurrent, machine.openFiles);
@@ -119,7 +123,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
         const target = await prepareTarget(plan, runId);
         cleanups.push(() => target.stop());
         const store = localStore(runDir);
-        const metrics = targetMetricsSource({ url: target.url, store });
+        const metrics = targetMetricsSource({ url: target.url, store, referenceTarget: !options.target });
         cleanups.push(() => metrics.collect(undefined).then(() => undefined));
         const fleet = localFleet({ agentScript: path.join(opts.root, 'load-generators', 'agent.js'), runDir: store.location, runId });
         cleanups.push(() => fleet.stop());
