@@ -40,7 +40,7 @@ export interface RunInput {
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
-  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment);
+  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
   if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);

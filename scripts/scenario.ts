@@ -14,6 +14,7 @@ import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
 import { phasesWithNumbers } from './core/phases';
+import { resolveConfigEnv } from './config-env';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -46,8 +47,9 @@ export interface LoadedScenario {
 /**
  * Reads a built-in scenario by name or the user's script by path, and merges the `-e/--environment`
  * entry of `config.environments` into its config as Artillery does; a bad one is a {@link UsageError}.
+ * `env` resolves the environment templates of the phases, processor and payload paths (scripts/config-env.ts).
  */
-export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string): LoadedScenario {
+export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string, env: Readonly<Record<string, string | undefined>> = {}): LoadedScenario {
   const builtIn = (BUILT_IN_SCENARIOS as readonly string[]).includes(nameOrPath);
   const looksLikePath = namesAFile(nameOrPath);
   let file: string;
@@ -77,6 +79,7 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   const script = checkScript(parsed, file);
   const name = builtIn ? nameOrPath : path.basename(file);
   const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
+  script.config = resolveConfigEnv(script.config, env, name);
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
   return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}) };
 }
