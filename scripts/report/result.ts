@@ -56,7 +56,10 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   }
   if (s.status === 'timed-out') {
     raise(ExitCode.rigFailure);
-    failures.push('the run did not end in its expected time: the rig stopped it, the figures are partial');
+    // What holds a load process past its plan is nearly always a vuser that never finishes: a step function that
+    // never calls its callback, a loop without an end, or a process.exit() in a step (under Artillery it ends the
+    // worker thread only, and `artillery run` itself then waits forever).
+    failures.push("the run did not end in its expected time (its phases and sessions plus 2 minutes): the rig stopped it, the figures are partial; vusers that never finish hold a load process (a step function that never calls its callback, a loop without an end, a process.exit() in a step: plain `artillery run` never ends either)");
   }
   if (s.status === 'partial') raise(ExitCode.rigFailure);
   for (const l of s.rig.lostGenerators) failures.push(`generator ${l.id} lost (${l.reason}): its figures stop there`);
