@@ -29,8 +29,11 @@ export interface OrchestratorDeps {
 /** One generator's part of the run, as written to its slice.json. */
 export interface GeneratorSpec {
   readonly id: string;
-  /** One Artillery script per load process, each with its own source address. */
-  readonly processes: ReadonlyArray<{ readonly script: ArtilleryScript; readonly sourceAddress?: string }>;
+  /**
+   * One Artillery script per load process, each with its own source address; `osChoice`: the script's connections
+   * come from Artillery's own engines, which bind none (a user's script), so it gets none.
+   */
+  readonly processes: ReadonlyArray<{ readonly script: ArtilleryScript; readonly sourceAddress?: string; readonly osChoice?: true }>;
 }
 
 /** The run as planned. */

@@ -51,15 +51,23 @@ function newRunId(now: Date): string {
 /**
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
  * a process or generator with nothing to do is not started (it would only wait, and end as "lost").
+ * Source addresses are the built-in scenarios' (`bindsSource`): only the rig's own processors bind one; a user's
+ * script connects through Artillery's engines from the address the OS picks, and its processes are marked so (the
+ * agent then counts their ports per destination, not on an address they never use).
  */
-export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'index' | 'processes'>> }, script: ArtilleryScript, platform: Pick<Platform, 'sourceAddress'> & Partial<Pick<RegionalPlatform, 'generatorTarget'>>): GeneratorSpec[] {
+export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'index' | 'processes'>> }, script: ArtilleryScript, platform: Pick<Platform, 'sourceAddress'> & Partial<Pick<RegionalPlatform, 'generatorTarget'>>, bindsSource = true): GeneratorSpec[] {
   const specs: GeneratorSpec[] = [];
   // Each load process runs its exact share as planned (phases and payload rows: scripts/core/split.ts).
   for (const g of plan.generators) {
     const own = retarget(script, platform.generatorTarget?.(g.index));
     const processes = g.processes
       .filter((p) => p.arrivals > 0)
-      .map((p) => ({ script: processScript(own, p.phases, p.payload), sourceAddress: platform.sourceAddress(g.index, p.index) }));
+      .map((p) => {
+        const processScriptOf = processScript(own, p.phases, p.payload);
+        if (!bindsSource) return { script: processScriptOf, osChoice: true as const };
+        const sourceAddress = platform.sourceAddress(g.index, p.index);
+        return { script: processScriptOf, ...(sourceAddress !== undefined ? { sourceAddress } : {}) };
+      });
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }
   return specs;
@@ -192,7 +200,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
   await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn));
-  const generators = generatorSpecs(plan, script, platform);
+  const generators = generatorSpecs(plan, script, platform, input.scenario.builtIn);
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
   for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script)) ctx.log(line);

@@ -40,7 +40,9 @@
 
 /**
  * One load process of a slice: its Artillery script and, locally, its source address.
- * @typedef {{ script: any, sourceAddress?: string }} LoadProcessSpec
+ * `osChoice`: the script connects through Artillery's engines, which bind no source address (a user's script): the
+ * process gets none, and its ports are counted per destination.
+ * @typedef {{ script: any, sourceAddress?: string, osChoice?: boolean }} LoadProcessSpec
  */
 /**
  * generators/<id>/slice.json

@@ -108,13 +108,15 @@ async function targetAddresses(target, resolve = async (h) => (await dns.promise
  * The source address(es) of each load process on this machine, and what the run output should say about them:
  * a spec's own address (a local loopback alias) only where it reaches the spec's target (else the OS's choice,
  * with a note); for specs without one, `assignSourceAddresses` over this instance's private IPv4 addresses when
- * every such target is private, else the OS's choice.
- * @param {{ sourceAddress?: string, script?: any }[]} specs
+ * every such target is private, else the OS's choice. A spec marked `osChoice` (a user's script: Artillery's engines
+ * bind no address) always keeps the OS's choice and takes no share of the instance's addresses.
+ * @param {{ sourceAddress?: string, script?: any, osChoice?: boolean }[]} allSpecs
  * @param {{ interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, env?: NodeJS.ProcessEnv, resolve?: (host: string) => Promise<string[]> }} [io]
  *   resolve: every address of a host name, both families (default: the OS's resolver)
  * @returns {Promise<{ sources: string[], notes: string[] }>}
  */
-async function sourceAddressesFor(specs, io = {}) {
+async function sourceAddressesFor(allSpecs, io = {}) {
+  const specs = allSpecs.filter((s) => !s.osChoice);
   const targetOf = (/** @type {{ script?: any }} */ s) => s.script && s.script.config && s.script.config.target;
   /** @type {string[]} */
   const notes = [];
@@ -133,8 +135,9 @@ async function sourceAddressesFor(specs, io = {}) {
     const ok = await Promise.all(open.map((t) => (isLoopbackTarget(t) ? true : targetIsPrivate(t, io.resolve))));
     if (ok.every(Boolean)) addresses = privateIPv4Addresses(io.interfaces, io.env);
   }
-  const assigned = assignSourceAddresses(specs, addresses);
-  return { sources: assigned.map((a, k) => (dropped[k] ? '' : a)), notes };
+  const assigned = assignSourceAddresses(specs, addresses).map((a, k) => (dropped[k] ? '' : a));
+  let next = 0;
+  return { sources: allSpecs.map((s) => (s.osChoice ? '' : /** @type {string} */ (assigned[next++]))), notes };
 }
 
 /**

@@ -10,6 +10,7 @@ import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
 import { awsPlatform } from '../../scripts/platforms/aws/aws';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import { capacityLine } from '../../scripts/platforms/aws/select';
 import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { capacityPerGenerator, planLoad } from '../../scripts/core/plan';
@@ -91,6 +92,15 @@ test('a stack deployed with more secondary IPs than one interface of its type ho
   const c6a = { vcpus: 8, memoryBytes: 16 * 1024 ** 3, ipv4PerInterface: 15 };
   expect(() => platform({}, { outputs: { ...OUTPUTS, generatorInstanceType: 'c6a.2xlarge', generatorSecondaryIps: 15 }, instanceSpec: c6a })).toThrow(/at most 14 secondary/);
   expect(platform({}, { outputs: { ...OUTPUTS, generatorInstanceType: 'c6a.2xlarge', generatorSecondaryIps: 14 }, instanceSpec: c6a, targetIsPrivate: true }).p.limits.sourceAddresses).toBe(8);
+});
+
+test("a user's script plans one address per generator even against a private target, and says why: only the built-in scenarios' processors bind the secondary IPs", () => {
+  const outputs = { ...OUTPUTS, generatorSecondaryIps: 2 };
+  // selectPlatform passes targetIsPrivate && !userScript: a user's script is planned as against a public target.
+  const asUser = platform({}, { outputs, targetIsPrivate: false }).p;
+  expect(asUser.limits).toEqual(awsGenerator('c5.large', 0).limits);
+  expect(capacityLine(outputs, true, asUser.generator, undefined, true)).toMatch(/, 2 secondary IPs unused \(your script's connections leave from the address the OS picks\): [\d,]+ vusers each \(ephemeral ports binds\)$/);
+  expect(capacityLine(outputs, true, platform({}, { outputs, targetIsPrivate: true }).p.generator)).toMatch(/, 2 secondary IPs in use \(private target\): /);
 });
 
 test('the planner asks for one more generator one vuser past the modelled capacity', () => {

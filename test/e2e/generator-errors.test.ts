@@ -50,7 +50,7 @@ module.exports = { fromElsewhere(context, events, done) {
   // (EC2 User Guide, "Monitor network performance for ENA settings"); no machine here has ENA, so a stand-in
   // `ethtool` on the agents' PATH prints them in the driver's format, its connection-tracking count rising by 7 at
   // every call. What is under test is everything after the counter: agent, run store, verdict, summary.
-  test("drops past the instance's connection-tracking allowance: rig-limited, the allowance named, the packets in the summary, exit 0", async () => {
+  test("a user's script on its own target: drops past the instance's connection-tracking allowance make it rig-limited (allowance named, packets in the summary, exit 0); its ports are counted per destination; the target gets only the script's requests", async () => {
     const bin = path.join(dir, 'fake-bin');
     fs.mkdirSync(bin, { recursive: true });
     const count = path.join(dir, 'conntrack-count');
@@ -72,6 +72,14 @@ printf 'NIC statistics:\n     bw_in_allowance_exceeded: 0\n     conntrack_allowa
     const nic = r.json.rig.generators[0].health.nicAllowanceExceeded;
     expect(nic.conntrack).toBeGreaterThan(0);
     expect(nic.bw_in).toBe(0);
+    // A user's script connects from the address the OS picks (Artillery's engines bind no alias): its ports are counted
+    // per (source, destination) pair, its two kept-alive connections among them, and no socket count by address is
+    // claimed for it. They were counted on a loopback alias the script never used (0, or another run's sockets when
+    // two runs shared the machine).
+    expect(r.json.rig.generators[0].health.peakPortsInUse).toBeGreaterThanOrEqual(2);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'run-nic', 'report.json'), 'utf8')) as { timeline: { health: Array<{ socketsEstablished?: number }> } };
+    expect(report.timeline.health.length).toBeGreaterThanOrEqual(2);
+    expect(report.timeline.health.filter((h) => h.socketsEstablished !== undefined)).toEqual([]);
     // A user's own target gets what its script sends (and the preflight's GET of its first step), nothing else: the
     // rig polled GET /metrics on it every 5 s, as on its own reference target.
     expect(requests.length).toBeGreaterThanOrEqual(3);

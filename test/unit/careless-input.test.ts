@@ -147,6 +147,11 @@ describe('small runs', () => {
     const specs = generatorSpecs(planLoad({ phases: [{ duration: 1, arrivalCount: 1 }], limits, sessionSeconds: 5 }), script, platform);
     expect(specs.map((s) => [s.id, s.processes.length])).toEqual([['g01', 1]]);
   });
+  it("a user's script: no source address, its processes marked as the OS's choice (Artillery's engines bind none)", () => {
+    const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], limits, sessionSeconds: 5 });
+    expect(generatorSpecs(plan, script, platform, false)[0]?.processes.map((p) => ({ sourceAddress: p.sourceAddress, osChoice: p.osChoice }))).toEqual([{ sourceAddress: undefined, osChoice: true }, { sourceAddress: undefined, osChoice: true }]);
+    expect(generatorSpecs(plan, script, platform)[0]?.processes.map((p) => p.sourceAddress)).toEqual(['127.0.1.10', '127.0.1.11']);
+  });
   it('--generators 4 --vusers 2: the two generators with a share, one process each', () => {
     const plan = planLoad({ phases: [{ duration: 1, arrivalCount: 2 }], generators: 4, limits, sessionSeconds: 5 });
     const specs = generatorSpecs(plan, script, platform);

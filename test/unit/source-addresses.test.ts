@@ -57,6 +57,13 @@ describe('source addresses', () => {
   });
 
   // Linux delivers 127/8 over `lo` only, and an IPv4 address cannot be bound by the IPv6 socket an IPv6 target needs:
+  test("a user's script (osChoice: Artillery's engines bind no address) keeps the OS's choice and takes no share of the instance's addresses", async () => {
+    const specs = [{ ...spec('http://10.0.2.9:3000'), osChoice: true }, spec('http://10.0.2.9:3000'), { ...spec('http://127.0.0.1:3000', '127.0.1.10'), osChoice: true }];
+    const r = await sa.sourceAddressesFor(specs, { interfaces: INTERFACES, env: {}, resolve: async () => ['10.0.2.9'] });
+    // The one process that binds gets every address (it is the only one they are dealt to).
+    expect(r.sources).toEqual(['', '10.0.1.5,10.0.1.77,10.0.1.78', '']);
+  });
+
   // a loopback alias reaches IPv4 loopback and nothing else (every connect fails with EINVAL otherwise).
   test('a loopback alias reaches only targets whose every address is IPv4 loopback', () => {
     expect(sa.aliasReaches(['127.0.0.1'])).toBe(true);

@@ -159,6 +159,9 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   const loopback = loopbackTargetProblem(options.target, env);
   if (loopback) throw new UsageError(loopback);
   const targetIsPrivate = targetUrl ? await (p.targetIsPrivate ?? lookUpTargetIsPrivate)(targetUrl) : false;
+  // Only the built-in scenarios' processors bind the instance's addresses; a user's script connects through
+  // Artillery's engines from the address the OS picks, so its plan counts one address per generator.
+  const userScript = p.scriptFiles !== undefined;
   const api = clientsModule().createAwsApi({ region });
   const instanceSpec = await (p.describeInstanceType ?? describeInstanceType)(api, outputs.generatorInstanceType ?? awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE, log);
   const platform = awsModule().awsPlatform({
@@ -169,10 +172,10 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
     options,
     log,
     signal: p.signal,
-    targetIsPrivate,
+    targetIsPrivate: targetIsPrivate && !userScript,
     ...(p.generatorCapacity !== undefined ? { generatorCapacity: p.generatorCapacity } : {}),
   });
-  log(capacityLine(outputs, targetIsPrivate, platform.generator, p.generatorCapacity));
+  log(capacityLine(outputs, targetIsPrivate, platform.generator, p.generatorCapacity, userScript));
   if (!outputs.regions?.length) return platform;
 
   // Generators in several regions: one platform per region, composed (scripts/platforms/aws/multi-region.ts).
@@ -206,12 +209,13 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
 }
 
 /** One line: what one generator holds and why (instance type and where its figures came from, addresses used, the limit that binds, heap). */
-export function capacityLine(outputs: RigOutputs, targetIsPrivate: boolean, generator: DeployedGenerator, override?: number): string {
+export function capacityLine(outputs: RigOutputs, targetIsPrivate: boolean, generator: DeployedGenerator, override?: number, userScript = false): string {
   const { limits } = generator;
   const type = outputs.generatorInstanceType ?? `${awsModule().DEFAULT_GENERATOR_INSTANCE_TYPE} (assumed: the stack has no GeneratorInstanceType output)`;
   const source = generator.source === 'ec2' ? 'EC2 DescribeInstanceTypes' : generator.source === 'table' ? 'built-in table' : 'size name';
   const ips = outputs.generatorSecondaryIps ?? 0;
-  const used = ips === 0 ? 'no secondary IPs' : targetIsPrivate ? `${ips} secondary IP${ips > 1 ? 's' : ''} in use (private target)` : `${ips} secondary IP${ips > 1 ? 's' : ''} unused (the target is not private)`;
+  const plural = ips > 1 ? 's' : '';
+  const used = ips === 0 ? 'no secondary IPs' : userScript ? `${ips} secondary IP${plural} unused (your script's connections leave from the address the OS picks)` : targetIsPrivate ? `${ips} secondary IP${ips > 1 ? 's' : ''} in use (private target)` : `${ips} secondary IP${ips > 1 ? 's' : ''} unused (the target is not private)`;
   const { vusers, binding } = capacityPerGenerator(limits);
   const bound = binding === 'memory' ? (override !== undefined ? '--generator-capacity' : 'memory') : binding === 'openFiles' ? 'open files' : 'ephemeral ports';
   return `generators: ${type} (${source}), ${limits.processes} load processes (heap ${generator.heapLimitMiB.toLocaleString('en-US')} MiB each), ${used}: ${vusers.toLocaleString('en-US')} vusers each (${bound} binds)`;
