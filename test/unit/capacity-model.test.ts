@@ -140,6 +140,15 @@ describe('one source address on the local platform', () => {
   // otherwise every connection to one target address shares one port range, whatever the planner's per-process figure.
   const platform = (flags: Parameters<typeof validateFlags>[0], extra: { userScript?: boolean; scriptTarget?: string } = {}) =>
     localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags(flags), env: {}, log: () => undefined, ...extra });
+  test("each run's aliases are in a /16 of its own (127.<block>.…): two local runs at once neither count each other's sockets nor share ports", () => {
+    const p = localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags({}), env: {}, log: () => undefined, aliasBlock: 42 });
+    expect([p.sourceAddress(0, 0), p.sourceAddress(0, 1), p.sourceAddress(1, 0), p.sourceAddress(100, 1)]).toEqual(['127.42.1.10', '127.42.1.11', '127.42.1.12', '127.42.2.11']);
+    // Drawn per run, from 1–254.
+    const blocks = new Set(Array.from({ length: 300 }, () => Number(localPlatform({ root: '/repo', machine: LOCAL_2CORE, options: validateFlags({}), env: {}, log: () => undefined }).sourceAddress(0, 0)?.split('.')[1])));
+    expect(Math.min(...blocks)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...blocks)).toBeLessThanOrEqual(254);
+    expect(blocks.size).toBeGreaterThan(50);
+  });
   test('built-in scenarios against the reference target or an IPv4 loopback --target: one alias per process, no bound', () => {
     expect(platform({}).oneSourceAddress).toBeUndefined();
     expect(platform({ target: 'http://127.0.0.1:3000' }).oneSourceAddress).toBeUndefined();

@@ -3,6 +3,7 @@
  * loopback source addresses; the target is the reference target started for the run (or --target).
  */
 import * as path from 'node:path';
+import { randomInt } from 'node:crypto';
 import { localStore } from '../../../load-generators/lib/run-store';
 import { aliasReaches } from '../../../load-generators/lib/source-addresses';
 import type { MachineLimits } from '../../adapters/system-limits';
@@ -29,9 +30,14 @@ const TARGET_ENV_KEYS = ['FAULT_DELIVERY_DELAY_MS', 'FAULT_WITHHOLD_FRACTION', '
  */
 const LOCAL_TIMINGS: RunTimings = { readyTimeoutMs: 120_000, startLeadMs: 150 };
 
-/** Loopback source address of the n-th load process (127.0.1.10 …): each gets its own port range. */
-export function loopbackSourceAddress(n: number): string {
-  return `127.0.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
+/**
+ * Loopback source address of the n-th load process of a run whose aliases are in `127.<block>.0.0/16`
+ * (127.<block>.1.10 …): each process gets its own port range. Each run draws its own block, so two local runs on
+ * one machine (parallel CI jobs) neither count each other's sockets in their health samples nor compete for the
+ * same addresses' ports; all of 127.0.0.0/8 is loopback on Linux.
+ */
+export function loopbackSourceAddress(n: number, block: number): string {
+  return `127.${block}.${1 + Math.floor(n / 200)}.${10 + (n % 200)}`;
 }
 
 /**
@@ -68,6 +74,8 @@ export interface LocalPlatformProps {
   readonly socketIoPolls?: boolean;
   /** A scenario of the run's (user) script uses the socketio engine. */
   readonly socketIoScript?: boolean;
+  /** The second octet of this run's loopback aliases ({@link loopbackSourceAddress}). @default a random 1–254 */
+  readonly aliasBlock?: number;
 }
 
 /** Builds the local platform from this machine's limits. */
@@ -77,6 +85,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
   // each from its own loopback source address; limits from the capacity model and this machine.
   const { limits, arrivalsPerSecond } = localGenerator(machine);
   const processes = limits.processes;
+  const aliasBlock = opts.aliasBlock ?? randomInt(1, 255);
   const oneAddressWhy = oneSourceAddressWhy(opts.userScript === true, options.target ?? opts.scriptTarget);
   // The built-in connect flow's token, which the preflight sends as a vuser would.
   const authToken = opts.env.RIG_SECRET_AUTH_TOKEN || undefined;
@@ -115,7 +124,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
       why: `${(machine.freeMemoryBytes / 2 ** 30).toFixed(1)} GiB free, ~${Math.round(limits.bytesPerVuser / 1024)} KiB per vuser`,
     },
     secretsInEnvironment: true,
-    sourceAddress: (g, k) => loopbackSourceAddress(g * processes + k),
+    sourceAddress: (g, k) => loopbackSourceAddress(g * processes + k, aliasBlock),
 
     async open({ runId, runDir, plan }) {
       const cleanups = cleanupStack();
