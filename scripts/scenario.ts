@@ -121,7 +121,8 @@ function checkScript(parsed: unknown, file: string): ArtilleryScript {
     throw new UsageError(`scenario file ${file} has no "config" section; an Artillery script needs config (target, phases) and scenarios`);
   }
   if (!Array.isArray(obj.scenarios) || obj.scenarios.length === 0) {
-    throw new UsageError(`scenario file ${file} has no "scenarios" list; add at least one scenario with a flow`);
+    const what = Array.isArray(obj.scenarios) ? 'an empty "scenarios" list' : obj.scenarios === undefined ? 'no "scenarios" list' : 'a "scenarios" that is not a list';
+    throw new UsageError(`scenario file ${file} has ${what}; add at least one scenario with a flow`);
   }
   if (obj.config.phases !== undefined && !Array.isArray(obj.config.phases)) {
     throw new UsageError(`scenario file ${file}: config.phases must be a list of phases`);

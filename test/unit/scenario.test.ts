@@ -63,6 +63,21 @@ describe('a script without config.phases runs one vuser, as artillery run does (
   });
 });
 
+describe('loadScenario: the scenarios list', () => {
+  test('missing, empty or not a list: each said as it is, with the fix', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scenarios-'));
+    const load = (tail: string) => {
+      const file = path.join(dir, 's.yml');
+      fs.writeFileSync(file, `config:\n  target: http://x\n${tail}`);
+      return () => loadScenario(file, SCENARIOS);
+    };
+    expect(load('')).toThrow(/s\.yml has no "scenarios" list; add at least one scenario with a flow$/);
+    expect(load('scenarios: []\n')).toThrow(/s\.yml has an empty "scenarios" list; add at least one scenario with a flow$/);
+    expect(load('scenarios: { flow: [] }\n')).toThrow(/s\.yml has a "scenarios" that is not a list; add at least one scenario with a flow$/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe('loadScenario with an environment', () => {
   /** Loads `config:` + the given lines + one empty scenario, with -e `environment`. */
   const loadWith = (configLines: string, environment: string) => {
