@@ -11,6 +11,7 @@ import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, check
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
 import { artilleryScriptProblem } from './artillery-validate';
+import { endlessLoopNotes } from './loop-notes';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
 import type { ScriptFiles } from './generator-modules';
@@ -76,6 +77,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
       ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
+      ...(scenario.builtIn ? [] : endlessLoopNotes(scenario.script, scenario.name)),
       ...(scenario.builtIn ? [] : [defaultPhasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
     ],
