@@ -50,7 +50,10 @@ import(pathToFileURL(file).href).then(
     // them: a CommonJS `module.exports = function` is callable as `function: default` in Artillery.
     const all = Object.assign({}, ns.default ?? {}, ns);
     const exports = Object.keys(all).filter((k) => typeof all[k] === 'function');
-    fs.writeFileSync(answerFile, JSON.stringify({ exports, loads }));
+    // Whole or not at all (a file handed to another process): written under a temporary name, then renamed.
+    const tmp = `${answerFile}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify({ exports, loads }));
+    fs.renameSync(tmp, answerFile);
     // At once: a processor that opens a pool or a timer at load time must not hold the check open.
     process.exit(0);
   },
