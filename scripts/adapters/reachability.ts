@@ -4,13 +4,15 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as net from 'node:net';
-import * as tls from 'node:tls';
 import { redactUrl } from '../core/redact';
 import { UsageError } from '../errors';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX } = require('../../load-generators/lib/probe-steps') as { UNTRUSTED_CERT: RegExp; UNTRUSTED_CERT_FIX: string };
+const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce } = require('../../load-generators/lib/probe-steps') as {
+  UNTRUSTED_CERT: RegExp;
+  UNTRUSTED_CERT_FIX: string;
+  connectOnce(address: string, port: number, servername: string, secure: boolean, timeoutMs: number, localAddress: string | undefined, insecure: boolean): Promise<void>;
+};
 
 /** Options of {@link checkReachable}. */
 export interface ReachableOptions {
@@ -41,18 +43,10 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     };
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
+      // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.
       const u = new URL(httpUrl);
       const host = u.hostname.replace(/^\[|\]$/g, '');
-      const port = Number(u.port) || (secure ? 443 : 80);
-      const socket = secure
-        ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), rejectUnauthorized: !insecureTls })
-        : net.connect({ host, port });
-      socket.setTimeout(timeoutMs, () => socket.destroy(timedOut()));
-      socket.once(secure ? 'secureConnect' : 'connect', () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.once('error', failed);
+      connectOnce(host, Number(u.port) || (secure ? 443 : 80), host, secure, timeoutMs, undefined, insecureTls).then(resolve, failed);
       return;
     }
     const client = secure ? https : http;
