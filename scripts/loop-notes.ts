@@ -5,8 +5,7 @@
  * `artillery run` as under the rig, where only the run's deadline stops it. Said before the run. Pure.
  */
 import type { ArtilleryScript } from './scenario';
-
-const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+import { isRecord } from './core/is-record';
 
 function walk(flow: unknown, where: string, out: string[]): void {
   if (!Array.isArray(flow)) return;

@@ -63,10 +63,10 @@ export function generatorSpecs(plan: { readonly generators: ReadonlyArray<Pick<G
     const processes = g.processes
       .filter((p) => p.arrivals > 0)
       .map((p) => {
-        const processScriptOf = processScript(own, p.phases, p.payload);
-        if (!bindsSource) return { script: processScriptOf, osChoice: true as const };
+        const perProcess = processScript(own, p.phases, p.payload);
+        if (!bindsSource) return { script: perProcess, osChoice: true as const };
         const sourceAddress = platform.sourceAddress(g.index, p.index);
-        return { script: processScriptOf, ...(sourceAddress !== undefined ? { sourceAddress } : {}) };
+        return { script: perProcess, ...(sourceAddress !== undefined ? { sourceAddress } : {}) };
       });
     if (processes.length > 0) specs.push({ id: `g${String(g.index + 1).padStart(2, '0')}`, processes });
   }

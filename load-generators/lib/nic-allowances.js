@@ -107,4 +107,4 @@ function nicAllowanceMeter(io = {}) {
   };
 }
 
-module.exports = { parseEthtoolStats, nicAllowanceMeter, ALLOWANCES };
+module.exports = { parseEthtoolStats, nicAllowanceMeter };
