@@ -22,7 +22,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
-const { COMPLETED, DEFAULTS, SPOOL, generatorKeys } = require('./lib/run-protocol');
+const { COMPLETED, DEFAULTS, ORPHANED, SPOOL, generatorKeys } = require('./lib/run-protocol');
 const { systemClock } = require('./lib/backoff');
 const { SliceError, isTypescriptProcessor, loadSlice, processScript } = require('./lib/agent-slice');
 const { supervisor, writeAtomic } = require('./lib/agent-supervisor');
@@ -147,6 +147,15 @@ async function main(clock) {
   await store.put(keys.done, JSON.stringify(done)).catch(() => undefined);
   if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
   fs.rmSync(work, { recursive: true, force: true });
+  // The orchestrator removes the folder it made for its agents when it stops; an orphaned agent's orchestrator is
+  // gone, so the last of its agents to leave removes it (rmdir: only once empty; the others' attempts fail harmlessly).
+  if (values.workdir && stopping && stopping.startsWith(ORPHANED)) {
+    try {
+      fs.rmdirSync(values.workdir);
+    } catch {
+      /* another agent of the run still has its folder there, or it is gone already */
+    }
+  }
   process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
 }
 

@@ -21,7 +21,7 @@
  */
 
 const { backoff } = require('./backoff');
-const { CONTROL } = require('./run-protocol');
+const { CONTROL, ORPHANED } = require('./run-protocol');
 
 /** The ceiling of the abort poll: the longest an abort waits before an agent sees it (plus one read). */
 const ABORT_CEILING_MS = 5_000;
@@ -69,7 +69,7 @@ function controlWatcher(opts) {
         lastBeat = at;
         lastChangeSeen = clock.now();
       }
-      if (clock.now() - lastChangeSeen > opts.heartbeatTimeoutMs) stop('orphaned: the orchestrator heartbeat stopped');
+      if (clock.now() - lastChangeSeen > opts.heartbeatTimeoutMs) stop(`${ORPHANED}: the orchestrator heartbeat stopped`);
       nextHeartbeat = clock.now() + heartbeatEveryMs;
     }
     return Math.min(nextAbort, nextHeartbeat);

@@ -74,6 +74,8 @@ const DEFAULTS = Object.freeze({
 
 /** The reason an agent writes into done.json when every load process ended normally. */
 const COMPLETED = 'completed';
+/** How an agent's stop reason begins when it stopped because the orchestrator's heartbeat did. */
+const ORPHANED = 'orphaned';
 
 /** Keys of the run-wide control files. */
 const CONTROL = Object.freeze({
@@ -154,4 +156,4 @@ const SPOOL = Object.freeze({
   lagFile: /^lag-\d+\.json$/,
 });
 
-module.exports = { DEFAULTS, COMPLETED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };
+module.exports = { DEFAULTS, COMPLETED, ORPHANED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };

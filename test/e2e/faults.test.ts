@@ -121,6 +121,8 @@ describe('faults during a local run', () => {
     expect(done.reason).toMatch(/orphaned/);
     // What was measured before the orchestrator died is on disk, ready for `npm run report`.
     expect(fs.readdirSync(path.join(out, 'generators', 'g01', 'p0', 'periods')).length).toBeGreaterThan(0);
+    // The folder the orchestrator made for its agents' temporary folders goes with the last agent.
+    expect(fs.readdirSync(os.tmpdir()).filter((n: string) => n.includes(runId))).toEqual([]);
   }, 120_000);
 
   it('a target worker killed mid-run: drops are counted against the target, the run completes, the verdict is not the rig', async () => {
