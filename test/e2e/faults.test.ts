@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pidsOfRun, pidsOfRunWith, startCli, tempDir } from '../helpers/cli';
 import { until } from '../helpers/wait';
-import { Target, metrics, startTarget } from '../target/helpers';
+import { Target, getJson, metrics, startTarget } from '../target/helpers';
 
 /** PIDs of one generator's agent (by its --generator argument) of a run. */
 function agentPids(runId: string, gid: string): number[] {
@@ -21,7 +21,14 @@ function agentPids(runId: string, gid: string): number[] {
   });
 }
 
-const FIRST_PERIOD = /created \d+ \(\+\d+\)/;
+/**
+ * Resolves once a generator's first load process has shipped its first period into the run folder (~10 s after the
+ * start): sooner than the CLI's period line, which waits for Artillery to close the period on every generator.
+ */
+function firstPeriodShipped(out: string, gid: string): Promise<number> {
+  const periods = path.join(out, 'generators', gid, 'p0', 'periods');
+  return until(() => fs.existsSync(periods) && fs.readdirSync(periods).length > 0, { timeoutMs: 90_000, what: `${gid}'s first period in the run folder`, pollMs: 100 });
+}
 const RUN_ID = /run (\d{8}-\d{6}-[0-9a-f]{4}):/;
 
 describe('faults during a local run', () => {
@@ -41,8 +48,7 @@ describe('faults during a local run', () => {
       const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '30s', '--target', target.base, '--out', out, '--json']);
       const runId = (await cli.waitFor(RUN_ID))[1] as string;
       // Stop between two periods: some vusers are in a finished period, the rest in the one in progress.
-      await cli.waitFor(FIRST_PERIOD, 90_000);
-      await cli.waitFor(/shared start at/, 1000);
+      await firstPeriodShipped(out, 'g01');
       expect(pidsOfRun(runId).length).toBeGreaterThan(0);
       process.kill(-cli.pid, signal);
       await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 25_000, what: 'every process of the run to stop', pollMs: 100 });
@@ -82,9 +88,10 @@ describe('faults during a local run', () => {
 
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
     const out = path.join(tempDir('rig-lost-'), 'run');
-    const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '24s', '--hold', '2s', '--out', out, '--json']);
+    const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '18s', '--hold', '2s', '--out', out, '--json']);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    await cli.waitFor(FIRST_PERIOD, 90_000);
+    // The kill comes once g02 has shipped its first period (~10 s in) and well before its last arrival (18 s).
+    await firstPeriodShipped(out, 'g02');
     const [agent] = agentPids(runId, 'g02');
     expect(agent).toBeDefined();
     process.kill(agent as number, 'SIGKILL');
@@ -113,7 +120,7 @@ describe('faults during a local run', () => {
       env: { RIG_HEARTBEAT_TIMEOUT_MS: '4000' },
     });
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    await cli.waitFor(FIRST_PERIOD, 90_000);
+    await firstPeriodShipped(out, 'g01');
     process.kill(cli.pid, 'SIGKILL');
     await cli.exited;
     await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 30_000, what: 'agents, load processes and target to stop on their own', pollMs: 100 });
@@ -127,10 +134,12 @@ describe('faults during a local run', () => {
 
   it('a target worker killed mid-run: drops are counted against the target, the run completes, the verdict is not the rig', async () => {
     const out = path.join(tempDir('rig-target-kill-'), 'run');
-    const cli = startCli(['--vusers', '200', '--generators', '2', '--ramp', '10s', '--hold', '40s', '--out', out, '--json']);
+    const cli = startCli(['--vusers', '200', '--generators', '2', '--ramp', '5s', '--hold', '15s', '--out', out, '--json']);
+    const base = (await cli.waitFor(/local reference target: (http:\S+)/))[1] as string;
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    // Every vuser holds 40 s: once a period line shows them all created, all are still connected.
-    await cli.waitFor(/created 200 \(/, 90_000);
+    // All 200 connect within ~5 s and each holds 15 s: the kill comes while the target holds every one of them
+    // (its own count; the CLI's period lines come up to a period late).
+    await until(async () => (await getJson(`${base}/metrics`)).body.connections === 200, { timeoutMs: 60_000, what: 'the target to hold all 200', pollMs: 100 });
     // The target's workers are the run's processes started by node:cluster from server.js (not agents/Artillery).
     const workers = pidsOfRun(runId).filter((pid) => {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
