@@ -131,6 +131,7 @@ async function main(clock) {
   const watching = control.watch(ended.signal).catch(storeFailed);
   while (sup.alive()) {
     await spool.step().catch(storeFailed);
+    sup.stopOnThreadExit();
     await clock.sleep(250);
   }
   ended.abort();

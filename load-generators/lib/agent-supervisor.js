@@ -116,6 +116,25 @@ function askedExit(spool, code) {
   }
 }
 
+/**
+ * The rig plugin's thread-exit file in a load process's spool, if a step ended one of its threads.
+ * @param {string} spool @returns {{ code?: unknown, site?: string } | undefined}
+ */
+function threadExitOf(spool) {
+  try {
+    const name = fs.readdirSync(spool).find((n) => SPOOL.threadExitFile.test(n));
+    return name ? JSON.parse(fs.readFileSync(path.join(spool, name), 'utf8')) : undefined;
+  } catch {
+    return undefined; // the spool is gone (the run is ending), or the file is being renamed into place: next tick
+  }
+}
+
+/** @param {number} k @param {{ code?: unknown, site?: string }} ended */
+function threadExitReason(k, ended) {
+  const code = typeof ended.code === 'number' || typeof ended.code === 'string' ? String(ended.code) : '';
+  return `load process p${k}: a step called process.exit(${code})${ended.site ? ` at ${ended.site}` : ''}, which ends Artillery's load thread (plain \`artillery run\` then never ends); end a vuser with its step's callback instead (next(), or next(err) to fail it)`;
+}
+
 /** Why a child ended, in words: its exit code, or the signal's name (never a bare 128). @param {number | null} code @param {NodeJS.Signals | null} signal */
 const exitText = (code, signal) => (signal ? `killed by ${signal}` : `exit code ${code}`);
 
@@ -194,6 +213,17 @@ function supervisor(opts) {
         if (procs.every((p) => fs.readdirSync(p.spool).some((n) => SPOOL.readyFile.test(n)))) return true;
         if (clock.now() > deadline) { this.stopAll(`load processes not ready within ${timeoutMs / 1000} s`); return false; }
         await clock.sleep(50);
+      }
+    },
+    /**
+     * A step that ended a load thread (process.exit() in a worker thread; the rig plugin's thread-exit file) leaves
+     * its load process waiting forever, as plain `artillery run` does: every load process is stopped, the step named.
+     */
+    stopOnThreadExit() {
+      if (stopping) return;
+      for (const p of procs) {
+        const ended = threadExitOf(p.spool);
+        if (ended) return this.stopAll(threadExitReason(p.k, ended));
       }
     },
     /** Hands the start instant to every load process (the rig plugin sleeps until it). @param {string} startJson */

@@ -149,6 +149,9 @@ const SPOOL = Object.freeze({
   lag: (thread) => `lag-${thread}.json`,
   /** @param {number} thread */
   flushed: (thread) => `flushed-${thread}.json`,
+  /** Written by the rig plugin when a step ended its load thread (process.exit() in a worker thread). @param {number} thread */
+  threadExit: (thread) => `thread-exit-${thread}.json`,
+  threadExitFile: /^thread-exit-\d+\.json$/,
   /** The files the agent ships to the store besides periods/. */
   shipped: /^(started-|ready-).*\.json$|^final\.json$/,
   readyFile: /^ready-\d+\.json$/,

@@ -57,9 +57,9 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   if (s.status === 'timed-out') {
     raise(ExitCode.rigFailure);
     // What holds a load process past its plan is nearly always a vuser that never finishes: a step function that
-    // never calls its callback, a loop without an end, or a process.exit() in a step (under Artillery it ends the
-    // worker thread only, and `artillery run` itself then waits forever).
-    failures.push("the run did not end in its expected time (its phases and sessions plus 2 minutes): the rig stopped it, the figures are partial; vusers that never finish hold a load process (a step function that never calls its callback, a loop without an end, a process.exit() in a step: plain `artillery run` never ends either)");
+    // never calls its callback, or a loop without an end (a process.exit() in a step is caught sooner: the agent stops
+    // at once, see load-generators/plugins/artillery-plugin-rig/thread-exit.js).
+    failures.push("the run did not end in its expected time (its phases and sessions plus 2 minutes): the rig stopped it, the figures are partial; vusers that never finish hold a load process (a step function that never calls its callback, a loop without an end: plain `artillery run` never ends either)");
   }
   if (s.status === 'partial') raise(ExitCode.rigFailure);
   for (const l of s.rig.lostGenerators) failures.push(`generator ${l.id} lost (${l.reason}): its figures stop there`);

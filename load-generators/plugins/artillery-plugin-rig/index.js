@@ -21,6 +21,7 @@ const { isMainThread, threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
 const { wrapStepsOnce, loadHttpEngine } = require('./engine-steps');
 const { quietSecondEnd, wsReceivers } = require('./ws-receiver');
+const { reportEarlyExits } = require('./thread-exit');
 
 const POLL_MS = 10;
 
@@ -226,10 +227,13 @@ class Plugin {
     this.spoolDir = cfg.spoolDir || process.env.RIG_SPOOL_DIR || '';
     /** @type {(() => Promise<void>) | undefined} set in the main thread */
     this.earlyStop = undefined;
+    /** @type {{ shuttingDown(): void } | undefined} set in a worker thread */
+    this.threadExits = undefined;
     if (!this.spoolDir) return; // not under the rig (e.g. plain `artillery run`): do nothing
     fs.mkdirSync(path.join(this.spoolDir, SPOOL.periods), { recursive: true });
 
     if (!isMainThread) {
+      this.threadExits = reportEarlyExits(this.spoolDir, writeAtomic);
       flushOnStop(this.spoolDir);
       const cheaper = cheaperPaths();
       writeAtomic(path.join(this.spoolDir, SPOOL.ready(threadId)), { at: Date.now(), pid: process.pid, threadId, ...cheaper });
@@ -264,6 +268,8 @@ class Plugin {
 
   /** @param {() => void} done */
   cleanup(done) {
+    // A worker thread's plugins are unloaded by Artillery's own shutdown, right before its process.exit(0).
+    this.threadExits?.shuttingDown();
     if (!this.earlyStop) return done();
     const asked = () => {
       // Artillery exits with the code a plugin suggested (artillery-plugin-expect: 21) once plugins are cleaned up:
