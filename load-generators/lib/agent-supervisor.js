@@ -132,7 +132,7 @@ function threadExitOf(spool) {
 /** @param {number} k @param {{ code?: unknown, site?: string }} ended */
 function threadExitReason(k, ended) {
   const code = typeof ended.code === 'number' || typeof ended.code === 'string' ? String(ended.code) : '';
-  return `load process p${k}: a step called process.exit(${code})${ended.site ? ` at ${ended.site}` : ''}, which ends Artillery's load thread (plain \`artillery run\` then never ends); end a vuser with its step's callback instead (next(), or next(err) to fail it)`;
+  return `load process p${k}: a step called process.exit(${code}) at ${ended.site}, which ends Artillery's load thread (plain \`artillery run\` then never ends); end a vuser with its step's callback instead (next(), or next(err) to fail it)`;
 }
 
 /** Why a child ended, in words: its exit code, or the signal's name (never a bare 128). @param {number | null} code @param {NodeJS.Signals | null} signal */

@@ -36,13 +36,30 @@ describe('process.exit in a load thread', () => {
     const { code, threadId } = await exitingWorker(spool, false);
     expect(code).toBe(7);
     const written = JSON.parse(fs.readFileSync(path.join(spool, `thread-exit-${threadId}.json`), 'utf8'));
-    expect(written).toMatchObject({ code: 7, site: expect.stringMatching(/^step\.js:2:\d+$/) });
+    expect(written.code).toBe(7);
+    expect(written.site).toMatch(new RegExp(`^${path.join(spool, 'step.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+$`));
   });
 
   test("during Artillery's own shutdown (after the plugin's cleanup): the same exit, no file", async () => {
     const spool = tempDir('rig-thread-exit-');
     const { code } = await exitingWorker(spool, true);
     expect(code).toBe(7);
+    expect(fs.readdirSync(spool).filter((n) => n.startsWith('thread-exit-'))).toEqual([]);
+  });
+
+  test("Node's own exit of a thread on an uncaught error (no frame outside Node): no file, the error goes to the parent", async () => {
+    const spool = tempDir('rig-thread-exit-');
+    const code = `
+      const fs = require('node:fs');
+      require(${JSON.stringify(THREAD_EXIT)}).reportEarlyExits(${JSON.stringify(spool)}, (f, d) => fs.writeFileSync(f, JSON.stringify(d)));
+      setTimeout(() => { throw new Error('async boom in a step'); }, 1);
+    `;
+    const worker = new Worker(code, { eval: true });
+    const errors: Error[] = [];
+    worker.on('error', (e) => errors.push(e));
+    const exitCode = await new Promise<number>((resolve) => worker.once('exit', resolve));
+    expect(exitCode).toBe(1);
+    expect(errors.map((e) => e.message)).toEqual(['async boom in a step']);
     expect(fs.readdirSync(spool).filter((n) => n.startsWith('thread-exit-'))).toEqual([]);
   });
 
@@ -54,8 +71,10 @@ describe('process.exit in a load thread', () => {
       '    at Object.boom (/home/u/proj/processor.js:12:7)',
       '    at /home/u/proj/node_modules/artillery/lib/engine_http.js:10:3',
     ].join('\n');
-    expect(callSite(stack)).toBe('processor.js:12:7');
-    expect(callSite('Error\n    at file:///home/u/p/proc.mjs:3:9')).toBe('proc.mjs:3:9');
+    expect(callSite(stack)).toBe('/home/u/proj/processor.js:12:7');
+    expect(callSite('Error\n    at file:///home/u/p/proc.mjs:3:9')).toBe('/home/u/p/proc.mjs:3:9');
     expect(callSite('Error\n    at node:internal/x:1:1')).toBeUndefined();
+    expect(callSite('Error\n    at Object.step (/home/u/my load tests/p.js:4:3)')).toBe('/home/u/my load tests/p.js:4:3');
+    expect(callSite('Error\n    at /home/u/my load tests/p.js:5:1')).toBe('/home/u/my load tests/p.js:5:1');
   });
 });

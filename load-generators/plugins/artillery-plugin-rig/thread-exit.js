@@ -12,15 +12,16 @@ const { threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
 
 /**
- * The first frame of a stack outside Node's internals and this plugin: `file:line:col` (the file's base name, as
- * the user knows their processor), or undefined.
+ * The first frame of a stack outside Node's internals and this plugin: `file:line:col` (as the load process's crash
+ * reasons name a user's code), or undefined.
  * @param {string | undefined} stack
  */
 function callSite(stack) {
   for (const line of (stack || '').split('\n').slice(1)) {
-    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+    // `at fn (file:line:col)` or `at file:line:col`; a file's path may have spaces.
+    const m = /\((.+):(\d+):(\d+)\)$/.exec(line.trim()) || /^at (.+):(\d+):(\d+)$/.exec(line.trim());
     if (!m || !m[1] || m[1].startsWith('node:') || m[1].includes(`${path.sep}artillery-plugin-rig${path.sep}`)) continue;
-    return `${path.basename(m[1])}:${m[2]}:${m[3]}`;
+    return `${m[1].replace(/^file:\/\//, '')}:${m[2]}:${m[3]}`;
   }
   return undefined;
 }
@@ -36,10 +37,13 @@ function reportEarlyExits(spoolDir, writeAtomic) {
   let shuttingDown = false;
   process.exit = /** @type {typeof process.exit} */ (
     function rigExit(/** @type {any[]} */ ...args) {
-      if (!shuttingDown) {
+      // No frame outside Node's internals: Node itself ending the thread on an uncaught error (Artillery's main thread
+      // then exits 11 and the agent reads the error from the load process's log), not a step's call.
+      const site = shuttingDown ? undefined : callSite(new Error().stack);
+      if (site) {
         try {
           const code = args[0] === undefined ? (process.exitCode ?? 0) : args[0];
-          writeAtomic(path.join(spoolDir, SPOOL.threadExit(threadId)), { at: Date.now(), code, site: callSite(new Error().stack) });
+          writeAtomic(path.join(spoolDir, SPOOL.threadExit(threadId)), { at: Date.now(), code, site });
         } catch {
           /* the spool is gone: the run is ending anyway */
         }
