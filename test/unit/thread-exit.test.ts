@@ -76,5 +76,6 @@ describe('process.exit in a load thread', () => {
     expect(callSite('Error\n    at node:internal/x:1:1')).toBeUndefined();
     expect(callSite('Error\n    at Object.step (/home/u/my load tests/p.js:4:3)')).toBe('/home/u/my load tests/p.js:4:3');
     expect(callSite('Error\n    at /home/u/my load tests/p.js:5:1')).toBe('/home/u/my load tests/p.js:5:1');
+    expect(callSite('Error\n    at step (file:///home/u/my%20load/p.mjs:6:2)')).toBe('/home/u/my load/p.mjs:6:2');
   });
 });

@@ -8,6 +8,7 @@
  * `<spool>/thread-exit-<thread>.json`, and the agent stops its load processes and names it (agent-supervisor.js).
  */
 const path = require('node:path');
+const { fileURLToPath } = require('node:url');
 const { threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
 
@@ -21,7 +22,7 @@ function callSite(stack) {
     // `at fn (file:line:col)` or `at file:line:col`; a file's path may have spaces.
     const m = /\((.+):(\d+):(\d+)\)$/.exec(line.trim()) || /^at (.+):(\d+):(\d+)$/.exec(line.trim());
     if (!m || !m[1] || m[1].startsWith('node:') || m[1].includes(`${path.sep}artillery-plugin-rig${path.sep}`)) continue;
-    return `${m[1].replace(/^file:\/\//, '')}:${m[2]}:${m[3]}`;
+    return `${m[1].startsWith('file://') ? fileURLToPath(m[1]) : m[1]}:${m[2]}:${m[3]}`;
   }
   return undefined;
 }
