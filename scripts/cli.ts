@@ -70,6 +70,18 @@ function badInputSummary(argv: readonly string[], message: string): number {
   return ExitCode.badInput;
 }
 
+/**
+ * The bare words of a command line (a script path without --scenario, say), read silently: a flag that misses its
+ * value (`--platform` last) is left for the full parse to report, in its one line.
+ */
+function bareOperands(argv: readonly string[]): string[] {
+  try {
+    return buildProgram().configureOutput({ writeErr: () => undefined }).parseOptions([...argv]).operands;
+  } catch {
+    return [];
+  }
+}
+
 /** Parses the command line: the flags, or the exit code when parsing ended it (help shown, or bad input reported). */
 function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: number } {
   const refusal = npmEatenRefusal(process.env, longFlags(buildProgram()), argv);
@@ -81,7 +93,7 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
   // `artillery run` habits (-o, --variables, a bare script argument) get the rig's way, not "unknown option".
   const own = program.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
   const habit = artilleryFlagHint(argv, own);
-  const operands = habit === undefined ? buildProgram().parseOptions([...argv]).operands : [];
+  const operands = habit === undefined ? bareOperands(argv) : [];
   const early = habit ?? (operands.length ? positionalHint(operands) : undefined);
   if (early !== undefined) {
     process.stderr.write(`error: ${early}\n`);

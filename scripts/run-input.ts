@@ -64,7 +64,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const choice = chooseTarget(flags, scenario, env);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
-  if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), baseline?.dir);
+  if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   return {
     options: scriptAcceptsAnyCertificate(script) ? { ...choice.options, insecureTls: true } : choice.options,
     scenario,

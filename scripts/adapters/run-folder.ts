@@ -111,11 +111,13 @@ export function removeFolders(created: readonly string[]): void {
 }
 
 /**
- * Refuses an `--output` that is one of the run's inputs (the script, its processor or payloads) or lies in the
- * `--baseline` folder: the summary JSON would replace the user's script (`--output my.yml` did) or the run it is
- * compared with. Compared by real path, so a symlink or `./` spelling is caught too.
+ * Refuses an `--output` that is one of the run's inputs (the script, its processor or payloads) or lies in a run
+ * folder — the `--baseline` one, any earlier run's (a folder holding run.json and generators/, at any depth above the file), or this
+ * run's own `--out`: the summary JSON would replace the user's script (`--output my.yml` did) or a run's own files
+ * (`--output runs/<id>/run.json` broke that run for `npm run report`). Compared by real path, so a symlink or `./`
+ * spelling is caught too.
  */
-export function checkOutputNotInput(file: string, inputs: readonly string[], baselineDir: string | undefined, flag = '--output'): void {
+export function checkOutputNotInput(file: string, inputs: readonly string[], folders: { baseline?: string; out?: string } = {}, flag = '--output'): void {
   const real = (p: string) => {
     const abs = path.resolve(p);
     try {
@@ -132,9 +134,13 @@ export function checkOutputNotInput(file: string, inputs: readonly string[], bas
   const out = real(file);
   const input = inputs.find((i) => real(i) === out);
   if (input) throw new UnsafeOutputError(`${flag} ${file} is ${input === inputs[0] ? 'your script' : 'a file your script reads'} (${input}); the summary JSON would replace it: pass another file, e.g. ${flag} summary.json`);
-  if (baselineDir !== undefined) {
-    const base = real(baselineDir);
-    if (out.startsWith(`${base}${path.sep}`)) throw new UnsafeOutputError(`${flag} ${file} is inside the --baseline run folder ${baselineDir}; the summary JSON would change that run: pass a file outside it`);
+  const inside = (dir: string) => out.startsWith(`${real(dir)}${path.sep}`);
+  if (folders.baseline !== undefined && inside(folders.baseline)) throw new UnsafeOutputError(`${flag} ${file} is inside the --baseline run folder ${folders.baseline}; the summary JSON would change that run: pass a file outside it`);
+  if (folders.out !== undefined && inside(folders.out)) throw new UnsafeOutputError(`${flag} ${file} is inside this run's --out folder ${folders.out}, which keeps the summary as report.json already: pass a file outside it`);
+  for (let dir = path.dirname(out); ; dir = path.dirname(dir)) {
+    // run.json alone could be anyone's file; with generators/ beside it, it is a run folder.
+    if (fs.existsSync(path.join(dir, 'run.json')) && fs.existsSync(path.join(dir, 'generators'))) throw new UnsafeOutputError(`${flag} ${file} is inside the run folder ${dir}; the summary JSON would change that run's files: pass a file outside it`);
+    if (path.dirname(dir) === dir) break;
   }
 }
 

@@ -62,6 +62,9 @@ const cases: Case[] = [
   { name: '--teardown on a local run', args: () => ['--platform', 'local', '--teardown'], mentions: /--teardown only applies to --platform aws/ },
   { name: '--out folder already holding files', args: () => ['--vusers', '5', '--ramp', '1s', '--hold', '1s', '--out', occupied], mentions: /--out .* already holds files/ },
   { name: 'unknown flag', args: () => ['--vusrs', '10'], mentions: /unknown option '--vusrs'/ },
+  // A value flag last, its value missing (it used to end in commander's stack trace, exit 1).
+  { name: '--vusers with no value', args: () => ['--out', path.join(scratch, 'run-no-value-vusers'), '--vusers'], mentions: /^error: option '--vusers <n>' argument missing$/ },
+  { name: '--platform with no value', args: () => ['--vusers', '5', '--out', path.join(scratch, 'run-no-value-platform'), '--platform'], mentions: /^error: option '--platform <where>' argument missing$/ },
   // Run-folder paths that can never be a run folder (one of these used to spin a core forever).
   { name: '--out an existing file', args: () => ['--vusers', '5', '--out', aFile], mentions: /--out .*a-file is an existing file, not a folder/ },
   { name: '--out under a file', args: () => ['--vusers', '5', '--out', path.join(aFile, 'run')], mentions: /--out .*a-file\/run: .*is a file, not a folder/ },

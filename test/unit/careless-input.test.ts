@@ -232,9 +232,27 @@ describe('--output never writes over what the run reads', () => {
   });
 
   it('refuses a file inside the --baseline run folder; any other file is fine', () => {
-    expect(() => checkOutputNotInput(path.join(baseline, 'report.json'), inputs, baseline)).toThrow(/inside the --baseline run folder/);
-    expect(() => checkOutputNotInput(path.join(dir, 'summary.json'), inputs, baseline)).not.toThrow();
-    expect(() => checkOutputNotInput(path.join(dir, 'runs', 'base2.json'), inputs, baseline)).not.toThrow();
+    expect(() => checkOutputNotInput(path.join(baseline, 'report.json'), inputs, { baseline })).toThrow(/inside the --baseline run folder/);
+    expect(() => checkOutputNotInput(path.join(dir, 'summary.json'), inputs, { baseline })).not.toThrow();
+    expect(() => checkOutputNotInput(path.join(dir, 'runs', 'base2.json'), inputs, { baseline })).not.toThrow();
+  });
+
+  it("refuses a file in any run folder (run.json and generators/ at any depth above it) or in this run's --out: it would change that run's files", () => {
+    const earlier = path.join(dir, 'runs', '20261126-120000-abcd');
+    fs.mkdirSync(path.join(earlier, 'generators', 'g01'), { recursive: true });
+    fs.writeFileSync(path.join(earlier, 'run.json'), '{}');
+    // `--output runs/<id>/run.json` replaced that run's plan, and `npm run report` could no longer read it.
+    expect(() => checkOutputNotInput(path.join(earlier, 'run.json'), inputs)).toThrow(new RegExp(`^--output \\S+run\\.json is inside the run folder ${earlier}; the summary JSON would change that run's files: pass a file outside it$`));
+    expect(() => checkOutputNotInput(path.join(earlier, 'generators', 'g01', 'x.json'), inputs)).toThrow(UnsafeOutputError);
+    const own = path.join(dir, 'runs', 'mine');
+    fs.mkdirSync(own);
+    expect(() => checkOutputNotInput(path.join(own, 'report.json'), inputs, { out: own })).toThrow(/inside this run's --out folder \S+mine, which keeps the summary as report\.json already/);
+    expect(() => checkOutputNotInput(path.join(dir, 'runs', 'summary.json'), inputs, { out: own })).not.toThrow();
+    // A run.json of the user's own (no generators/ beside it) is not a run folder.
+    const project = path.join(dir, 'project');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'run.json'), '{}');
+    expect(() => checkOutputNotInput(path.join(project, 'summary.json'), inputs)).not.toThrow();
   });
 });
 
