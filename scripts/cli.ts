@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExitCode, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
+import { ExitCode, InterruptedBeforeStart, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from './options';
 import { invocationDir, userPath } from './home-path';
 import { namesAFile } from './scenario';
@@ -175,6 +175,10 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
     emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
     return code;
   };
+  if (err instanceof InterruptedBeforeStart) {
+    log(err.message);
+    return failed('interrupted', ExitCode.interrupted, err.message);
+  }
   if (err instanceof UnsafeOutputError) {
     // --output names the user's script (or a file of the baseline): the summary goes to stdout only, never there.
     log(`error: ${err.message}`);
@@ -220,12 +224,17 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
   // Ctrl-C also stops an AWS fleet that is still waiting for its instances.
   const abort = new AbortController();
+  // Until run.ts registers its own handler (it then stops what has started), Ctrl-C ends the process here.
   let running = false;
+  // Set once main is settling an error: a signal still queued behind it (a child killed by the same Ctrl-C
+  // surfaced first) says nothing more.
+  let settling = false;
   const onSignal = () => {
     abort.abort();
-    // Before the run starts nothing needs stopping; once it runs, run.ts's own handler takes over.
-    if (!running) {
-      log('interrupted before the run started; nothing was started');
+    if (!running && !settling) {
+      const err = new InterruptedBeforeStart();
+      log(err.message);
+      emitSummary(raw, { status: 'interrupted', exitCode: ExitCode.interrupted, error: err.message });
       process.exit(ExitCode.interrupted);
     }
   };
@@ -244,11 +253,15 @@ async function main(argv: string[]): Promise<number> {
     awsRun = input.options.platform !== 'local';
     const platform = await openPlatform(input, o, log, abort.signal);
     awsRun = platform.name === 'aws';
-    running = true;
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    const runHandles = (handler: () => void) => {
+      running = true;
+      return onInterrupt(handler);
+    };
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
+    settling = true;
     return await failedRun(err, { raw, log, awsRun, runInfo });
   } finally {
     process.off('SIGINT', onSignal);
@@ -271,7 +284,7 @@ function keepStack(runDir: string, err: unknown): string | undefined {
 interface FailedSummary {
   readonly runId?: string;
   readonly runDir?: string;
-  readonly status: 'bad-input' | 'rig-failure';
+  readonly status: 'bad-input' | 'rig-failure' | 'interrupted';
   readonly exitCode: number;
   readonly error: string;
 }

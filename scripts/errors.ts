@@ -21,6 +21,18 @@ export class RigError extends Error {
  */
 export class TargetFailure extends RigError {}
 
+/**
+ * Ctrl-C (or SIGTERM to the process group) before the first vuser: whatever had started is stopped, the run folder
+ * emptied (nothing was measured). Exit code 130. Anything that failed after the signal and before the start (the local target, in the
+ * terminal's process group, gets the same signal and exits before listening) is this, not its own error.
+ */
+export class InterruptedBeforeStart extends Error {
+  override readonly name = 'InterruptedBeforeStart';
+  constructor(message = 'interrupted before the run started; nothing was started') {
+    super(message);
+  }
+}
+
 /** Exit codes, as documented in the README. */
 export const ExitCode = {
   ok: 0,

@@ -24,6 +24,8 @@ export interface OrchestratorDeps {
   readonly progress: (e: ProgressEvent) => void;
   /** Resolves when the user interrupts (Ctrl-C); never resolves otherwise. */
   readonly interrupted: Promise<void>;
+  /** Told once the start instant is set: from then on the run has measurements to report. */
+  readonly onStart?: () => void;
 }
 
 /** One generator's part of the run, as written to its slice.json. */
@@ -224,6 +226,7 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
       for (const n of await readyNotes(store, ids)) progress({ kind: 'info', message: n });
       startAt = clock.now() + spec.startLeadMs;
       await store.put(CONTROL.start, JSON.stringify({ startAt } satisfies StartControl));
+      deps.onStart?.();
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
       timedOut = await watchRun(spec, deps, ids, startAt, lost, isInterrupted);
     }

@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
-import { createRunFolder, removeFolders } from './adapters/run-folder';
+import { createRunFolder, emptyFolder, removeFolders } from './adapters/run-folder';
 import { PlanError, planLoad, profileSeconds } from './core/plan';
 import type { GeneratorSlice, Plan } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
-import { ExitCode, UsageError } from './errors';
+import { ExitCode, InterruptedBeforeStart, UsageError } from './errors';
 import { GeneratorSpec, RunOutcome, orchestrate } from './orchestrator';
 import { type OpenRun, type Platform, type RegionalPlatform, isRegional } from './platforms/platform';
 import { loadDifferences } from './report/compare';
@@ -42,6 +42,14 @@ export interface RunContext {
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
 }
+
+/** The interrupt before the first vuser, as said: before or after the generators were launched. */
+function interruptedBeforeStart(launched: boolean): InterruptedBeforeStart {
+  return launched ? new InterruptedBeforeStart('interrupted before the first vuser; the generators were stopped, nothing was measured') : new InterruptedBeforeStart();
+}
+
+/** How long an error before the start waits for a Ctrl-C that may have caused it (see runLoadTest). */
+const SIGNAL_GRACE_MS = 200;
 
 function newRunId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -145,11 +153,32 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const createdDirs = createRunFolder(runDir);
   ctx.onRunStarted?.({ runId, runDir });
   let run: OpenRun | undefined;
-  const interrupt = onInterrupt(ctx, () => run?.close() ?? Promise.resolve());
+  // Until the start instant, Ctrl-C stops what had started and leaves an empty run folder (nothing was measured);
+  // once it is set, the partial report is written.
+  let launched = false;
+  let started = false;
+  const interrupt = onInterrupt(ctx, runDir, () => launched, () => run?.close() ?? Promise.resolve());
+  const beforeLaunch = () => {
+    if (interrupt.isInterrupted()) throw new InterruptedBeforeStart();
+    launched = true;
+  };
   try {
     run = await platform.open({ runId, runDir, plan });
-    const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted });
+    if (interrupt.isInterrupted()) throw new InterruptedBeforeStart();
+    const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted, beforeLaunch, onStart: () => (started = true) });
+    if (outcome.outcome.interrupted && !started) throw interruptedBeforeStart(launched);
     return await reportRun(run, { input, platform, ctx, plan, regional, runId, runDir, baselineDifferences, ...outcome });
+  } catch (err) {
+    // A Ctrl-C reaches the whole process group at once: the local target, an agent or a check's child may die of it
+    // and its failure surface here a moment before this process's own handler has run. Before the start, an error
+    // gets that moment (SIGNAL_GRACE_MS) so it is read as the interrupt it is, not as the target's or a generator's.
+    if (!started && !interrupt.isInterrupted()) await new Promise((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS));
+    if (err instanceof InterruptedBeforeStart || (!started && interrupt.isInterrupted())) {
+      await run?.close();
+      emptyFolder(runDir);
+      throw err instanceof InterruptedBeforeStart ? err : interruptedBeforeStart(launched);
+    }
+    throw err;
   } finally {
     interrupt.remove();
     await run?.close();
@@ -158,7 +187,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
 }
 
 /** Ctrl-C once: the run stops and reports what it has; twice: everything opened is closed and the process exits 130. */
-function onInterrupt(ctx: RunContext, closeRun: () => Promise<void>): { interrupted: Promise<void>; remove: () => void } {
+function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, closeRun: () => Promise<void>): { interrupted: Promise<void>; isInterrupted: () => boolean; remove: () => void } {
   let count = 0;
   let signal: () => void = () => undefined;
   const interrupted = new Promise<void>((resolve) => {
@@ -167,14 +196,15 @@ function onInterrupt(ctx: RunContext, closeRun: () => Promise<void>): { interrup
   const remove = ctx.onInterrupt(() => {
     count++;
     if (count === 1) {
-      ctx.log('interrupted: stopping generators and writing the partial report (Ctrl-C again to force)');
+      // Before the launch there is no report to write: the run stops where it is and says so (InterruptedBeforeStart).
+      if (launched()) ctx.log('interrupted: stopping generators; the partial report follows if any vuser ran (Ctrl-C again to force)');
       signal();
     } else {
-      ctx.log('forced stop');
+      ctx.log(`forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)`);
       void closeRun().finally(() => ctx.exit(ExitCode.interrupted));
     }
   });
-  return { interrupted, remove };
+  return { interrupted, isInterrupted: () => count > 0, remove };
 }
 
 /** What executing and reporting a run share. */
@@ -190,7 +220,7 @@ interface RunStage {
 }
 
 /** Preflight, slices, fleet, the load: the run sequence on an opened run, until the load has ended. */
-async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void> }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
+async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
   const { input, platform, ctx, plan, runId, runDir } = s;
   const { target, store, fleet } = run;
   ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
@@ -204,6 +234,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
   for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script)) ctx.log(line);
+  s.beforeLaunch();
   // Target-side figures (the reference target's /metrics; silently none for targets without it).
   run.metrics.start();
   const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
@@ -219,7 +250,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
       meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins) },
       ...(secretTarget ? { secretTargetUrl: target.url } : {}),
     },
-    { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted },
+    { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted, onStart: s.onStart },
   );
   return { outcome, generators };
 }

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import { enginesUsed } from './engines';
-import { UsageError } from './errors';
+import { InterruptedBeforeStart, UsageError } from './errors';
 import type { LoadedScenario } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -102,7 +102,9 @@ export function processorExports(file: string): { exports: string[]; loads: Modu
     const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { exports: string[]; loads: ModuleLoad[] };
     return { exports: r.exports, loads: r.loads };
   } catch (err) {
-    const e = err as { stderr?: string; message: string; signal?: string };
+    const e = err as { stderr?: string; message: string; signal?: string; code?: string };
+    // Not our timeout: the check was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
+    if (e.signal && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
     if (e.signal) return { error: `did not finish loading within 15 s (${e.signal})` };
     const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
     const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';

@@ -99,6 +99,11 @@ export function createRunFolder(dir: string, flag = '--out'): string[] {
   return created;
 }
 
+/** Removes everything inside a run folder (a run interrupted before its start); the folder itself stays. */
+export function emptyFolder(dir: string): void {
+  for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+}
+
 /** Removes folders this run created, deepest first, when they are still empty. */
 export function removeFolders(created: readonly string[]): void {
   for (const d of [...created].reverse()) {

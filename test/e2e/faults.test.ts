@@ -70,6 +70,30 @@ describe('faults during a local run', () => {
     120_000,
   );
 
+  // Each trigger is a line the CLI prints on its way to the first vuser: planning done, the target starting, the
+  // generators getting ready. A Ctrl-C there used to be ignored until the launch (the run then started anyway),
+  // blamed on the target ("exited with code 0 before listening"), or written up as a report of nothing.
+  it.each([
+    ['planning', /^platform: /m],
+    ['the reference target starting', /^local reference target: /m],
+    ['the generators getting ready', /launching 1 generator/],
+  ])('Ctrl-C during %s: exit 130, one line saying nothing was measured, no run folder content, nothing left running', async (_stage, trigger) => {
+    const dir = tempDir('rig-early-stop-');
+    const out = path.join(dir, 'run');
+    const summaryFile = path.join(dir, 'summary.json');
+    const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '20s', '--out', out, '--output', summaryFile]);
+    await cli.waitFor(trigger, 60_000);
+    process.kill(-cli.pid, 'SIGINT');
+    const result = await cli.exited;
+    expect(result.code).toBe(130);
+    expect(result.stderr.trim().split('\n').pop()).toMatch(/^interrupted before the (run started; nothing was started|first vuser; the generators were stopped, nothing was measured)$/);
+    expect(result.stderr).not.toMatch(/rig failure|target failure|^error/m);
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    expect(summary).toMatchObject({ status: 'interrupted', exitCode: 130 });
+    expect(fs.existsSync(out) ? fs.readdirSync(out) : []).toEqual([]);
+    if (summary.runId) await until(() => pidsOfRun(summary.runId).length === 0, { timeoutMs: 10_000, what: 'every process of the run to stop', pollMs: 100 });
+  }, 90_000);
+
   it('Ctrl-C twice: the second forces the stop (the run\'s cleanups, then exit 130 from the CLI), nothing left running', async () => {
     const out = path.join(tempDir('rig-force-'), 'run');
     const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '30s', '--hold', '10s', '--out', out, '--json']);
