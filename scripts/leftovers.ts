@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { ExitCode, UsageError } from './errors';
-import { explainAwsError } from './platforms/aws/aws-errors';
+import { explainAwsError, isNoCredentials, isUnreachable } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
 import { RigOutputs, describeRigStacks, parseOutputsFile } from './platforms/aws/discovery';
 import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
@@ -64,7 +64,11 @@ export function leftoverLines(region: string, found: readonly Leftover[]): strin
 
 /** The region: --region, else the deployed stacks' Region output, else AWS_REGION / AWS_DEFAULT_REGION. */
 export function regionOf(flag: string | undefined, outputsText: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag) return flag;
+  if (flag !== undefined) {
+    // A region name's shape (eu-west-1, us-gov-west-1, ap-southeast-5): a typo is said here, not as an unreachable endpoint.
+    if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(flag)) throw new UsageError(`--region "${flag}" is not an AWS region name; pass the region you deployed to, e.g. --region eu-west-1`);
+    return flag;
+  }
   if (outputsText) {
     try {
       const json = JSON.parse(outputsText) as Record<string, Record<string, string> | undefined>;
@@ -96,6 +100,8 @@ export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | unde
     if (!outputs?.scaleInAlarmName) return;
     await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, s3Store(`s3://${outputs.resultsBucketName}`, api.s3), now, log);
   } catch (err) {
+    // No credentials or no endpoint: the listing fails the same way next, and says it once.
+    if (isNoCredentials(err) || isUnreachable(err)) throw err;
     log(`note: could not check the target's scale-in alarm (${(err as Error).name}: ${(err as Error).message})`);
   }
 }
@@ -131,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
     if (o.json) process.stdout.write(`${JSON.stringify({ region, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
     return found.length === 0 ? ExitCode.ok : ExitCode.thresholdsBreached;
   } catch (err) {
-    const e = explainAwsError(err, { region, doing: 'listing the rig\'s tagged resources (tag:GetResources)' });
+    const e = explainAwsError(err, { region, doing: 'listing the rig\'s tagged resources (tag:GetResources)', localAlternative: false, regionFrom: o.region !== undefined ? '--region' : 'the region (cdk-outputs.json, else AWS_REGION)' });
     log(`${e instanceof UsageError ? 'error' : 'rig failure'}: ${e.message}`);
     return e instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
   }

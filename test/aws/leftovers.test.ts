@@ -37,6 +37,9 @@ describe('leftovers (unit)', () => {
     expect(regionOf(undefined, JSON.stringify({ 'LoadTestRig-Generators': { Region: 'eu-north-1' } }), { AWS_REGION: 'us-east-1' })).toBe('eu-north-1');
     expect(regionOf(undefined, undefined, { AWS_DEFAULT_REGION: 'us-west-2' })).toBe('us-west-2');
     expect(() => regionOf(undefined, 'not json', {})).toThrow(UsageError);
+    // A typo in --region is said as such (it used to read as an unreachable endpoint, "check AWS_REGION").
+    expect(() => regionOf('moon-1', undefined, {})).toThrow(/^--region "moon-1" is not an AWS region name; pass the region you deployed to, e.g. --region eu-west-1$/);
+    expect(regionOf('us-gov-west-1', undefined, {})).toBe('us-gov-west-1');
   });
 });
 
@@ -61,6 +64,13 @@ describe('leftovers on emulated AWS (the real script)', () => {
     await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
     const clean = await runCli(['--region', 'us-east-1'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('leftovers: nothing tagged loadtest-rig=true in us-east-1\n') });
+  });
+
+  test('no credentials: one line, exit 2, without the loadtest-only --platform local hint (and no second line from the scale-in check)', async () => {
+    const env = { ...moto.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SESSION_TOKEN: '', AWS_PROFILE: 'rig-no-such-profile', AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent', AWS_EC2_METADATA_DISABLED: 'true' };
+    const res = await runCli(['--region', 'eu-west-1'], { script: 'leftovers.ts', env, timeoutMs: 60_000 });
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: no AWS credentials found while listing the rig's tagged resources \(tag:GetResources\); configure them \(aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY\)$/)]);
   });
 
   test('no region anywhere: exit 2 with the fix', async () => {

@@ -20,14 +20,25 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 /** What an AWS error means for the run, as an error the CLI maps to an exit code. */
-export function explainAwsError(err: unknown, context: { readonly region: string; readonly bucket?: string; readonly doing: string }): Error {
+export function explainAwsError(
+  err: unknown,
+  context: {
+    readonly region: string;
+    readonly bucket?: string;
+    readonly doing: string;
+    /** The command is loadtest, which can run without AWS: the no-credentials line offers --platform local. */
+    readonly localAlternative?: boolean;
+    /** Where the region came from, named in the unreachable line (default: AWS_REGION). */
+    readonly regionFrom?: string;
+  },
+): Error {
   const { region, doing } = context;
   if (err instanceof UsageError || err instanceof RigError) return err;
   if (isNoCredentials(err)) {
-    return new UsageError(`no AWS credentials found while ${doing}; configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) or run with --platform local`);
+    return new UsageError(`no AWS credentials found while ${doing}; configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)${context.localAlternative === false ? '' : ' or run with --platform local'}`);
   }
   if (isUnreachable(err)) {
-    return new UsageError(`cannot reach AWS in region "${region}" while ${doing} (${(err as { code?: string }).code}); check AWS_REGION (the region you deployed to) and your network`);
+    return new UsageError(`cannot reach AWS in region "${region}" while ${doing} (${(err as { code?: string }).code}); check ${context.regionFrom ?? 'AWS_REGION'} (the region you deployed to) and your network`);
   }
   if (err instanceof STSServiceException) {
     if (err.name === 'RegionDisabledException') return new UsageError(`region "${region}" is not enabled for this account; set AWS_REGION to the region you deployed to`);
@@ -40,5 +51,6 @@ export function explainAwsError(err: unknown, context: { readonly region: string
   if (e?.$metadata?.httpStatusCode === 403 || /AccessDenied|UnauthorizedOperation/.test(e?.name ?? '')) {
     return new UsageError(`access denied while ${doing} (${e.name}: ${e.message}); the credentials need the rig's permissions (see README.md)`);
   }
-  return new RigError(`AWS error while ${doing} in ${region}: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`);
+  // One line: a service's message may carry its XML or JSON body over several.
+  return new RigError(`AWS error while ${doing} in ${region}: ${e?.name ?? 'Error'}: ${String(e?.message ?? err).replace(/\s+/g, ' ').trim()}`);
 }
