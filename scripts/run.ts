@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { DEFAULTS } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, emptyFolder, removeFolders } from './adapters/run-folder';
+import { countsList } from './core/counts-list';
 import { PlanError, planLoad, profileSeconds } from './core/plan';
 import type { GeneratorSlice, Plan } from './core/plan';
 import { redactOptions, redactUrl, storedCredentialsProblem } from './core/redact';
@@ -223,7 +224,7 @@ interface RunStage {
 async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
   const { input, platform, ctx, plan, runId, runDir } = s;
   const { target, store, fleet } = run;
-  ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${plan.generators.map((g) => g.arrivals).join('/')}), run folder ${runDir}`);
+  ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${countsList(plan.generators.map((g) => g.arrivals))}), run folder ${runDir}`);
   if (s.regional) ctx.log(`regions: ${s.regional.regions.map((r) => `${r.region} ${r.plan.totalArrivals} vusers on ${r.plan.generators.length} generator(s)`).join(', ')}; one start instant for all`);
   // Agents that get a credentialed target URL through their environment find it redacted in their slices.
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;

@@ -2,6 +2,7 @@
  * The run's summary (DESIGN.md "Summary JSON", also the top of report.json) and its terminal table.
  * Pure: built from collected data, no I/O.
  */
+import { countsList } from '../core/counts-list';
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
 import { decideVerdict, generatorErrorCode } from '../core/verdict';
@@ -147,7 +148,7 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
   const dashes = '-'.repeat(heading.length);
   const figureRows: Array<[string, string]> = (s.figures ?? []).map((f) => [f.label, f.text]);
   const rig: Array<[string, string]> = [];
-  rig.push(['generators (arrivals each)', `${s.rig.plan.generators} (${s.rig.plan.arrivalsPerGenerator.join(' / ')})`]);
+  rig.push(['generators (arrivals each)', `${s.rig.plan.generators} (${countsList(s.rig.plan.arrivalsPerGenerator, ' / ')})`]);
   rig.push(['start skew', s.rig.startSkewMs === null ? 'n/a' : `${s.rig.startSkewMs} ms`]);
   for (const f of clockRows(s.aggregate)) rig.push([f.label, f.text]);
   const mem = s.rig.memoryPerVuser;
