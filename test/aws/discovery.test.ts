@@ -95,6 +95,11 @@ describe('choosePlatform', () => {
     expect(cfn.calls()).toHaveLength(0);
   });
 
+  test("an outputs file naming no rig stack (`{}`) is said as such, not as missing", async () => {
+    const c = await choosePlatform(undefined, deps({ credentialsHinted: false, readOutputsFile: () => '{}' }));
+    expect(c).toEqual({ platform: 'local', line: 'platform: local (/repo/cdk-outputs.json names no rig stack and no AWS credentials configured; deploy with `npm run deploy` to run on AWS)' });
+  });
+
   test('no outputs file: CloudFormation decides', async () => {
     cfn.on(DescribeStacksCommand).rejects(missing('x'));
     expect(await choosePlatform(undefined, deps())).toMatchObject({ platform: 'local', line: expect.stringMatching(/not deployed in eu-west-1/) });

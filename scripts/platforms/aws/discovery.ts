@@ -275,13 +275,15 @@ export async function choosePlatform(requested: 'local' | 'aws' | undefined, dep
       return { platform: 'aws', outputs, line: `platform: aws (${why}; region ${outputs.region ?? deps.region ?? 'from the SDK'})` };
     }
   }
+  // A file that is there but names no rig stack (`{}`, another app's outputs) is said as such, not as missing.
+  const noFile = fileText === undefined ? `no ${deps.outputsFile}` : `${deps.outputsFile} names no rig stack`;
   if (requested !== 'aws' && !deps.credentialsHinted) {
-    return { platform: 'local', line: `platform: local (no ${deps.outputsFile} and no AWS credentials configured; deploy with \`npm run deploy\` to run on AWS)` };
+    return { platform: 'local', line: `platform: local (${noFile} and no AWS credentials configured; deploy with \`npm run deploy\` to run on AWS)` };
   }
   const region = deps.region;
   if (!region) {
-    if (requested === 'aws') throw new UsageError(`--platform aws: no ${deps.outputsFile} and no AWS region set; run \`npm run deploy\` (it writes the outputs file) or set AWS_REGION to the region you deployed to`);
-    return { platform: 'local', line: `platform: local (no ${deps.outputsFile} and no AWS region set)` };
+    if (requested === 'aws') throw new UsageError(`--platform aws: ${noFile} and no AWS region set; run \`npm run deploy\` (it writes the outputs file) or set AWS_REGION to the region you deployed to`);
+    return { platform: 'local', line: `platform: local (${noFile} and no AWS region set)` };
   }
   let outputs: RigOutputs | undefined;
   try {
