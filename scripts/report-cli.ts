@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { helpRequested, parseFlags } from './cli-flags';
 import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
 import type { AbortControl, DoneMarker, RunStore, StartControl } from './contracts';
 import { localStore } from '../load-generators/lib/run-store';
@@ -29,7 +29,7 @@ import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
-import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
+import { assertEnsureParses, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
 interface RunRecord {
   runId: string;
@@ -123,16 +123,17 @@ const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- -
 export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void, env: NodeJS.ProcessEnv = {}, home: string = os.homedir()): Promise<number> {
   const refusal = npmEatenRefusal(env, longFlags(REPORT_OPTIONS), argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
-  let parsed: ReturnType<typeof parseCli>;
-  try {
-    parsed = parseCli(argv);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}; ${USAGE}`);
+  if (helpRequested(argv)) {
+    out(USAGE);
+    return ExitCode.ok;
   }
+  const parsed = parseFlags(argv, REPORT_OPTIONS, USAGE, true);
   const { values } = parsed;
   // `~/runs/…` in quotes or after `=` is the home folder's; a relative folder is read from where npm was run.
   const positionals = parsed.positionals.map((p) => userPath(p, home, invocationDir(env, process.cwd())));
   const ensure = values.ensure ?? [];
+  // Every expression parses before anything is read or written (a syntax error is bad input, not a breach).
+  assertEnsureParses(flagEnsureChecks(ensure));
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);
     if (path.resolve(positionals[0] as string) === path.resolve(positionals[1] as string)) {
@@ -141,13 +142,15 @@ export async function main(argv: readonly string[], out: (text: string) => void,
     return compareFolders(positionals[0] as string, positionals[1] as string, { ensure, json: Boolean(values.json) }, out, log);
   }
   if (ensure.length || values.json) throw new UsageError(`${ensure.length ? '--ensure' : '--json'} goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
+  if (positionals.length === 2 && path.resolve(positionals[0] as string) === path.resolve(positionals[1] as string)) {
+    throw new UsageError(`the same run folder twice (${positionals[0]}); to rebuild its report: npm run report -- ${positionals[0]}`);
+  }
   if (positionals.length === 2) throw new UsageError(`two run folders without --compare; to compare them: npm run report -- --compare ${positionals[0]} ${positionals[1]}`);
   if (positionals.length !== 1) throw new UsageError(USAGE);
   return rebuildReport(positionals[0] as string, log);
 }
 
 const REPORT_OPTIONS = { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } as const;
-const parseCli = (argv: readonly string[]) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: REPORT_OPTIONS });
 
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
