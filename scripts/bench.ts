@@ -24,9 +24,9 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { checkReachable } from './adapters/reachability';
 import { longFlags, npmEatenRefusal } from './npm-flags';
+import { helpRequested, parseFlags } from './cli-flags';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
 import { invocationDir, userPath } from './home-path';
@@ -105,11 +105,15 @@ const BENCH_OPTIONS = {
   'generator-cpus': { type: 'string', default: '0' },
 } as const;
 
-/** The bench's settings from its flags. @throws BenchUsageError, PinError */
+const BENCH_USAGE =
+  'usage: npm run bench -- [--pin [--target-cpus LIST] [--generator-cpus LIST]] [--rates 50,75,100,…] [--trial S] [--hold S] [--repeat N]' +
+  ' [--mem-rate R] [--mem-seconds S] [--budget MIN] [--workers N] [--target URL] [--json FILE]';
+
+/** The bench's settings from its flags. @throws BenchUsageError, PinError, UsageError */
 function benchSettings() {
   const refusal = npmEatenRefusal(process.env, longFlags(BENCH_OPTIONS), process.argv.slice(2));
   if (refusal) throw new BenchUsageError(refusal.replace(/^error: /, ''));
-  const { values } = parseArgs({ options: BENCH_OPTIONS });
+  const { values } = parseFlags(process.argv.slice(2), BENCH_OPTIONS, BENCH_USAGE);
   // An empty value (`--json=`, an unset CI variable) would run as if the flag were not given.
   for (const flag of ['target', 'json', 'target-cpus', 'generator-cpus'] as const) {
     if (values[flag] !== undefined && !String(values[flag]).trim()) throw new BenchUsageError(`--${flag} is empty; give it a value or leave the flag out`);
@@ -233,6 +237,10 @@ function figureLines(set: BenchSettings, measured: Measured, figs: ReturnType<ty
 }
 
 async function main(): Promise<void> {
+  if (helpRequested(process.argv.slice(2))) {
+    process.stdout.write(`${BENCH_USAGE}\n`);
+    return;
+  }
   const set = benchSettings();
   const { pin, workers } = set;
   const began = Date.now();

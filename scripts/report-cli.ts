@@ -6,13 +6,13 @@
  * table on stderr), compare-<baseline-id>.html in the run's folder.
  *
  * Exit codes: 0 rebuilt / compared (and every `--ensure` held); 1 an `--ensure` was breached;
- * 2 a folder is not a (finished) run folder or the arguments are wrong (nothing written); 3 the data
- * could not be read.
+ * 2 a folder is not a (finished) run folder or the arguments are wrong (nothing written); 3 the folder's data
+ * could not be read (a bad file named by scripts/report/run-files.ts) or the report could not be written to it.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { helpRequested, parseFlags } from './cli-flags';
 import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
 import type { AbortControl, DoneMarker, RunStore, StartControl } from './contracts';
 import { localStore } from '../load-generators/lib/run-store';
@@ -25,11 +25,12 @@ import { evaluateWithBaseline } from './report/baseline';
 import { writeComparison } from './report/compare-html';
 import { thresholdReason } from './report/result';
 import { fileNotFolder, readRunFolder } from './report/read-run';
+import { RunDataError, missingGeneratorData, readRunFile, unwritableFolder } from './report/run-files';
 import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
-import { flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
+import { assertEnsureParses, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
 
 interface RunRecord {
   runId: string;
@@ -42,28 +43,22 @@ interface RunRecord {
   consoleSuppressed?: string[];
 }
 
-/** A scenario's own `config.ensure` conditions (as scripts/run.ts reads them). */
-const readJson = async <T>(store: RunStore, key: string): Promise<T | undefined> => {
-  const text = await store.get(key);
-  return text === undefined ? undefined : (JSON.parse(text) as T);
-};
-
 /** The end state of a run written before outcome.json existed: reconstructed from the control and done files. */
-async function deriveOutcome(store: RunStore, run: RunRecord): Promise<RunOutcomeRecord> {
+async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: string) => void): Promise<RunOutcomeRecord> {
   const ids = [...new Set((await store.list(GENERATORS_PREFIX)).map(generatorOfKey).filter((x): x is string => !!x))].sort();
-  const start = await readJson<Partial<StartControl>>(store, CONTROL.start);
-  const abort = await readJson<Partial<AbortControl>>(store, CONTROL.abort);
+  const start = await readRunFile<Partial<StartControl>>(store, CONTROL.start, 'start', note);
+  const abort = await readRunFile<Partial<AbortControl>>(store, CONTROL.abort, 'abort', note);
   const lost: Array<{ id: string; reason: string }> = [];
   let endedAt = 0;
   for (const id of ids) {
-    const done = await readJson<DoneMarker>(store, generatorKeys(id).done);
+    const done = await readRunFile<DoneMarker>(store, generatorKeys(id).done, 'done', note);
     if (!done) lost.push({ id, reason: 'no done.json' });
     else {
       endedAt = Math.max(endedAt, done.at);
       if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED) lost.push({ id, reason: done.reason });
     }
   }
-  const slice = ids[0] ? await readJson<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, generatorKeys(ids[0]).slice) : undefined;
+  const slice = ids[0] ? await readRunFile<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, generatorKeys(ids[0]).slice, 'slice', note) : undefined;
   const script = slice?.processes?.[0]?.script;
   return {
     generatorIds: ids,
@@ -85,8 +80,12 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   if (!fs.statSync(abs).isDirectory()) throw new UsageError(fileNotFolder('run', dir));
   if (!fs.existsSync(path.join(abs, 'run.json'))) throw new UsageError(`${dir} is not a run folder (no run.json); pass runs/<run-id>`);
   const store = localStore(abs);
-  const run = (await readJson<RunRecord>(store, 'run.json')) as RunRecord;
-  const outcome = (await readJson<RunOutcomeRecord>(store, 'outcome.json')) ?? (await deriveOutcome(store, run));
+  const run = (await readRunFile<RunRecord>(store, 'run.json', 'run', log)) as RunRecord;
+  const outcome = (await readRunFile<RunOutcomeRecord>(store, 'outcome.json', 'outcome', log)) ?? (await deriveOutcome(store, run, log));
+  // A folder whose generators' data is gone would rebuild as "0 of 0 vusers failed, PASSED" over the good report.
+  const present = new Set((await store.list(GENERATORS_PREFIX)).map(generatorOfKey).filter((x): x is string => !!x));
+  const missing = missingGeneratorData(run.plan.generators.length, outcome.generatorIds, outcome.lostGenerators, present);
+  if (missing) throw new RunDataError(missing);
   const { summary } = await writeReport(store, {
     ...outcome,
     maxErrorRate: outcome.maxErrorRate ?? run.options?.maxErrorRate ?? 0,
@@ -96,6 +95,8 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     scenario: run.scenario ?? '',
     plan: run.plan,
     ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
+  }, { note: log, writeOutcome: false }).catch((err: unknown) => {
+    throw unwritableFolder(err, dir, 'report', `copy the folder somewhere writable (cp -r ${dir} /tmp/run) and run npm run report -- /tmp/run`) ?? err;
   });
   // Older run folders have no consoleSuppressed: Artillery's default (metrics-by-endpoint's per-URL lines) then.
   log(formatSummaryTable(summary, `${path.join(abs, 'report.html')} (data: report.json)`, run.consoleSuppressed ?? suppressedMetricNames(undefined)));
@@ -106,7 +107,13 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
 export function compareFolders(baseDir: string, runDir: string, opts: { ensure: readonly string[]; json: boolean }, out: (text: string) => void, log: (line: string) => void): number {
   const base = readRunFolder(baseDir, 'baseline');
   const run = readRunFolder(runDir, 'run');
-  const { comparison, table, file } = writeComparison(base, run);
+  let written: ReturnType<typeof writeComparison>;
+  try {
+    written = writeComparison(base, run);
+  } catch (err) {
+    throw unwritableFolder(err, runDir, 'comparison', `copy the folder somewhere writable (cp -r ${runDir} /tmp/run) and compare with the copy: npm run report -- --compare ${baseDir} /tmp/run`) ?? err;
+  }
+  const { comparison, table, file } = written;
   const thresholds = evaluateWithBaseline(opts.ensure, run.report.aggregate, { runId: base.report.runId, aggregate: base.report.aggregate, differences: comparison.differences }, evaluateThresholds);
   if (opts.json) {
     out(JSON.stringify({ ...comparison, page: file, thresholds }, null, 2));
@@ -123,16 +130,17 @@ const USAGE = 'usage: npm run report -- runs/<run-id>   or   npm run report -- -
 export async function main(argv: readonly string[], out: (text: string) => void, log: (line: string) => void, env: NodeJS.ProcessEnv = {}, home: string = os.homedir()): Promise<number> {
   const refusal = npmEatenRefusal(env, longFlags(REPORT_OPTIONS), argv);
   if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
-  let parsed: ReturnType<typeof parseCli>;
-  try {
-    parsed = parseCli(argv);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}; ${USAGE}`);
+  if (helpRequested(argv)) {
+    out(USAGE);
+    return ExitCode.ok;
   }
+  const parsed = parseFlags(argv, REPORT_OPTIONS, USAGE, true);
   const { values } = parsed;
   // `~/runs/…` in quotes or after `=` is the home folder's; a relative folder is read from where npm was run.
   const positionals = parsed.positionals.map((p) => userPath(p, home, invocationDir(env, process.cwd())));
   const ensure = values.ensure ?? [];
+  // Every expression parses before anything is read or written (a syntax error is bad input, not a breach).
+  assertEnsureParses(flagEnsureChecks(ensure));
   if (values.compare) {
     if (positionals.length !== 2) throw new UsageError(`--compare takes two run folders, the baseline first (got ${positionals.length}); ${USAGE}`);
     if (path.resolve(positionals[0] as string) === path.resolve(positionals[1] as string)) {
@@ -141,13 +149,22 @@ export async function main(argv: readonly string[], out: (text: string) => void,
     return compareFolders(positionals[0] as string, positionals[1] as string, { ensure, json: Boolean(values.json) }, out, log);
   }
   if (ensure.length || values.json) throw new UsageError(`${ensure.length ? '--ensure' : '--json'} goes with --compare (a rebuild keeps the run's own thresholds); ${USAGE}`);
+  if (positionals.length === 2 && path.resolve(positionals[0] as string) === path.resolve(positionals[1] as string)) {
+    throw new UsageError(`the same run folder twice (${positionals[0]}); to rebuild its report: npm run report -- ${positionals[0]}`);
+  }
   if (positionals.length === 2) throw new UsageError(`two run folders without --compare; to compare them: npm run report -- --compare ${positionals[0]} ${positionals[1]}`);
   if (positionals.length !== 1) throw new UsageError(USAGE);
   return rebuildReport(positionals[0] as string, log);
 }
 
+/** The line and exit code for an error that ended the command: bad input 2, unreadable or unwritable data 3, else a rig bug (3). */
+export function failureOf(err: unknown, compare: boolean): { line: string; code: number } {
+  if (err instanceof UsageError) return { line: `error: ${err.message}`, code: ExitCode.badInput };
+  if (err instanceof RunDataError) return { line: `error: ${err.message}`, code: ExitCode.rigFailure };
+  return { line: `rig failure: cannot ${compare ? 'compare the runs' : 'rebuild the report'}: ${unexpectedErrorLine(err)}`, code: ExitCode.rigFailure };
+}
+
 const REPORT_OPTIONS = { compare: { type: 'boolean' }, json: { type: 'boolean' }, ensure: { type: 'string', multiple: true } } as const;
-const parseCli = (argv: readonly string[]) => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: REPORT_OPTIONS });
 
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -155,14 +172,10 @@ if (require.main === module) {
   main(process.argv.slice(2), out, log, process.env).then(
     (code) => (process.exitCode = code),
     (err: unknown) => {
-      if (err instanceof UsageError) {
-        log(`error: ${err.message}`);
-        process.exitCode = ExitCode.badInput;
-      } else {
-        log(`rig failure: cannot ${process.argv.includes('--compare') ? 'compare the runs' : 'rebuild the report'}: ${unexpectedErrorLine(err)}`);
-        if (process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
-        process.exitCode = ExitCode.rigFailure;
-      }
+      const { line, code } = failureOf(err, process.argv.includes('--compare'));
+      log(line);
+      if (code === ExitCode.rigFailure && !(err instanceof RunDataError) && process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
+      process.exitCode = code;
     },
   );
 }

@@ -284,7 +284,7 @@ async function reportRun(
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
     ...(s.regional ? { regions: regionsOf(s.regional) } : {}),
-  });
+  }, { note: ctx.log });
   if (baseline) {
     const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
     ctx.log(`\n${table}\ncomparison: ${file}`);

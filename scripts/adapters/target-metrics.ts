@@ -6,6 +6,7 @@
  */
 import { TARGET_METRICS_PREFIX, targetMetricsKey } from '../../load-generators/lib/run-protocol';
 import type { CloudWatchSection, LoadWindow, MetricsSource, RunStore } from '../contracts';
+import { readRunFile } from '../report/run-files';
 import * as http from 'node:http';
 import * as https from 'node:https';
 
@@ -148,17 +149,13 @@ export function toTargetSample(at: number, m: unknown): TargetSample {
   };
 }
 
-/** Reads every stored target sample back, sorted by time. */
-export async function readTargetSamples(store: RunStore): Promise<TargetSample[]> {
+/** Reads every stored target sample back, sorted by time; a bad one is skipped, said through `note`. */
+export async function readTargetSamples(store: RunStore, note: (line: string) => void = () => undefined): Promise<TargetSample[]> {
   const out: TargetSample[] = [];
   for (const key of await store.list(TARGET_METRICS_PREFIX)) {
     if (!key.endsWith('.json')) continue;
-    try {
-      const { at, metrics } = JSON.parse((await store.get(key)) ?? '{}') as { at?: number; metrics?: unknown };
-      if (typeof at === 'number') out.push(toTargetSample(at, metrics));
-    } catch {
-      // a torn sample is skipped
-    }
+    const sample = await readRunFile<{ at: number; metrics?: unknown }>(store, key, 'target-metrics', note);
+    if (sample) out.push(toTargetSample(sample.at, sample.metrics));
   }
   return out.sort((a, b) => a.at - b.at);
 }

@@ -6,6 +6,7 @@ import { KEY_KIND, generatorKeys } from '../../load-generators/lib/run-protocol'
 import type { DoneMarker, HealthRecord, RunStore, StartedMarker } from '../contracts';
 import { PeriodMetrics, deserializePeriod } from '../core/merge';
 import type { HealthSample } from '../core/verdict';
+import { readRunFile } from './run-files';
 
 /** Everything one generator left in the store. */
 export interface GeneratorData {
@@ -18,8 +19,11 @@ export interface GeneratorData {
   readonly done?: DoneMarker;
 }
 
-/** Reads every generator's data; a generator with nothing written still appears (empty). */
-export async function collectRun(store: RunStore, generatorIds: readonly string[]): Promise<GeneratorData[]> {
+/**
+ * Reads every generator's data; a generator with nothing written still appears (empty). A bad period or done.json
+ * throws RunDataError; a bad start record or health sample is skipped, said through `note` (scripts/report/run-files.ts).
+ */
+export async function collectRun(store: RunStore, generatorIds: readonly string[], note: (line: string) => void = () => undefined): Promise<GeneratorData[]> {
   const out: GeneratorData[] = [];
   for (const id of generatorIds) {
     const keys = await store.list(generatorKeys(id).prefix);
@@ -29,19 +33,19 @@ export async function collectRun(store: RunStore, generatorIds: readonly string[
     const health: HealthSample[] = [];
     for (const key of keys) {
       if (KEY_KIND.period.test(key)) {
-        const text = await store.get(key);
-        if (text) periods.push(deserializePeriod(text));
+        const period = await readRunFile(store, key, 'period', note, deserializePeriod);
+        if (period) periods.push(period);
       } else if (KEY_KIND.started.test(key)) {
-        const s = JSON.parse((await store.get(key)) ?? '{}') as Partial<StartedMarker>;
-        if (typeof s.actualAt === 'number') startedAt.push(s.actualAt);
-        if (typeof s.plannedAt === 'number') plannedStartAt = s.plannedAt;
+        const s = await readRunFile<Partial<StartedMarker>>(store, key, 'started', note);
+        if (typeof s?.actualAt === 'number') startedAt.push(s.actualAt);
+        if (typeof s?.plannedAt === 'number') plannedStartAt = s.plannedAt;
       } else if (KEY_KIND.health.test(key)) {
-        const h = JSON.parse((await store.get(key)) ?? '{}') as HealthRecord & { samples?: Array<Omit<HealthSample, 'at' | 'generator'>> };
-        for (const s of h.samples ?? []) health.push({ ...s, at: h.at, generator: id });
+        const h = await readRunFile<HealthRecord & { samples: Array<Omit<HealthSample, 'at' | 'generator'>> }>(store, key, 'health', note);
+        for (const s of h?.samples ?? []) health.push({ ...s, at: h!.at, generator: id });
       }
     }
-    const doneText = await store.get(generatorKeys(id).done);
-    out.push({ id, periods, startedAt, plannedStartAt, health, done: doneText ? JSON.parse(doneText) : undefined });
+    const done = await readRunFile<DoneMarker>(store, generatorKeys(id).done, 'done', note);
+    out.push({ id, periods, startedAt, plannedStartAt, health, done });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * Writes a run's report from the raw data in its run store: report.json (the summary JSON on top,
  * then the merged periods and the timelines) and report.html. One code path for the end of a run and
- * for `npm run report -- runs/<id>`; the run's end state goes to outcome.json so a rebuild is exact.
+ * for `npm run report -- runs/<id>`; at the end of a run, the run's end state goes to outcome.json so a rebuild is exact.
  */
 import type { RunStore } from '../contracts';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
@@ -50,8 +50,24 @@ export interface WriteReportInput extends RunOutcomeRecord {
   readonly requestedVusers?: number;
 }
 
-/** Builds the report from the store's raw data, writes outcome.json, report.json and report.html. */
-export async function writeReport(store: RunStore, input: WriteReportInput): Promise<{ summary: RunSummary; report: ReportJson }> {
+/** Options of {@link writeReport}. */
+export interface WriteReportOptions {
+  /** Where a skipped sample is said (scripts/report/run-files.ts). */
+  readonly note?: (line: string) => void;
+  /**
+   * Whether outcome.json is written (the end of a run: the run's end state, kept for rebuilds). A rebuild reads it
+   * and leaves it as it was.
+   * @default true
+   */
+  readonly writeOutcome?: boolean;
+}
+
+/**
+ * Writes outcome.json (unless told not to), builds the report from the store's raw data, then writes report.json and
+ * report.html: neither is written until every file the report needs was read.
+ */
+export async function writeReport(store: RunStore, input: WriteReportInput, opts: WriteReportOptions = {}): Promise<{ summary: RunSummary; report: ReportJson }> {
+  const note = opts.note ?? (() => undefined);
   const outcome: RunOutcomeRecord = {
     generatorIds: input.generatorIds,
     startAt: input.startAt,
@@ -65,8 +81,9 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     ...(input.baseline ? { baseline: input.baseline } : {}),
     ...(input.regions ? { regions: input.regions } : {}),
   };
-  await store.put('outcome.json', JSON.stringify(outcome, null, 2));
-  const data = await collectRun(store, input.generatorIds);
+  // First, so a run whose raw data turns out unreadable still keeps its end state for a later rebuild.
+  if (opts.writeOutcome ?? true) await store.put('outcome.json', JSON.stringify(outcome, null, 2));
+  const data = await collectRun(store, input.generatorIds, note);
   // The result is decided once, with the thresholds: the exit code, the banner and the JSON agree.
   const { summary, report } = buildSummary({
     ...input,
@@ -75,7 +92,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     maxErrorRate: input.maxErrorRate ?? 0,
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
-  const targetSamples = await readTargetSamples(store);
+  const targetSamples = await readTargetSamples(store, note);
   const held = peakHeldOf(input.requestedVusers, targetSamples, health);
   const memoryPerVuser = memoryPerHeldVuser(held, input.plan.peakConcurrent, health, targetSamples);
   const regions = input.regions?.length ? regionalBreakdown(input.regions, data) : undefined;
@@ -97,8 +114,9 @@ export async function writeReport(store: RunStore, input: WriteReportInput): Pro
     distributions: distributionsOf(aggregate(data.flatMap((g) => g.periods)).histograms),
     ...(regions ? { regions } : {}),
   };
+  const html = renderHtml(reportJson);
   await store.put('report.json', JSON.stringify(reportJson, null, 2));
-  await store.put('report.html', renderHtml(reportJson));
+  await store.put('report.html', html);
   return { summary: finalSummary, report: reportJson };
 }
 

@@ -19,7 +19,7 @@ class ConfigError extends Error {}
  * @property {number} cookie503Fraction FAULT_COOKIE_503_FRACTION
  * @property {string} seed             FAULT_SEED
  * @property {number} recoveryMs       connection state recovery window (ms)
- * @property {boolean} exitWithParent  EXIT_WITH_PARENT=1: stop when the process that started us dies
+ * @property {boolean} exitWithParent  EXIT_WITH_PARENT=1 (or true, yes, on): stop when the process that started us dies
  * @property {string | undefined} authToken AUTH_TOKEN: when set, /set-cookie needs `Authorization: Bearer <it>` and
  *                                    Socket.IO connections need `auth: { token: <it> }`
  */
@@ -44,13 +44,52 @@ function num(env, name, dflt, min, max, integer) {
   return v;
 }
 
+const TRUE = ['1', 'true', 'yes', 'on'];
+const FALSE = ['0', 'false', 'no', 'off'];
+
+/**
+ * A boolean variable: unset or empty is `dflt`; 1/true/yes/on and 0/false/no/off (any case); anything else is refused.
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} name
+ * @param {boolean} dflt
+ */
+function bool(env, name, dflt) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return dflt;
+  const v = raw.trim().toLowerCase();
+  if (TRUE.includes(v)) return true;
+  if (FALSE.includes(v)) return false;
+  throw new ConfigError(`target: ${name}=${JSON.stringify(raw)} is invalid; expected ${TRUE.slice(0, -1).join(', ')} or on (or ${FALSE.join(', ')})`);
+}
+
+/**
+ * REDIS_URL: unset or empty is no Redis; else a redis:// or rediss:// URL with a host (node-redis would throw on
+ * anything else once a worker started, as a stack trace).
+ * @param {NodeJS.ProcessEnv} env
+ */
+function redisUrlOf(env) {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const url = raw.trim();
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['redis:', 'rediss:'].includes(parsed.protocol) || parsed.hostname === '') {
+    throw new ConfigError(`target: REDIS_URL=${JSON.stringify(raw)} is invalid; expected a redis:// or rediss:// URL, e.g. redis://host:6379`);
+  }
+  return url;
+}
+
 /**
  * @param {NodeJS.ProcessEnv} env
  * @returns {TargetConfig}
  */
 function loadConfig(env) {
   const host = env.HOST && env.HOST.trim() !== '' ? env.HOST.trim() : '0.0.0.0';
-  const redisUrl = env.REDIS_URL && env.REDIS_URL.trim() !== '' ? env.REDIS_URL.trim() : undefined;
+  const redisUrl = redisUrlOf(env);
   return {
     port: num(env, 'PORT', 3000, 0, 65535, true),
     host,
@@ -61,7 +100,7 @@ function loadConfig(env) {
     cookie503Fraction: num(env, 'FAULT_COOKIE_503_FRACTION', 0, 0, 1, false),
     seed: env.FAULT_SEED ?? '',
     recoveryMs: 2 * 60 * 1000,
-    exitWithParent: env.EXIT_WITH_PARENT === '1',
+    exitWithParent: bool(env, 'EXIT_WITH_PARENT', false),
     authToken: env.AUTH_TOKEN && env.AUTH_TOKEN !== '' ? env.AUTH_TOKEN : undefined,
   };
 }

@@ -22,3 +22,18 @@ test.each([
   expect(r.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l))).toEqual([line]);
   expect([...benchFolders()].filter((n) => !before.has(n))).toEqual([]);
 });
+
+test.each([['--help'], ['-h']])('bench %s: the usage on stdout, exit 0, nothing started', async (flag) => {
+  const before = benchFolders();
+  const r = await runCli([flag], { script: 'bench.ts', timeoutMs: 60_000 });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^usage: npm run bench -- /);
+  for (const f of ['--pin', '--rates', '--trial', '--budget', '--json', '--target']) expect(r.stdout).toContain(f);
+  expect([...benchFolders()].filter((n) => !before.has(n))).toEqual([]);
+});
+
+test('bench --bogus: one line naming the option and the usage, exit 2', async () => {
+  const r = await runCli(['--bogus'], { script: 'bench.ts', timeoutMs: 60_000 });
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l))).toEqual([expect.stringMatching(/^bench: unknown option --bogus; usage: npm run bench -- /)]);
+});

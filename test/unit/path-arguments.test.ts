@@ -99,4 +99,21 @@ describe('npm run report: careless arguments', () => {
     await expect(reportMain(['--compare', runDir, `${runDir}/`], noop, noop)).rejects.toThrow(/--compare got the same run folder twice/);
     await expect(reportMain([runDir, '/tmp/other'], noop, noop)).rejects.toThrow(`two run folders without --compare; to compare them: npm run report -- --compare ${runDir} /tmp/other`);
   });
+  it('the same folder twice without --compare is not told to compare it with itself', async () => {
+    const err = await reportMain([runDir, `${runDir}/`], noop, noop).catch((e: Error) => e);
+    expect(String(err)).toContain(`the same run folder twice (${runDir}); to rebuild its report: npm run report -- ${runDir}`);
+    expect(String(err)).not.toContain('--compare');
+  });
+  it.each([['--help'], ['-h']])('%s prints the usage on stdout and exits 0', async (flag) => {
+    const printed: string[] = [];
+    await expect(reportMain([flag], (t) => printed.push(t), noop)).resolves.toBe(0);
+    expect(printed.join('\n')).toMatch(/^usage: npm run report -- runs\/<run-id>/);
+  });
+  it('an --ensure that does not parse is refused before any folder is read or written', async () => {
+    const before = fs.readdirSync(runDir).sort();
+    // The folders do not even exist: the expression is checked first.
+    await expect(reportMain(['--compare', '/tmp/no-such-base', '/tmp/no-such-run', '--ensure', 'p99 <'], noop, noop)).rejects.toThrow(/^--ensure "p99 <" is not a valid ensure expression \(/);
+    await expect(reportMain(['--compare', runDir, '/tmp/no-such-run', '--ensure', 'vusers.failed == 0', '--ensure', 'p99 <'], noop, noop)).rejects.toThrow(/--ensure "p99 <" is not a valid/);
+    expect(fs.readdirSync(runDir).sort()).toEqual(before);
+  });
 });
