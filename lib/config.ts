@@ -4,6 +4,7 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
+import { misspeltRigKey } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 
 /** Where the system under test comes from. */
@@ -168,12 +169,20 @@ function readRedis(r: ContextReader, maxCapacity: number): boolean {
 }
 
 /**
- * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}.
+ * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}. `other` is the rest
+ * of the context given (key → value; cdk.json's own keys left out): a key within two edits of a rig key, case aside,
+ * is a misspelling the rig would silently ignore, so it is refused.
  * @throws RigConfigError naming each bad key, the value given and the allowed values.
  */
-export function parseRigConfig(raw: RawContext): RigConfig {
+export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, unknown>> = {}): RigConfig {
   const r = contextReader(raw);
   const { problems, value, bad, int, optional } = r;
+
+  const rigKeys = Object.keys(CONTEXT_DEFAULTS) as ContextKey[];
+  for (const [key, v] of Object.entries(other)) {
+    const meant = misspeltRigKey(key, rigKeys);
+    if (meant) problems.push(`unknown context key "${key}"; did you mean "${meant}"? (the rig would ignore it; use -c ${meant}=${typeof v === 'string' ? v : JSON.stringify(v)})`);
+  }
 
   const targetKindRaw = String(value('targetKind'));
   const targetKind = TARGET_KINDS.find((k) => k === targetKindRaw);
