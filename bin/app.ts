@@ -2,7 +2,8 @@
 /**
  * CDK entry point: read context once, validate it into one typed config, compose the stacks,
  * and let cdk-nag fail the synth on any finding that has not been acknowledged with a reason.
- * A bad context value is the user's input: one line per problem (key, value, allowed values), exit 2.
+ * A bad context value is the user's input: one line per problem (key, value, allowed values), exit 2; no context
+ * value ends the synth in a raw stack trace (see composeApp).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

@@ -135,7 +135,8 @@ function cdkJsonContextKeys(): string[] {
 
 /**
  * bin/app.ts's work: reads and validates the app's whole context (every key: a misspelt rig key is refused too),
- * then builds the rig. A bad context is the user's input: one line per problem, exit 2.
+ * then builds the rig. A bad context is the user's input: one line per problem, exit 2; any other error building the
+ * stacks is one line too, exit 1.
  */
 export function composeApp(app: App, io: AppIo, build: (app: App, config: RigConfig) => unknown = buildRig): void {
   const own = new Set(cdkJsonContextKeys());
@@ -148,7 +149,16 @@ export function composeApp(app: App, io: AppIo, build: (app: App, config: RigCon
     for (const problem of err.problems) io.error(`error: ${problem}`);
     return io.exit(2);
   }
-  build(app, config);
+  try {
+    build(app, config);
+  } catch (err) {
+    // A value the checks let through but a construct refuses (aws-cdk-lib's own validation) would end the synth in a
+    // raw stack trace: one line instead, exit 1 as cdk's own failures. `cdk synth --debug` (CDK_DEBUG=true) keeps the trace.
+    if (process.env.CDK_DEBUG === 'true') throw err;
+    const message = (err instanceof Error ? err.message : String(err)).split('\n').find((l) => l.trim() !== '')?.trim();
+    io.error(`error: the stacks could not be built from this context: ${message ?? 'an unknown error'} (cdk synth --debug shows where)`);
+    return io.exit(1);
+  }
 }
 
 function tagRig(stack: Stack): void {

@@ -4,7 +4,7 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
-import { misspeltRigKey } from './context-checks';
+import { instanceTypeProblem, misspeltRigKey } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 
 /** Where the system under test comes from. */
@@ -99,8 +99,6 @@ export class RigConfigError extends Error {
 
 const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
-// AWS instance type names: family (letters, digits, optional suffix letters), a dot, a size.
-const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 // AWS region names: eu-west-2, us-gov-west-1, ap-southeast-4, …
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
@@ -111,6 +109,8 @@ interface ContextReader {
   value(key: ContextKey): unknown;
   /** Records that `key` is not one of the `allowed` values. */
   bad(key: ContextKey, allowed: string): void;
+  /** Records what is wrong with `key`'s value (`why`), with the default as an example. */
+  wrong(key: ContextKey, why: string): void;
   /** A whole number from min to max (the default, and a problem, otherwise). */
   int(key: ContextKey, min: number, max: number): number;
   /** A string; "none" or empty is undefined. */
@@ -122,6 +122,9 @@ function contextReader(raw: RawContext): ContextReader {
   const value = (key: ContextKey): unknown => raw[key] ?? CONTEXT_DEFAULTS[key];
   const bad = (key: ContextKey, allowed: string): void => {
     problems.push(`context "${key}" is ${JSON.stringify(value(key))}; allowed: ${allowed} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
+  };
+  const wrong = (key: ContextKey, why: string): void => {
+    problems.push(`context "${key}" is ${JSON.stringify(value(key))}: ${why} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
   };
   const int = (key: ContextKey, min: number, max: number): number => {
     const v = value(key);
@@ -141,7 +144,7 @@ function contextReader(raw: RawContext): ContextReader {
     const s = v.trim();
     return s === '' || s === 'none' ? undefined : s;
   };
-  return { problems, value, bad, int, optional };
+  return { problems, value, bad, wrong, int, optional };
 }
 
 /** `operatorCidr`: an IPv4 CIDR narrower than /0, or undefined ("none": generators only). */
@@ -192,7 +195,8 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   if (!T_FAMILY.test(targetInstanceType)) bad('targetInstanceType', 't2.* or t3.* (nano … 2xlarge), e.g. t3.small');
 
   const generatorInstanceType = String(value('generatorInstanceType'));
-  if (!INSTANCE_TYPE.test(generatorInstanceType)) bad('generatorInstanceType', 'an EC2 instance type such as c5.large');
+  const typeProblem = instanceTypeProblem(generatorInstanceType);
+  if (typeProblem) r.wrong('generatorInstanceType', typeProblem);
 
   const minCapacity = int('minCapacity', 1, 100);
   const maxCapacity = int('maxCapacity', 1, 100);

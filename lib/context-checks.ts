@@ -26,3 +26,31 @@ export function misspeltRigKey(key: string, rigKeys: readonly string[]): string 
   if (rigKeys.includes(key) || CDK_KEY_PREFIXES.some((p) => key.startsWith(p))) return undefined;
   return nearest(key, rigKeys);
 }
+
+/**
+ * EC2's instance sizes (EC2 User Guide, "Amazon EC2 instance type naming conventions": nano … xlarge, <N>xlarge,
+ * metal, metal-<N>xl; the same set as aws-cdk-lib's InstanceSize and cfn-lint's list of instance types).
+ */
+const EC2_SIZE = /^(nano|micro|small|medium|large|xlarge|([2-9]|[1-9]\d+)xlarge|metal|metal-([2-9]|[1-9]\d+)xl)$/;
+const EC2_SIZES_TEXT = 'nano, micro, small, medium, large, xlarge, <N>xlarge, metal or metal-<N>xl';
+// The name form aws-cdk-lib's InstanceType.architecture reads (family letters, generation, attribute letters such as
+// g, n, i, -flex; a dot; a size): it throws MalformedInstanceTypeIdentifier on any other, a raw stack at synth.
+const CDK_INSTANCE_TYPE = /^([a-z]+\d{1,2}[a-z-]*)\.([a-z0-9-]+)$/;
+
+/** Why `type` cannot be the rig's generator type (an instance an Auto Scaling group launches with Amazon Linux 2023), or undefined. */
+export function instanceTypeProblem(type: string): string | undefined {
+  // EC2 Mac instances run only on EC2 Dedicated Hosts and boot only macOS AMIs (EC2 User Guide, "Amazon EC2 Mac
+  // instances"). The rig's launch templates use default tenancy (no host resource group or license configuration,
+  // the only way an Auto Scaling group places instances on Dedicated Hosts) and Amazon Linux 2023, so EC2 would
+  // refuse every launch. Mac names (mac1, mac2-m2, mac-m4, …) all begin with "mac".
+  if (type.startsWith('mac')) {
+    return 'a Mac instance type: Mac instances run only macOS on EC2 Dedicated Hosts, which the rig\'s Amazon Linux launch templates cannot use; pick a Linux type';
+  }
+  const m = CDK_INSTANCE_TYPE.exec(type);
+  if (!m) {
+    return 'not an EC2 instance type name the rig can use: family (letters, generation number, attribute letters), a dot, a size, as in c5.large, c7gn.xlarge, m7i.metal-24xl (aws-cdk-lib cannot read the architecture of u-*, u7i-* or p6-b* names)';
+  }
+  const size = m[2] ?? '';
+  if (!EC2_SIZE.test(size)) return `"${size}" is not an EC2 size (sizes: ${EC2_SIZES_TEXT})`;
+  return undefined;
+}

@@ -34,3 +34,19 @@ describe('composeApp', () => {
     expect(r.lines.join('\n')).toMatch(/^error: unknown context key "maxGenerator"; did you mean "maxGenerators"\?/m);
   });
 });
+
+describe('no raw stack for a context value', () => {
+  test.each(['a.b', 'mac2-m2.metal', 'c5.huge'])('generatorInstanceType=%s: one line, exit 2, before any stack is built', (type) => {
+    const r = compose({ generatorInstanceType: type });
+    expect(r.code).toBe(2);
+    expect(r.lines).toEqual([expect.stringMatching(/^error: context "generatorInstanceType" is /)]);
+  });
+
+  test('an error building the stacks from a valid-looking context is one line, exit 1 (cdk synth --debug for the stack)', () => {
+    const r = compose({}, () => {
+      throw new Error('Malformed instance type identifier\n    at InstanceType.architecture (instance-types.js:1:1)');
+    });
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual(['error: the stacks could not be built from this context: Malformed instance type identifier (cdk synth --debug shows where)']);
+  });
+});

@@ -34,3 +34,24 @@ describe('context keys close to a rig key are refused, others are left to the us
     expect(problemsOf({}, Object.fromEntries(['myTeamTag', 'region', 'aws:cdk:enable-path-metadata', '@aws-cdk/core:defaultCrossStackReferences', 'cdk-version', 'aws-cdk:enableDiffNoFail'].map((k) => [k, 'x'])))).toEqual([]);
   });
 });
+
+describe('generatorInstanceType: a name EC2 and aws-cdk-lib can use, else one line', () => {
+  test.each(['c5.large', 'c5.24xlarge', 'm7i.metal-48xl', 'c6g.metal', 'c7i-flex.large', 't4g.nano', 'x2iedn.xlarge'])('%s is accepted', (type) => {
+    expect(problemsOf({ generatorInstanceType: type })).toEqual([]);
+  });
+
+  test.each([
+    ['c5.huge', /"huge" is not an EC2 size.*nano, micro, small, medium, large, xlarge, <N>xlarge, metal or metal-<N>xl.*-c generatorInstanceType=c5\.large/],
+    ['c5.1xlarge', /"1xlarge" is not an EC2 size/],
+    ['a.b', /not an EC2 instance type name.*-c generatorInstanceType=c5\.large/],
+    ['c5', /not an EC2 instance type name/],
+    ['u-6tb1.metal', /not an EC2 instance type name/],
+    ['mac2-m2.metal', /Mac instance.*Dedicated Host.*-c generatorInstanceType=c5\.large/],
+    ['mac1.metal', /Mac instance/],
+  ])('%s is refused in one line naming the key', (type, why) => {
+    const problems = problemsOf({ generatorInstanceType: type });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^context "generatorInstanceType" is "/);
+    expect(problems[0]).toMatch(why);
+  });
+});
