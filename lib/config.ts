@@ -4,7 +4,7 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
-import { instanceTypeProblem, misspeltRigKey } from './context-checks';
+import { instanceTypeProblem, ipv4CidrProblem, misspeltRigKey } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 
 /** Where the system under test comes from. */
@@ -101,7 +101,6 @@ const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
 // AWS region names: eu-west-2, us-gov-west-1, ap-southeast-4, …
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
-const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 /** Reads context keys (default when missing) and collects one problem line per bad key. */
 interface ContextReader {
@@ -109,8 +108,8 @@ interface ContextReader {
   value(key: ContextKey): unknown;
   /** Records that `key` is not one of the `allowed` values. */
   bad(key: ContextKey, allowed: string): void;
-  /** Records what is wrong with `key`'s value (`why`), with the default as an example. */
-  wrong(key: ContextKey, why: string): void;
+  /** Records what is wrong with `key`'s value (`why`), then `-c key=example` (the default unless given; null: none, `why` names the fix). */
+  wrong(key: ContextKey, why: string, example?: string | null): void;
   /** A whole number from min to max (the default, and a problem, otherwise). */
   int(key: ContextKey, min: number, max: number): number;
   /** A string; "none" or empty is undefined. */
@@ -123,8 +122,8 @@ function contextReader(raw: RawContext): ContextReader {
   const bad = (key: ContextKey, allowed: string): void => {
     problems.push(`context "${key}" is ${JSON.stringify(value(key))}; allowed: ${allowed} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
   };
-  const wrong = (key: ContextKey, why: string): void => {
-    problems.push(`context "${key}" is ${JSON.stringify(value(key))}: ${why} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
+  const wrong = (key: ContextKey, why: string, example: string | null = String(CONTEXT_DEFAULTS[key])): void => {
+    problems.push(`context "${key}" is ${JSON.stringify(value(key))}: ${why}${example === null ? '' : ` (e.g. -c ${key}=${example})`}`);
   };
   const int = (key: ContextKey, min: number, max: number): number => {
     const v = value(key);
@@ -147,18 +146,11 @@ function contextReader(raw: RawContext): ContextReader {
   return { problems, value, bad, wrong, int, optional };
 }
 
-/** `operatorCidr`: an IPv4 CIDR narrower than /0, or undefined ("none": generators only). */
+/** `operatorCidr`: an IPv4 CIDR narrower than /0 in canonical form, or undefined ("none": generators only). */
 function readOperatorCidr(r: ContextReader): string | undefined {
   const operatorCidr = r.optional('operatorCidr');
-  if (operatorCidr !== undefined) {
-    const m = IPV4_CIDR.exec(operatorCidr);
-    const octetsOk = m !== null && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
-    if (!octetsOk) {
-      r.bad('operatorCidr', 'an IPv4 CIDR such as 203.0.113.7/32, or "none" (generators only)');
-    } else if (Number(m?.[5]) === 0) {
-      r.bad('operatorCidr', 'a CIDR narrower than /0 (the target must not be open to the internet), e.g. your-ip/32');
-    }
-  }
+  const problem = operatorCidr === undefined ? undefined : ipv4CidrProblem(operatorCidr);
+  if (problem) r.wrong('operatorCidr', problem, null);
   return operatorCidr;
 }
 

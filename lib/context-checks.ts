@@ -54,3 +54,22 @@ export function instanceTypeProblem(type: string): string | undefined {
   if (!EC2_SIZE.test(size)) return `"${size}" is not an EC2 size (sizes: ${EC2_SIZES_TEXT})`;
   return undefined;
 }
+
+const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,3})$/;
+
+/**
+ * Why `cidr` is not an IPv4 CIDR the target may admit, or undefined. CloudFormation (and cfn-lint, E3002) takes a
+ * CIDR only in its canonical network form: no leading zeros, no host bits set; the problem names that form.
+ */
+export function ipv4CidrProblem(cidr: string): string | undefined {
+  const m = IPV4_CIDR.exec(cidr);
+  const [a = 0, b = 0, c = 0, d = 0, prefix = 0] = m ? m.slice(1).map(Number) : [];
+  if (!m || [a, b, c, d].some((o) => o > 255) || prefix > 32) return 'not an IPv4 CIDR; use one such as 203.0.113.7/32, or "none" (generators only)';
+  if (prefix === 0) return 'a CIDR must be narrower than /0 (the target must not be open to the internet); use your-ip/32';
+  const address = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+  const network = prefix === 32 ? address : (address & ~(0xffffffff >>> prefix)) >>> 0;
+  const canonical = `${[24, 16, 8, 0].map((s) => (network >>> s) & 255).join('.')}/${prefix}`;
+  if (/(^|[./])0\d/.test(cidr)) return `leading zeros; use ${canonical}`;
+  if (network !== address) return `host bits set; use ${canonical} (or ${[a, b, c, d].join('.')}/32 for that one address)`;
+  return undefined;
+}

@@ -55,3 +55,21 @@ describe('generatorInstanceType: a name EC2 and aws-cdk-lib can use, else one li
     expect(problems[0]).toMatch(why);
   });
 });
+
+describe('operatorCidr: the canonical network form CloudFormation accepts', () => {
+  test.each(['203.0.113.7/32', '10.0.0.0/8', '192.168.4.0/22'])('%s is accepted', (cidr) => {
+    expect(problemsOf({ operatorCidr: cidr })).toEqual([]);
+  });
+
+  test.each([
+    ['10.1.2.3/8', /host bits set; use 10\.0\.0\.0\/8 \(or 10\.1\.2\.3\/32 for that one address\)/],
+    ['192.168.4.1/22', /host bits set; use 192\.168\.4\.0\/22/],
+    ['010.001.002.003/32', /leading zeros; use 10\.1\.2\.3\/32/],
+    ['203.0.113.7/032', /leading zeros; use 203\.0\.113\.7\/32/],
+  ])('%s is refused naming the canonical form', (cidr, why) => {
+    const problems = problemsOf({ operatorCidr: cidr });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^context "operatorCidr" is "/);
+    expect(problems[0]).toMatch(why);
+  });
+});
