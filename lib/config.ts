@@ -4,19 +4,14 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
-import { instanceTypeProblem, ipv4CidrProblem, misspeltRigKey } from './context-checks';
+import { GeneratorRegion, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
+
+export { MAX_GENERATOR_REGIONS, parseGeneratorRegions } from './context-checks';
+export type { GeneratorRegion } from './context-checks';
 
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';
-
-/** One region the generators run in, and its share of the load. */
-export interface GeneratorRegion {
-  /** AWS region name, e.g. eu-west-2. */
-  readonly region: string;
-  /** Relative share of every run's vusers (a positive whole number). */
-  readonly weight: number;
-}
 
 /** The validated configuration every stack is built from. */
 export interface RigConfig {
@@ -99,8 +94,6 @@ export class RigConfigError extends Error {
 
 const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
-// AWS region names: eu-west-2, us-gov-west-1, ap-southeast-4, …
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /** Reads context keys (default when missing) and collects one problem line per bad key. */
 interface ContextReader {
@@ -220,7 +213,7 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
   if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');
 
-  const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (allowed) => bad('generatorRegions', allowed));
+  const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (why) => r.wrong('generatorRegions', why, null));
 
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
@@ -242,40 +235,6 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
     targetSessionManager: sessionRaw === 'true',
     generatorRegions,
   };
-}
-
-/** Most generator regions (AWS's Distributed Load Testing solution runs up to five). */
-export const MAX_GENERATOR_REGIONS = 5;
-
-/**
- * Parses `generatorRegions`: `"none"` (one region, the deploy region), or `region[:weight],…` — e.g.
- * `eu-west-2:3,us-east-1:1` — as a string or a JSON array of such strings; the first region is the target's.
- */
-export function parseGeneratorRegions(v: unknown, bad: (allowed: string) => void): GeneratorRegion[] {
-  const allowed = `"none", or region[:weight] entries separated by commas, the target's region first, at most ${MAX_GENERATOR_REGIONS}, weights whole numbers 1-1000 (e.g. eu-west-2:3,us-east-1:1)`;
-  const entries = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : undefined;
-  if (entries === undefined) {
-    bad(allowed);
-    return [];
-  }
-  const trimmed = entries.map((e) => e.trim()).filter((e) => e !== '');
-  if (trimmed.length === 0 || (trimmed.length === 1 && trimmed[0] === 'none')) return [];
-  const out: GeneratorRegion[] = [];
-  for (const entry of trimmed) {
-    const m = /^([^:\s]+)(?::(\d+))?$/.exec(entry);
-    const region = m?.[1] ?? '';
-    const weight = m?.[2] === undefined ? 1 : Number(m[2]);
-    if (!m || !REGION.test(region) || weight < 1 || weight > 1000 || out.some((r) => r.region === region)) {
-      bad(allowed);
-      return [];
-    }
-    out.push({ region, weight });
-  }
-  if (out.length > MAX_GENERATOR_REGIONS) {
-    bad(allowed);
-    return [];
-  }
-  return out;
 }
 
 /** Reads every rig context key through `get` (e.g. `app.node.tryGetContext`). */

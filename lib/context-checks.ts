@@ -3,6 +3,7 @@
  * is wrong, in words that name the fix, or undefined when it is right.
  */
 
+import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { distance } from 'fastest-levenshtein';
 
 /** The nearest of `candidates` to `typed` within two edits, case aside (equal but for case is distance 0). */
@@ -71,5 +72,65 @@ export function ipv4CidrProblem(cidr: string): string | undefined {
   const canonical = `${[24, 16, 8, 0].map((s) => (network >>> s) & 255).join('.')}/${prefix}`;
   if (/(^|[./])0\d/.test(cidr)) return `leading zeros; use ${canonical}`;
   if (network !== address) return `host bits set; use ${canonical} (or ${[a, b, c, d].join('.')}/32 for that one address)`;
+  return undefined;
+}
+
+/** One region the generators run in, and its share of the load. */
+export interface GeneratorRegion {
+  /** AWS region name, e.g. eu-west-2. */
+  readonly region: string;
+  /** Relative share of every run's vusers (a positive whole number). */
+  readonly weight: number;
+}
+
+/** Most generator regions (AWS's Distributed Load Testing solution runs up to five). */
+export const MAX_GENERATOR_REGIONS = 5;
+
+/**
+ * Parses `generatorRegions`: `"none"` (one region, the deploy region), or `region[:weight],…` — e.g.
+ * `eu-west-2:3,us-east-1:1` — as a string or a JSON array of such strings; the first region is the target's.
+ * Each region must be one aws-cdk-lib knows (RegionInfo.regions). On a bad value, `wrong` gets one line naming the
+ * first bad entry and the fix, and the result is [].
+ */
+export function parseGeneratorRegions(v: unknown, wrong: (why: string) => void): GeneratorRegion[] {
+  const allowed = `allowed: "none", or region[:weight] entries separated by commas, the target's region first, at most ${MAX_GENERATOR_REGIONS}, weights whole numbers 1-1000, e.g. -c generatorRegions=eu-west-2:3,us-east-1:1`;
+  const entries = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : undefined;
+  if (entries === undefined) {
+    wrong(`not a string; ${allowed}`);
+    return [];
+  }
+  const trimmed = entries.map((e) => e.trim());
+  if ((trimmed.length === 1 && trimmed[0] === '') || (trimmed.length === 1 && trimmed[0] === 'none')) return [];
+  const known = RegionInfo.regions.map((r) => r.name);
+  const out: GeneratorRegion[] = [];
+  for (const [i, entry] of trimmed.entries()) {
+    const why = regionEntryProblem(entry, i, known, out);
+    if (why) {
+      wrong(`${why}; ${allowed}`);
+      return [];
+    }
+    const [region = '', weight] = entry.split(':');
+    out.push({ region, weight: weight === undefined ? 1 : Number(weight) });
+  }
+  if (out.length > MAX_GENERATOR_REGIONS) {
+    wrong(`${out.length} regions, at most ${MAX_GENERATOR_REGIONS}; ${allowed}`);
+    return [];
+  }
+  return out;
+}
+
+/** Why entry `i` of generatorRegions is bad (naming it), given the regions before it, or undefined. */
+function regionEntryProblem(entry: string, i: number, known: readonly string[], before: readonly GeneratorRegion[]): string | undefined {
+  if (entry === '') return `entry ${i + 1} is empty (a stray comma?)`;
+  const m = /^([a-z0-9-]+)(?::(\d+))?$/.exec(entry);
+  if (!m) return `entry ${JSON.stringify(entry)} is not region[:weight] (no spaces; entries are separated by commas)`;
+  const region = m[1] ?? '';
+  if (!known.includes(region)) {
+    const near = nearest(region, known);
+    return `entry ${JSON.stringify(entry)}: unknown region "${region}"${near ? `; did you mean ${near}?` : ` (not one aws-cdk-lib knows, e.g. eu-west-2)`}`;
+  }
+  const weight = m[2] === undefined ? 1 : Number(m[2]);
+  if (weight < 1 || weight > 1000) return `entry ${JSON.stringify(entry)}: weight ${weight} is not a whole number from 1 to 1000`;
+  if (before.some((r) => r.region === region)) return `entry ${JSON.stringify(entry)} lists ${region} again (each region once)`;
   return undefined;
 }

@@ -2,7 +2,7 @@
  * The context checks a tester found missing: each value here synthesized (or crashed synth) before, and is now
  * refused by parseRigConfig with one line naming the key, what is wrong and the fix.
  */
-import { RawContext, RigConfigError, parseRigConfig } from '../../lib/config';
+import { ContextKey, RawContext, RigConfigError, parseRigConfig } from '../../lib/config';
 
 /** The problem lines parseRigConfig reports for `raw` (and the `other` context), or [] when it accepts it. */
 function problemsOf(raw: RawContext, other: Record<string, unknown> = {}): readonly string[] {
@@ -13,6 +13,14 @@ function problemsOf(raw: RawContext, other: Record<string, unknown> = {}): reado
     if (e instanceof RigConfigError) return e.problems;
     throw e;
   }
+}
+
+/** Asserts that parseRigConfig refuses `raw` in exactly one line, about `key`, that matches `why`. */
+function expectRefused(raw: RawContext, key: ContextKey, why: RegExp): void {
+  const problems = problemsOf(raw);
+  expect(problems).toHaveLength(1);
+  expect(problems[0]).toMatch(new RegExp(`^context "${key}" is `));
+  expect(problems[0]).toMatch(why);
 }
 
 describe('context keys close to a rig key are refused, others are left to the user', () => {
@@ -49,10 +57,7 @@ describe('generatorInstanceType: a name EC2 and aws-cdk-lib can use, else one li
     ['mac2-m2.metal', /Mac instance.*Dedicated Host.*-c generatorInstanceType=c5\.large/],
     ['mac1.metal', /Mac instance/],
   ])('%s is refused in one line naming the key', (type, why) => {
-    const problems = problemsOf({ generatorInstanceType: type });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^context "generatorInstanceType" is "/);
-    expect(problems[0]).toMatch(why);
+    expectRefused({ generatorInstanceType: type }, 'generatorInstanceType', why);
   });
 });
 
@@ -67,9 +72,28 @@ describe('operatorCidr: the canonical network form CloudFormation accepts', () =
     ['010.001.002.003/32', /leading zeros; use 10\.1\.2\.3\/32/],
     ['203.0.113.7/032', /leading zeros; use 203\.0\.113\.7\/32/],
   ])('%s is refused naming the canonical form', (cidr, why) => {
-    const problems = problemsOf({ operatorCidr: cidr });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^context "operatorCidr" is "/);
-    expect(problems[0]).toMatch(why);
+    expectRefused({ operatorCidr: cidr }, 'operatorCidr', why);
+  });
+});
+
+describe('generatorRegions: regions aws-cdk-lib knows, each bad entry named', () => {
+  test.each([
+    ['eu-wset-2:3,us-east-1', /entry "eu-wset-2:3": unknown region "eu-wset-2"; did you mean eu-west-2\?/],
+    ['eu-west-2,mars-north-1', /entry "mars-north-1": unknown region "mars-north-1" \(not one aws-cdk-lib knows/],
+    [',', /entry 1 is empty/],
+    ['eu-west-2,,us-east-1', /entry 2 is empty/],
+    ['eu-west-2,', /entry 2 is empty/],
+    ['eu-west-2,us-east-1,eu-west-2:2', /entry "eu-west-2:2" lists eu-west-2 again/],
+    ['eu-west-2: 3', /entry "eu-west-2: 3" is not region\[:weight\]/],
+    ['eu-west-2;us-east-1', /entry "eu-west-2;us-east-1" is not region\[:weight\]/],
+    ['eu-west-2:0', /entry "eu-west-2:0": weight 0 is not a whole number from 1 to 1000/],
+    ['eu-west-2:1.5', /entry "eu-west-2:1\.5" is not region\[:weight\]/],
+    ['us-east-1,us-east-2,us-west-1,us-west-2,eu-west-1,eu-west-2', /6 regions, at most 5; allowed: /],
+  ])('%s', (regions, why) => {
+    expectRefused({ generatorRegions: regions }, 'generatorRegions', why);
+  });
+
+  test('a JSON array is checked entry by entry too', () => {
+    expect(problemsOf({ generatorRegions: ['eu-west-2', 'us-est-1'] })).toEqual([expect.stringMatching(/entry "us-est-1": unknown region "us-est-1"; did you mean us-east-1\?/)]);
   });
 });
