@@ -157,6 +157,35 @@ function readRedis(r: ContextReader, maxCapacity: number): boolean {
 }
 
 /**
+ * The keys that shape only some target kinds, with the values that leave them off (default: the key's default).
+ * Set to anything else with another kind, the rig would drop them without a word, so they are refused.
+ */
+const APPLIES_TO: Partial<Record<ContextKey, { readonly kinds: readonly TargetKind[]; readonly off?: readonly string[] }>> = {
+  targetInstanceType: { kinds: ['ec2'] },
+  targetSessionManager: { kinds: ['ec2'] },
+  targetImage: { kinds: ['fargate'], off: ['none', ''] },
+  operatorCidr: { kinds: ['ec2', 'fargate'], off: ['none', ''] },
+  redis: { kinds: ['ec2', 'fargate'], off: ['auto', 'false'] },
+  minCapacity: { kinds: ['ec2', 'fargate'] },
+  maxCapacity: { kinds: ['ec2', 'fargate'] },
+  scaleOutCpuPercent: { kinds: ['ec2', 'fargate'] },
+  breachDurationMinutes: { kinds: ['ec2', 'fargate'] },
+};
+
+/** One line per key of {@link APPLIES_TO} set (and otherwise valid) for a kind it does not apply to. */
+function inapplicableKeyProblems(r: ContextReader, kind: TargetKind): string[] {
+  const out: string[] = [];
+  for (const [key, rule] of Object.entries(APPLIES_TO) as Array<[ContextKey, NonNullable<(typeof APPLIES_TO)[ContextKey]>]>) {
+    const off = rule.off ?? [String(CONTEXT_DEFAULTS[key])];
+    const v = r.value(key);
+    if (rule.kinds.includes(kind) || off.includes(String(v).trim().toLowerCase())) continue;
+    if (r.problems.some((p) => p.startsWith(`context "${key}"`))) continue;
+    out.push(`context "${key}" is ${JSON.stringify(v)} but only applies to targetKind=${rule.kinds.join(' | ')}; with targetKind=${kind} it would be ignored: remove it, or set it to ${off.filter((o) => o !== '').join(' | ')}`);
+  }
+  return out;
+}
+
+/**
  * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}. `other` is the rest
  * of the context given (key → value; cdk.json's own keys left out): a key within two edits of a rig key, case aside,
  * is a misspelling the rig would silently ignore, so it is refused.
@@ -204,9 +233,6 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   const operatorCidr = readOperatorCidr(r);
 
   const targetImage = optional('targetImage');
-  if (targetImage !== undefined && targetKind !== 'fargate') {
-    problems.push(`context "targetImage" (${JSON.stringify(targetImage)}) only applies to targetKind=fargate; allowed with targetKind=${targetKindRaw}: "none"`);
-  }
 
   const redis = readRedis(r, maxCapacity);
 
@@ -215,6 +241,7 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
 
   const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (why) => r.wrong('generatorRegions', why, null));
 
+  if (targetKind) problems.push(...inapplicableKeyProblems(r, targetKind));
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
     targetKind: targetKind ?? 'ec2',

@@ -97,3 +97,29 @@ describe('generatorRegions: regions aws-cdk-lib knows, each bad entry named', ()
     expect(problemsOf({ generatorRegions: ['eu-west-2', 'us-est-1'] })).toEqual([expect.stringMatching(/entry "us-est-1": unknown region "us-est-1"; did you mean us-east-1\?/)]);
   });
 });
+
+describe('a key set for a targetKind it does not apply to is refused, not silently dropped', () => {
+  test.each<[string, RawContext, ContextKey, string]>([
+    ['none', { operatorCidr: '203.0.113.7/32' }, 'operatorCidr', 'ec2 | fargate'],
+    ['none', { redis: true }, 'redis', 'ec2 | fargate'],
+    ['none', { minCapacity: 2 }, 'minCapacity', 'ec2 | fargate'],
+    ['none', { maxCapacity: '8' }, 'maxCapacity', 'ec2 | fargate'],
+    ['none', { scaleOutCpuPercent: 60 }, 'scaleOutCpuPercent', 'ec2 | fargate'],
+    ['none', { breachDurationMinutes: 5 }, 'breachDurationMinutes', 'ec2 | fargate'],
+    ['fargate', { targetSessionManager: true }, 'targetSessionManager', 'ec2'],
+    ['none', { targetSessionManager: 'true' }, 'targetSessionManager', 'ec2'],
+    ['fargate', { targetInstanceType: 't3.large' }, 'targetInstanceType', 'ec2'],
+    ['none', { targetInstanceType: 't3.large' }, 'targetInstanceType', 'ec2'],
+    ['ec2', { targetImage: 'me/app:1' }, 'targetImage', 'fargate'],
+    ['none', { targetImage: 'me/app:1' }, 'targetImage', 'fargate'],
+  ])('targetKind=%s with %j → %s refused', (targetKind, raw, key, kinds) => {
+    const problems = problemsOf({ targetKind, ...raw });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^context "${key}" is .* only applies to targetKind=${kinds.replace('|', '\\|')}; with targetKind=${targetKind} it would be ignored: remove it`));
+  });
+
+  test.each(['ec2', 'fargate', 'none'])('targetKind=%s with every other key at its default or off is accepted', (targetKind) => {
+    expect(problemsOf({ targetKind, redis: 'auto', targetSessionManager: false, operatorCidr: 'none', targetImage: 'none', maxCapacity: '4', targetInstanceType: 't3.small' })).toEqual([]);
+    expect(problemsOf({ targetKind, redis: false })).toEqual([]);
+  });
+});
