@@ -4,7 +4,7 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
-import { GeneratorRegion, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
+import { GeneratorRegion, imageReferenceProblem, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 
 export { MAX_GENERATOR_REGIONS, parseGeneratorRegions } from './context-checks';
@@ -233,6 +233,8 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   const operatorCidr = readOperatorCidr(r);
 
   const targetImage = optional('targetImage');
+  const imageProblem = targetImage === undefined ? undefined : imageReferenceProblem(targetImage);
+  if (imageProblem) r.wrong('targetImage', imageProblem, null);
 
   const redis = readRedis(r, maxCapacity);
 

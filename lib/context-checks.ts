@@ -134,3 +134,32 @@ function regionEntryProblem(entry: string, i: number, known: readonly string[], 
   if (before.some((r) => r.region === region)) return `entry ${JSON.stringify(entry)} lists ${region} again (each region once)`;
   return undefined;
 }
+
+// The image reference grammar of Docker and OCI registries (github.com/distribution/reference, reference.go).
+const REGISTRY_HOST = /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::\d+)?$/;
+const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const TAG = /^\w[\w.-]{0,127}$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+
+/**
+ * Why `ref` is not a container image reference `[registry[:port]/]repository[:tag][@sha256:digest]`, or undefined.
+ * As Docker reads it, the first path component is the registry when it has a dot or a colon, is `localhost`, or
+ * has a capital letter; the repository path is lowercase components separated by `/`.
+ */
+export function imageReferenceProblem(ref: string): string | undefined {
+  const fix = 'use [registry[:port]/]repository[:tag][@sha256:digest] with a lowercase repository path, e.g. public.ecr.aws/me/app:1.2';
+  if (/\s/.test(ref)) return `contains whitespace; ${fix}`;
+  const [nameAndTag = '', digest, ...moreDigests] = ref.split('@');
+  const colon = nameAndTag.lastIndexOf(':');
+  const hasTag = colon > nameAndTag.lastIndexOf('/');
+  const name = hasTag ? nameAndTag.slice(0, colon) : nameAndTag;
+  const parts = name.split('/');
+  const first = parts[0] ?? '';
+  const registry = parts.length > 1 && (/[.:]/.test(first) || first === 'localhost' || first !== first.toLowerCase()) ? parts.shift() : undefined;
+  const path = parts.join('/');
+  const wellFormed = moreDigests.length === 0 && (digest === undefined || DIGEST.test(digest)) && (!hasTag || TAG.test(nameAndTag.slice(colon + 1)))
+    && (registry === undefined || REGISTRY_HOST.test(registry)) && name.length <= 255;
+  if (wellFormed && parts.every((p) => PATH_COMPONENT.test(p.toLowerCase())) && path !== path.toLowerCase()) return `repository path "${path}" must be lowercase; ${fix}`;
+  if (!wellFormed || !parts.every((p) => PATH_COMPONENT.test(p))) return `not an image reference; ${fix}`;
+  return undefined;
+}

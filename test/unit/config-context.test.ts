@@ -123,3 +123,26 @@ describe('a key set for a targetKind it does not apply to is refused, not silent
     expect(problemsOf({ targetKind, redis: false })).toEqual([]);
   });
 });
+
+describe('targetImage: a Docker/OCI image reference', () => {
+  const digest = `sha256:${'a1'.repeat(32)}`;
+  test.each([
+    'nginx', 'nginx:1.27-alpine', 'public.ecr.aws/me/app:1', 'localhost:5000/team/app:v2', 'ghcr.io/org/my_app__x/app-name:latest',
+    `123456789012.dkr.ecr.eu-west-2.amazonaws.com/app@${digest}`, `me/app:1@${digest}`, 'registry.example.com:443/a.b/c',
+  ])('%s is accepted', (image) => {
+    expect(problemsOf({ targetKind: 'fargate', targetImage: image })).toEqual([]);
+  });
+
+  test.each([
+    ['my image:latest', /contains whitespace/],
+    ['UPPER/Case:Tag', /repository path "Case" must be lowercase/],
+    ['me/App', /repository path "me\/App" must be lowercase/],
+    ['me/app:', /not an image reference/],
+    ['me/app@sha256:abc', /not an image reference/],
+    ['me//app', /not an image reference/],
+    ['me/app:-bad', /not an image reference/],
+  ])('%s is refused', (image, why) => {
+    expectRefused({ targetKind: 'fargate', targetImage: image }, 'targetImage', why);
+    expect(problemsOf({ targetKind: 'fargate', targetImage: image })[0]).toMatch(/\[registry\[:port\]\/\]repository\[:tag\]\[@sha256:digest\].*e\.g\. public\.ecr\.aws/);
+  });
+});
