@@ -1,7 +1,9 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { App, Aspects, Duration, Fn, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
-import { RigConfig } from '../lib/config';
+import { RigConfig, RigConfigError, parseRigConfig, readRigContext } from '../lib/config';
 import { RegionalGeneratorStack } from '../lib/generator-region-stack';
 import { GeneratorStack } from '../lib/generator-stack';
 import { FunctionLogGroups } from '../lib/log-groups';
@@ -113,6 +115,50 @@ export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}
   Aspects.of(app).add(new InternetFacingReachabilityCheck());
   Aspects.of(app).add(new RemoteRegionReachabilityCheck());
   return { network, target, generators, regional };
+}
+
+/** Where {@link composeApp} reports a refusal and how it ends the process (tests pass their own). */
+export interface AppIo {
+  error(line: string): void;
+  exit(code: number): never;
+}
+
+/** The keys of cdk.json's own context: the user's deliberate settings, never taken for a misspelt rig key. */
+function cdkJsonContextKeys(): string[] {
+  try {
+    const cdkJson = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+    return Object.keys(cdkJson.context ?? {});
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * bin/app.ts's work: reads and validates the app's whole context (every key: a misspelt rig key is refused too),
+ * then builds the rig. A bad context is the user's input: one line per problem, exit 2; any other error building the
+ * stacks is one line too, exit 1.
+ */
+export function composeApp(app: App, io: AppIo, build: (app: App, config: RigConfig) => unknown = buildRig): void {
+  const own = new Set(cdkJsonContextKeys());
+  const given = Object.fromEntries(Object.entries(app.node.getAllContext() as Record<string, unknown>).filter(([k]) => !own.has(k)));
+  let config: RigConfig;
+  try {
+    config = parseRigConfig(readRigContext((key) => app.node.tryGetContext(key)), given);
+  } catch (err) {
+    if (!(err instanceof RigConfigError)) throw err;
+    for (const problem of err.problems) io.error(`error: ${problem}`);
+    return io.exit(2);
+  }
+  try {
+    build(app, config);
+  } catch (err) {
+    // A value the checks let through but a construct refuses (aws-cdk-lib's own validation) would end the synth in a
+    // raw stack trace: one line instead, exit 1 as cdk's own failures. `cdk synth --debug` (CDK_DEBUG=true) keeps the trace.
+    if (process.env.CDK_DEBUG === 'true') throw err;
+    const message = (err instanceof Error ? err.message : String(err)).split('\n').find((l) => l.trim() !== '')?.trim();
+    io.error(`error: the stacks could not be built from this context: ${message ?? 'an unknown error'} (cdk synth --debug shows where)`);
+    return io.exit(1);
+  }
 }
 
 function tagRig(stack: Stack): void {

@@ -4,18 +4,14 @@
  * into one typed {@link RigConfig}. Nothing else in the app reads context.
  */
 
+import { GeneratorRegion, imageReferenceProblem, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
+
+export { MAX_GENERATOR_REGIONS, parseGeneratorRegions } from './context-checks';
+export type { GeneratorRegion } from './context-checks';
 
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';
-
-/** One region the generators run in, and its share of the load. */
-export interface GeneratorRegion {
-  /** AWS region name, e.g. eu-west-2. */
-  readonly region: string;
-  /** Relative share of every run's vusers (a positive whole number). */
-  readonly weight: number;
-}
 
 /** The validated configuration every stack is built from. */
 export interface RigConfig {
@@ -98,11 +94,6 @@ export class RigConfigError extends Error {
 
 const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
-// AWS instance type names: family (letters, digits, optional suffix letters), a dot, a size.
-const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
-// AWS region names: eu-west-2, us-gov-west-1, ap-southeast-4, …
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
-const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 /** Reads context keys (default when missing) and collects one problem line per bad key. */
 interface ContextReader {
@@ -110,6 +101,8 @@ interface ContextReader {
   value(key: ContextKey): unknown;
   /** Records that `key` is not one of the `allowed` values. */
   bad(key: ContextKey, allowed: string): void;
+  /** Records what is wrong with `key`'s value (`why`), then `-c key=example` (the default unless given; null: none, `why` names the fix). */
+  wrong(key: ContextKey, why: string, example?: string | null): void;
   /** A whole number from min to max (the default, and a problem, otherwise). */
   int(key: ContextKey, min: number, max: number): number;
   /** A string; "none" or empty is undefined. */
@@ -121,6 +114,9 @@ function contextReader(raw: RawContext): ContextReader {
   const value = (key: ContextKey): unknown => raw[key] ?? CONTEXT_DEFAULTS[key];
   const bad = (key: ContextKey, allowed: string): void => {
     problems.push(`context "${key}" is ${JSON.stringify(value(key))}; allowed: ${allowed} (e.g. -c ${key}=${String(CONTEXT_DEFAULTS[key])})`);
+  };
+  const wrong = (key: ContextKey, why: string, example: string | null = String(CONTEXT_DEFAULTS[key])): void => {
+    problems.push(`context "${key}" is ${JSON.stringify(value(key))}: ${why}${example === null ? '' : ` (e.g. -c ${key}=${example})`}`);
   };
   const int = (key: ContextKey, min: number, max: number): number => {
     const v = value(key);
@@ -140,21 +136,14 @@ function contextReader(raw: RawContext): ContextReader {
     const s = v.trim();
     return s === '' || s === 'none' ? undefined : s;
   };
-  return { problems, value, bad, int, optional };
+  return { problems, value, bad, wrong, int, optional };
 }
 
-/** `operatorCidr`: an IPv4 CIDR narrower than /0, or undefined ("none": generators only). */
+/** `operatorCidr`: an IPv4 CIDR narrower than /0 in canonical form, or undefined ("none": generators only). */
 function readOperatorCidr(r: ContextReader): string | undefined {
   const operatorCidr = r.optional('operatorCidr');
-  if (operatorCidr !== undefined) {
-    const m = IPV4_CIDR.exec(operatorCidr);
-    const octetsOk = m !== null && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
-    if (!octetsOk) {
-      r.bad('operatorCidr', 'an IPv4 CIDR such as 203.0.113.7/32, or "none" (generators only)');
-    } else if (Number(m?.[5]) === 0) {
-      r.bad('operatorCidr', 'a CIDR narrower than /0 (the target must not be open to the internet), e.g. your-ip/32');
-    }
-  }
+  const problem = operatorCidr === undefined ? undefined : ipv4CidrProblem(operatorCidr);
+  if (problem) r.wrong('operatorCidr', problem, null);
   return operatorCidr;
 }
 
@@ -168,12 +157,49 @@ function readRedis(r: ContextReader, maxCapacity: number): boolean {
 }
 
 /**
- * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}.
+ * The keys that shape only some target kinds, with the values that leave them off (default: the key's default).
+ * Set to anything else with another kind, the rig would drop them without a word, so they are refused.
+ */
+const APPLIES_TO: Partial<Record<ContextKey, { readonly kinds: readonly TargetKind[]; readonly off?: readonly string[] }>> = {
+  targetInstanceType: { kinds: ['ec2'] },
+  targetSessionManager: { kinds: ['ec2'] },
+  targetImage: { kinds: ['fargate'], off: ['none', ''] },
+  operatorCidr: { kinds: ['ec2', 'fargate'], off: ['none', ''] },
+  redis: { kinds: ['ec2', 'fargate'], off: ['auto', 'false'] },
+  minCapacity: { kinds: ['ec2', 'fargate'] },
+  maxCapacity: { kinds: ['ec2', 'fargate'] },
+  scaleOutCpuPercent: { kinds: ['ec2', 'fargate'] },
+  breachDurationMinutes: { kinds: ['ec2', 'fargate'] },
+};
+
+/** One line per key of {@link APPLIES_TO} set (and otherwise valid) for a kind it does not apply to. */
+function inapplicableKeyProblems(r: ContextReader, kind: TargetKind): string[] {
+  const out: string[] = [];
+  for (const [key, rule] of Object.entries(APPLIES_TO) as Array<[ContextKey, NonNullable<(typeof APPLIES_TO)[ContextKey]>]>) {
+    const off = rule.off ?? [String(CONTEXT_DEFAULTS[key])];
+    const v = r.value(key);
+    if (rule.kinds.includes(kind) || off.includes(String(v).trim().toLowerCase())) continue;
+    if (r.problems.some((p) => p.startsWith(`context "${key}"`))) continue;
+    out.push(`context "${key}" is ${JSON.stringify(v)} but only applies to targetKind=${rule.kinds.join(' | ')}; with targetKind=${kind} it would be ignored: remove it, or set it to ${off.filter((o) => o !== '').join(' | ')}`);
+  }
+  return out;
+}
+
+/**
+ * Validates raw context into a {@link RigConfig}. Missing keys take {@link CONTEXT_DEFAULTS}. `other` is the rest
+ * of the context given (key → value; cdk.json's own keys left out): a key within two edits of a rig key, case aside,
+ * is a misspelling the rig would silently ignore, so it is refused.
  * @throws RigConfigError naming each bad key, the value given and the allowed values.
  */
-export function parseRigConfig(raw: RawContext): RigConfig {
+export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, unknown>> = {}): RigConfig {
   const r = contextReader(raw);
   const { problems, value, bad, int, optional } = r;
+
+  const rigKeys = Object.keys(CONTEXT_DEFAULTS) as ContextKey[];
+  for (const [key, v] of Object.entries(other)) {
+    const meant = misspeltRigKey(key, rigKeys);
+    if (meant) problems.push(`unknown context key "${key}"; did you mean "${meant}"? (the rig would ignore it; use -c ${meant}=${typeof v === 'string' ? v : JSON.stringify(v)})`);
+  }
 
   const targetKindRaw = String(value('targetKind'));
   const targetKind = TARGET_KINDS.find((k) => k === targetKindRaw);
@@ -183,7 +209,8 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   if (!T_FAMILY.test(targetInstanceType)) bad('targetInstanceType', 't2.* or t3.* (nano … 2xlarge), e.g. t3.small');
 
   const generatorInstanceType = String(value('generatorInstanceType'));
-  if (!INSTANCE_TYPE.test(generatorInstanceType)) bad('generatorInstanceType', 'an EC2 instance type such as c5.large');
+  const typeProblem = instanceTypeProblem(generatorInstanceType);
+  if (typeProblem) r.wrong('generatorInstanceType', typeProblem);
 
   const minCapacity = int('minCapacity', 1, 100);
   const maxCapacity = int('maxCapacity', 1, 100);
@@ -206,17 +233,17 @@ export function parseRigConfig(raw: RawContext): RigConfig {
   const operatorCidr = readOperatorCidr(r);
 
   const targetImage = optional('targetImage');
-  if (targetImage !== undefined && targetKind !== 'fargate') {
-    problems.push(`context "targetImage" (${JSON.stringify(targetImage)}) only applies to targetKind=fargate; allowed with targetKind=${targetKindRaw}: "none"`);
-  }
+  const imageProblem = targetImage === undefined ? undefined : imageReferenceProblem(targetImage);
+  if (imageProblem) r.wrong('targetImage', imageProblem, null);
 
   const redis = readRedis(r, maxCapacity);
 
   const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
   if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');
 
-  const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (allowed) => bad('generatorRegions', allowed));
+  const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (why) => r.wrong('generatorRegions', why, null));
 
+  if (targetKind) problems.push(...inapplicableKeyProblems(r, targetKind));
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
     targetKind: targetKind ?? 'ec2',
@@ -237,40 +264,6 @@ export function parseRigConfig(raw: RawContext): RigConfig {
     targetSessionManager: sessionRaw === 'true',
     generatorRegions,
   };
-}
-
-/** Most generator regions (AWS's Distributed Load Testing solution runs up to five). */
-export const MAX_GENERATOR_REGIONS = 5;
-
-/**
- * Parses `generatorRegions`: `"none"` (one region, the deploy region), or `region[:weight],…` — e.g.
- * `eu-west-2:3,us-east-1:1` — as a string or a JSON array of such strings; the first region is the target's.
- */
-export function parseGeneratorRegions(v: unknown, bad: (allowed: string) => void): GeneratorRegion[] {
-  const allowed = `"none", or region[:weight] entries separated by commas, the target's region first, at most ${MAX_GENERATOR_REGIONS}, weights whole numbers 1-1000 (e.g. eu-west-2:3,us-east-1:1)`;
-  const entries = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : undefined;
-  if (entries === undefined) {
-    bad(allowed);
-    return [];
-  }
-  const trimmed = entries.map((e) => e.trim()).filter((e) => e !== '');
-  if (trimmed.length === 0 || (trimmed.length === 1 && trimmed[0] === 'none')) return [];
-  const out: GeneratorRegion[] = [];
-  for (const entry of trimmed) {
-    const m = /^([^:\s]+)(?::(\d+))?$/.exec(entry);
-    const region = m?.[1] ?? '';
-    const weight = m?.[2] === undefined ? 1 : Number(m[2]);
-    if (!m || !REGION.test(region) || weight < 1 || weight > 1000 || out.some((r) => r.region === region)) {
-      bad(allowed);
-      return [];
-    }
-    out.push({ region, weight });
-  }
-  if (out.length > MAX_GENERATOR_REGIONS) {
-    bad(allowed);
-    return [];
-  }
-  return out;
 }
 
 /** Reads every rig context key through `get` (e.g. `app.node.tryGetContext`). */

@@ -82,7 +82,7 @@ describe('rig config', () => {
     for (const bad of ['eu-west-2:0', 'eu-west-2,eu-west-2', 'Europe', 'eu-west-2:1.5', 'us-east-1,us-east-2,us-west-1,us-west-2,eu-west-1,eu-west-2', 7]) {
       const e = errorOf(() => parseRigConfig({ generatorRegions: bad }));
       expect(e.problems).toHaveLength(1);
-      expect(e.problems[0]).toMatch(/^context "generatorRegions" is .*; allowed: "none", or region\[:weight\] entries/);
+      expect(e.problems[0]).toMatch(/^context "generatorRegions" is .*: .*; allowed: "none", or region\[:weight\] entries/);
     }
   });
 });
