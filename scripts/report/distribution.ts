@@ -42,6 +42,9 @@ const fmtMs = (v: number) => (v >= 1000 ? `${Number((v / 1000).toFixed(1))} s` :
 
 /** The distribution of one sketch; undefined for an empty one. */
 export function distributionOf(h: DDSketch): Distribution | undefined {
+  // A sketch whose range is not a finite number has no distribution: Artillery records NaN for `http.tls` on a
+  // plain-HTTP connection (extendedMetrics), and its summary shows min/max null; the edges below would never end.
+  if (!Number.isFinite(h.min) || !Number.isFinite(h.max)) return undefined;
   const bins = binsOf(h);
   const count = bins.reduce((a, [, c]) => a + c, 0);
   if (!count) return undefined;
