@@ -69,6 +69,8 @@ export interface RunOptions {
   readonly keepGenerators: boolean;
   /** Largest share of failed vusers (0..1) that still passes. */
   readonly maxErrorRate: number;
+  /** `--max-error-rate` was given (else a script's own ensure.maxErrorRate is the budget: scripts/run-input.ts). */
+  readonly maxErrorRateGiven?: true;
   /** Port for the local reference target; 0 = any free port. */
   readonly targetPort: number;
   /** File the summary JSON is written to (besides the run folder), or undefined. */
@@ -227,6 +229,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
     teardown: Boolean(raw.teardown),
     keepGenerators: Boolean(raw.keepGenerators),
     maxErrorRate,
+    ...(raw.maxErrorRate !== undefined ? { maxErrorRateGiven: true as const } : {}),
     targetPort,
     ...(plateauSeconds !== undefined ? { plateauSeconds } : {}),
     ...(raw.output !== undefined ? { output: checkOutputPath(raw.output) } : {}),

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
-import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
+import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks, scriptMaxErrorRate } from './report/thresholds';
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizePhases } from './core/phases';
 import { UsageError } from './errors';
@@ -61,19 +61,23 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
   assertEnsureParses(ensure);
   const note = ensureIgnoredNote(scenario.script.config, env);
+  // Without --max-error-rate, a script's own ensure.maxErrorRate is its failed-vuser budget (as under `artillery run`),
+  // not the rig's default 0%; said before the run.
+  const budget = flags.maxErrorRateGiven ? undefined : scriptMaxErrorRate(scenario.script.config, env);
+  const budgetNote = budget === undefined ? undefined : `note: failed vusers are judged by your script's ensure.maxErrorRate (${budget}%) instead of the rig's default --max-error-rate 0%; pass --max-error-rate to set another`;
   const choice = chooseTarget(flags, scenario, env);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   return {
-    options: scriptAcceptsAnyCertificate(script) ? { ...choice.options, insecureTls: true } : choice.options,
+    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100 } : {}) },
     scenario,
     script,
     ensure,
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [
-      ...(note ? [note] : []),
+      ...[note, budgetNote].filter((n): n is string => n !== undefined),
       ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
       ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),

@@ -190,6 +190,17 @@ export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<
   return out;
 }
 
+/**
+ * The script's own failed-vuser budget, `ensure.maxErrorRate` (percent), where Artillery would evaluate it; undefined
+ * when there is none or it is not a number from 0 to 100.
+ */
+export function scriptMaxErrorRate(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): number | undefined {
+  if (!ensureEnabled(config, env)) return undefined;
+  const checks = (config.ensure || config.plugins?.ensure) as Record<string, unknown> | undefined;
+  const max = checks && typeof checks === 'object' && checks.maxErrorRate !== undefined ? Number(checks.maxErrorRate) : NaN;
+  return Number.isFinite(max) && max >= 0 && max <= 100 ? max : undefined;
+}
+
 /** `--ensure` flags as checks (always strict). */
 export function flagEnsureChecks(expressions: readonly string[]): EnsureCheck[] {
   return expressions.map((expression) => ({ expression, evaluate: expression, strict: true, source: 'flag' as const }));
