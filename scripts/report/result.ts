@@ -66,12 +66,15 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   if (s.status === 'partial' && !s.rig.lostGenerators.length) failures.push('a generator was lost: the figures are partial');
 
   // A plugin's verdict (plain `artillery run` exits with the code it asked for): a failed check, exit 1 here.
+  // Artillery's ensure sets exit 1 over a plugin's code: with a failed check too, plain exits 1 (a --ensure flag has no
+  // counterpart there, so the line says both).
+  const checkFailed = s.thresholds.some((t) => !t.ok && !t.optional);
   for (const a of s.rig.askedExitCodes ?? []) {
     raise(ExitCode.thresholdsBreached);
     const by = ASKED_BY[a.code];
     const count = by?.counter !== undefined ? s.aggregate.counters[by.counter] : undefined;
     const why = by ? ` (${by.plugin}${count !== undefined ? `: ${by.counter} = ${count}` : ''})` : '';
-    failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}`);
+    failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}${checkFailed ? ' (1 where an ensure check of the script fails too, as here)' : ''}`);
   }
   const c = s.aggregate.counters;
   const created = c['vusers.created'] ?? 0;

@@ -68,4 +68,12 @@ describe('a plugin that asked Artillery for an exit code', () => {
     const other = decideResult({ status: 'completed', failedRatio: 0, thresholds: [], aggregate: { counters: {}, rates: {}, summaries: {} }, rig: { lostGenerators: [], askedExitCodes: [{ code: 7, processes: 1 }] } }, 0);
     expect(other.reasons).toEqual(['a plugin asked for exit code 7 in 1 load process; plain artillery run would exit 7']);
   });
+
+  it('with an ensure check failed as well, says plain exits 1 then (its ensure overrides the plugin\'s code)', () => {
+    const r = decideResult(
+      { status: 'completed', failedRatio: 0, thresholds: [{ expression: 'p99 < 1', ok: false }], aggregate: { counters: { 'vusers.created': 3 }, rates: {}, summaries: {} }, rig: { lostGenerators: [], askedExitCodes: [{ code: 21, processes: 1 }] } },
+      0,
+    );
+    expect(r.reasons[0]).toMatch(/; plain artillery run would exit 21 \(1 where an ensure check of the script fails too, as here\)$/);
+  });
 });
