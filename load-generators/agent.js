@@ -112,7 +112,7 @@ async function main(clock) {
   };
 
   // 1. Ready once every load process has a thread waiting at the barrier.
-  if (await sup.waitReady((k) => keys.artilleryLog(k))) {
+  if (await sup.waitReady((k) => keys.artilleryLog(k), undefined, (k) => Boolean(scripts[k] && scripts[k].before))) {
     /** @type {import('./lib/run-protocol').ReadyMarker} */
     const ready = { at: clock.now(), pid: process.pid, host: os.hostname(), processes: sup.procs.length, notes };
     await store.put(keys.ready, JSON.stringify(ready));
@@ -138,13 +138,16 @@ async function main(clock) {
   await watching;
   await spool.finish().catch(storeFailed);
   // A process that finished and exited with the code a plugin asked for (expect's 21) completed: its code is the script's verdict.
-  const exitCodes = sup.procs.map((p) => (p.asked !== null ? 0 : p.exit ?? null));
+  // A process whose script failed after its load (its `after` section) also completed: every figure is in; the
+  // failure is the script's verdict, as the exit code of plain `artillery run`.
+  const exitCodes = sup.procs.map((p) => (p.asked !== null || p.failedAfterLoad !== null ? 0 : p.exit ?? null));
   const askedExitCodes = sup.procs.map((p) => p.asked);
-  const failed = sup.procs.filter((p) => p.exit !== 0 && p.asked === null).map((p) => `p${p.k} ${p.why}`);
+  const failedAfterLoad = sup.procs.map((p) => (p.failedAfterLoad !== null ? { code: p.exit ?? 1, why: p.failedAfterLoad } : null));
+  const failed = sup.procs.filter((p) => p.exit !== 0 && p.asked === null && p.failedAfterLoad === null).map((p) => `p${p.k} ${p.why}`);
   const stopping = sup.stopping();
   const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : COMPLETED);
   /** @type {import('./lib/run-protocol').DoneMarker} */
-  const done = { at: clock.now(), exitCodes, reason, ...(askedExitCodes.some((c) => c !== null) ? { askedExitCodes } : {}) };
+  const done = { at: clock.now(), exitCodes, reason, ...(askedExitCodes.some((c) => c !== null) ? { askedExitCodes } : {}), ...(failedAfterLoad.some((f) => f !== null) ? { failedAfterLoad } : {}) };
   await store.put(keys.done, JSON.stringify(done)).catch(() => undefined);
   if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
   fs.rmSync(work, { recursive: true, force: true });

@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExitCode, InterruptedBeforeStart, RigError, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
+import { ExitCode, InterruptedBeforeStart, RigError, ScriptFailure, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
 import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from './options';
 import { invocationDir, userPath } from './home-path';
 import { namesAFile } from './scenario';
@@ -175,6 +175,10 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
     emitSummary(raw, { ...runInfo, status, exitCode: code, error: message });
     return code;
   };
+  if (err instanceof ScriptFailure) {
+    log(`script failure: ${err.message}`);
+    return failed('script-failure', ExitCode.thresholdsBreached, err.message);
+  }
   if (err instanceof InterruptedBeforeStart) {
     log(err.message);
     return failed('interrupted', ExitCode.interrupted, err.message);
@@ -284,7 +288,7 @@ function keepStack(runDir: string, err: unknown): string | undefined {
 interface FailedSummary {
   readonly runId?: string;
   readonly runDir?: string;
-  readonly status: 'bad-input' | 'rig-failure' | 'interrupted';
+  readonly status: 'bad-input' | 'rig-failure' | 'interrupted' | 'script-failure';
   readonly exitCode: number;
   readonly error: string;
 }

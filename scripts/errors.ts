@@ -22,6 +22,14 @@ export class RigError extends Error {
 export class TargetFailure extends RigError {}
 
 /**
+ * The user's script failed where plain `artillery run` fails too, before any load (its `before` section): exit 1, as
+ * plain exits. Said as `script failure:`, naming the section, the load process's error and its log.
+ */
+export class ScriptFailure extends Error {
+  override readonly name = 'ScriptFailure';
+}
+
+/**
  * Ctrl-C (or SIGTERM to the process group) before the first vuser: whatever had started is stopped, the run folder
  * emptied (nothing was measured). Exit code 130. Anything that failed after the signal and before the start (the local target, in the
  * terminal's process group, gets the same signal and exits before listening) is this, not its own error.

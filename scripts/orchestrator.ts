@@ -4,9 +4,9 @@
  * the outside world comes in through {@link OrchestratorDeps}.
  */
 import { backoff } from '../load-generators/lib/backoff';
-import { CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
+import { BEFORE_FAILED, CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
 import type { AbortControl, Clock, DoneMarker, ErrorMarker, Fleet, Heartbeat, ReadyMarker, RunStore, Slice, StartControl } from './contracts';
-import { RigError } from './errors';
+import { RigError, ScriptFailure } from './errors';
 import { LiveMerger } from './live';
 import type { Plan } from './core/plan';
 import type { ArtilleryScript } from './scenario';
@@ -144,6 +144,7 @@ async function awaitReady(spec: RunSpec, deps: OrchestratorDeps, ids: readonly s
       if (code === undefined) continue;
       const error = await store.get(generatorKeys(id).error).then((t) => (t ? String((JSON.parse(t) as Partial<ErrorMarker>).message ?? '') : ''), () => '');
       const why = error || (await agentReason(store, id)) || '';
+      if (why.startsWith(BEFORE_FAILED)) throw new ScriptFailure(`${why.slice(BEFORE_FAILED.length).replace(/^: /, `${BEFORE_FAILED} on generator ${id}, `)}; the load never started (plain artillery run stops there too, exit 1); fix the section or its target and run again (logs in ${store.location})`);
       throw new RigError(`generator ${id} stopped before it was ready (${exitText(fleet, id, code)})${why ? `: ${why}` : ''}; see ${generatorKeys(id).agentLog} and p0/artillery.log in ${store.location}`);
     }
     if (clock.now() > readyDeadline) {

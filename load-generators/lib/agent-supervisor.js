@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { SPOOL } = require('./run-protocol');
+const { BEFORE_FAILED, SPOOL } = require('./run-protocol');
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'plugins');
 /** Preloaded into every load process and its worker threads: arrival pacing without nanotimer's busy-wait. */
@@ -139,7 +139,7 @@ function threadExitReason(k, ended) {
 const exitText = (code, signal) => (signal ? `killed by ${signal}` : `exit code ${code}`);
 
 /**
- * @typedef {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string, asked: number | null }} LoadProcess
+ * @typedef {{ k: number, spool: string, child: import('node:child_process').ChildProcess, exit?: number | null, why: string, pushed: Set<string>, logFile: string, asked: number | null, failedAfterLoad: string | null }} LoadProcess
  * @param {{ clock: import('./backoff').AgentClock, onStopped?: (reason: string) => void }} opts
  */
 function supervisor(opts) {
@@ -179,12 +179,15 @@ function supervisor(opts) {
       });
       fs.closeSync(log);
       /** @type {LoadProcess} */
-      const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile, asked: null };
+      const entry = { k, spool, child, exit: undefined, why: '', pushed: new Set(), logFile, asked: null, failedAfterLoad: null };
       child.on('exit', (code, signal) => {
         entry.exit = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1);
         entry.asked = code !== 0 && code !== null ? askedExit(spool, code) : null;
         const reason = code !== 0 && !stopping && entry.asked === null ? crashReason(logTail(logFile)) : undefined;
         entry.why = entry.asked !== null ? `finished; a plugin asked for exit code ${code}` : reason ? `${exitText(code, signal)}: ${reason}` : exitText(code, signal);
+        // Its load done and its final report written, then an error: the script's `after` section (or a plugin's
+        // cleanup) failed, as plain `artillery run` would, exiting with the same code. Every figure is in: not lost.
+        entry.failedAfterLoad = code !== 0 && code !== null && !stopping && entry.asked === null && fs.existsSync(path.join(spool, SPOOL.final)) ? entry.why : null;
       });
       procs.push(entry);
     },
@@ -203,13 +206,20 @@ function supervisor(opts) {
     /**
      * Until every load process has a thread waiting at the barrier; false (and stopping) when one ended first
      * or they were not ready in time. @param {(k: number) => string} logKey @param {number} [timeoutMs]
+     * @param {(k: number) => boolean} [hasBefore] whether load process k's script has a `before` section
      */
-    async waitReady(logKey, timeoutMs = 120_000) {
+    async waitReady(logKey, timeoutMs = 120_000, hasBefore = (/** @type {number} */ _k) => false) {
       const deadline = clock.now() + timeoutMs;
       for (;;) {
         if (stopping) return false;
         const dead = procs.find((p) => p.exit !== undefined);
-        if (dead) { this.stopAll(`load process p${dead.k} ended before start (${dead.why}; see ${logKey(dead.k)})`); return false; }
+        if (dead) {
+          // A script with a `before` section that ended with an error of its own (not a signal) before the start: that
+          // section failed (Artillery runs it before its workers start), the script's failure, not the rig's.
+          const own = hasBefore(dead.k) && dead.exit === 1 && dead.why.startsWith('exit code 1: ');
+          this.stopAll(`${own ? `${BEFORE_FAILED}: ` : ''}load process p${dead.k} ended before start (${dead.why}; see ${logKey(dead.k)})`);
+          return false;
+        }
         if (procs.every((p) => fs.readdirSync(p.spool).some((n) => SPOOL.readyFile.test(n)))) return true;
         if (clock.now() > deadline) { this.stopAll(`load processes not ready within ${timeoutMs / 1000} s`); return false; }
         await clock.sleep(50);

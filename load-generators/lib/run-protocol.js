@@ -57,7 +57,9 @@
  * generators/<id>/done.json. `askedExitCodes`: per load process, the exit code a plugin asked Artillery for at the end
  * of a run that finished (artillery-plugin-expect's 21 when an expectation failed), else null; such a process counts
  * as completed (its exitCodes entry is 0) and the run's result says what was asked.
- * @typedef {{ at: number, exitCodes: Array<number | null>, reason: string, askedExitCodes?: Array<number | null> }} DoneMarker
+ * `failedAfterLoad`: per load process, when it finished its load (final report written) and then exited non-zero
+ * without a plugin asking — the script's `after` section failed — its exit code and why (its exitCodes entry is 0).
+ * @typedef {{ at: number, exitCodes: Array<number | null>, reason: string, askedExitCodes?: Array<number | null>, failedAfterLoad?: Array<{ code: number, why: string } | null> }} DoneMarker
  */
 /** p<k>/started-<thread>.json @typedef {{ plannedAt: number, actualAt: number, pid?: number, threadId?: number }} StartedMarker */
 /** generators/<id>/health/<at>.json @typedef {{ at: number, samples: Array<Record<string, unknown>> }} HealthRecord */
@@ -74,6 +76,11 @@ const DEFAULTS = Object.freeze({
 
 /** The reason an agent writes into done.json when every load process ended normally. */
 const COMPLETED = 'completed';
+/**
+ * How an agent's stop reason begins when a load process of a script with a `before` section ended before the start:
+ * Artillery runs that section in its main thread before its workers start, and a failure there ends it (exit 1).
+ */
+const BEFORE_FAILED = "the script's `before` section failed";
 /** How an agent's stop reason begins when it stopped because the orchestrator's heartbeat did. */
 const ORPHANED = 'orphaned';
 
@@ -159,4 +166,4 @@ const SPOOL = Object.freeze({
   lagFile: /^lag-\d+\.json$/,
 });
 
-module.exports = { DEFAULTS, COMPLETED, ORPHANED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };
+module.exports = { DEFAULTS, COMPLETED, ORPHANED, BEFORE_FAILED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };

@@ -9,7 +9,7 @@ import type { RunResult, RunSummary, ThresholdResult } from './types';
 
 /** What the result is decided from: the summary without its result. */
 export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & {
-  readonly rig: Pick<RunSummary['rig'], 'lostGenerators' | 'askedExitCodes'>;
+  readonly rig: Pick<RunSummary['rig'], 'lostGenerators' | 'askedExitCodes' | 'failedAfterLoad'>;
 };
 
 /** Why a plugin asks Artillery for an exit code, for the codes Artillery's bundled plugins use. */
@@ -75,6 +75,12 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
     const count = by?.counter !== undefined ? s.aggregate.counters[by.counter] : undefined;
     const why = by ? ` (${by.plugin}${count !== undefined ? `: ${by.counter} = ${count}` : ''})` : '';
     failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}${checkFailed ? ' (1 where an ensure check of the script fails too, as here)' : ''}`);
+  }
+  // The script failed after its load (its `after` section, a plugin's cleanup): plain `artillery run` exits with that
+  // code after its summary; every figure is in, so this is the script's verdict (exit 1), not a lost generator.
+  for (const f of s.rig.failedAfterLoad ?? []) {
+    raise(ExitCode.thresholdsBreached);
+    failures.push(`your script failed after its load in ${f.processes} load process${f.processes === 1 ? '' : 'es'} (${f.why}): its \`after\` section or a plugin's cleanup; every figure is in; plain artillery run would exit ${f.code}`);
   }
   const c = s.aggregate.counters;
   const created = c['vusers.created'] ?? 0;

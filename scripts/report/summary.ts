@@ -98,6 +98,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
   const created = c['vusers.created'] ?? 0;
   const failedRatio = created > 0 ? (c['vusers.failed'] ?? 0) / created : 0;
   const asked = askedExitCodes(input.data);
+  const afterLoad = failuresAfterLoad(input.data);
   const status: RunSummary['status'] = input.interrupted ? 'interrupted' : input.timedOut ? 'timed-out' : input.lostGenerators.length ? 'partial' : 'completed';
   const partial: Omit<RunSummary, 'result'> = {
     runId: input.runId,
@@ -122,6 +123,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       verdictDetail: verdict,
       lostGenerators: input.lostGenerators,
       ...(asked.length ? { askedExitCodes: asked } : {}),
+      ...(afterLoad.length ? { failedAfterLoad: afterLoad } : {}),
     },
     failedRatio,
     figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
@@ -187,6 +189,21 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
     ...(reportPath ? [`report: ${reportPath}`] : []),
     `result: ${resultLine(s.result)}`,
   ].join('\n');
+}
+
+/** Load processes that failed after their load, across every generator, grouped by exit code and why. */
+function failuresAfterLoad(data: ReadonlyArray<Pick<GeneratorData, 'done'>>): Array<{ code: number; why: string; processes: number }> {
+  const groups = new Map<string, { code: number; why: string; processes: number }>();
+  for (const g of data) {
+    for (const f of g.done?.failedAfterLoad ?? []) {
+      if (!f) continue;
+      const key = `${f.code}\u0000${f.why}`;
+      const group = groups.get(key) ?? { code: f.code, why: f.why, processes: 0 };
+      group.processes++;
+      groups.set(key, group);
+    }
+  }
+  return [...groups.values()];
 }
 
 /** The exit codes plugins asked for across every generator's load processes, with how many asked each. */

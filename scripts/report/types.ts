@@ -64,6 +64,11 @@ export interface RunSummary {
      * when an expectation failed), each with how many load processes asked; absent when none did.
      */
     readonly askedExitCodes?: ReadonlyArray<{ readonly code: number; readonly processes: number }>;
+    /**
+     * Load processes that finished their load and then failed (the script's `after` section, a plugin's cleanup), by
+     * exit code and why, each with how many; every figure is in. Absent when none did.
+     */
+    readonly failedAfterLoad?: ReadonlyArray<{ readonly code: number; readonly why: string; readonly processes: number }>;
     /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
     readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
     /** The most vusers held at once (target connections, generator sockets) next to `--vusers N`. */
