@@ -49,13 +49,17 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
   const start = await readRunFile<Partial<StartControl>>(store, CONTROL.start, 'start', note);
   const abort = await readRunFile<Partial<AbortControl>>(store, CONTROL.abort, 'abort', note);
   const lost: Array<{ id: string; reason: string }> = [];
+  const interrupted = abort?.reason === 'interrupted';
   let endedAt = 0;
   for (const id of ids) {
     const done = await readRunFile<DoneMarker>(store, generatorKeys(id).done, 'done', note);
     if (!done) lost.push({ id, reason: 'no done.json' });
     else {
       endedAt = Math.max(endedAt, done.at);
-      if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED) lost.push({ id, reason: done.reason });
+      // Stopped by the Ctrl-C itself (the signal reached its agent, or the orchestrator's abort did): not lost, as the
+      // run's own report says (a forced stop leaves no outcome.json, so this is how its report is rebuilt).
+      const byInterrupt = interrupted && (done.reason === 'signal' || done.reason.startsWith('aborted by the orchestrator'));
+      if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED && !byInterrupt) lost.push({ id, reason: done.reason });
     }
   }
   const slice = ids[0] ? await readRunFile<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, generatorKeys(ids[0]).slice, 'slice', note) : undefined;
@@ -64,7 +68,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
     generatorIds: ids,
     startAt: start?.startAt,
     endedAt,
-    interrupted: abort?.reason === 'interrupted',
+    interrupted,
     timedOut: false,
     lostGenerators: lost,
     portRange: portRangeSize(machinePortRange()),

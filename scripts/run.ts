@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { DEFAULTS } from '../load-generators/lib/run-protocol';
+import { CONTROL, DEFAULTS } from '../load-generators/lib/run-protocol';
+import type { AbortControl } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, emptyFolder, removeFolders } from './adapters/run-folder';
 import { countsList } from './core/counts-list';
@@ -158,7 +159,11 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   // once it is set, the partial report is written.
   let launched = false;
   let started = false;
-  const interrupt = onInterrupt(ctx, runDir, () => launched, () => run?.close() ?? Promise.resolve());
+  const interrupt = onInterrupt(ctx, runDir, () => launched, () => run?.close() ?? Promise.resolve(), () => {
+    // Said in the run store at once (the orchestrator says it again when it stops): a forced stop that follows ends
+    // the process before the orchestrator can, and `npm run report` reads the folder as interrupted, not as lost.
+    void run?.store.put(CONTROL.abort, JSON.stringify({ at: Date.now(), reason: 'interrupted' } satisfies AbortControl)).catch(() => undefined);
+  });
   const beforeLaunch = () => {
     if (interrupt.isInterrupted()) throw new InterruptedBeforeStart();
     launched = true;
@@ -188,7 +193,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
 }
 
 /** Ctrl-C once: the run stops and reports what it has; twice: everything opened is closed and the process exits 130. */
-function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, closeRun: () => Promise<void>): { interrupted: Promise<void>; isInterrupted: () => boolean; remove: () => void } {
+function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, closeRun: () => Promise<void>, markInterrupted: () => void): { interrupted: Promise<void>; isInterrupted: () => boolean; remove: () => void } {
   let count = 0;
   let signal: () => void = () => undefined;
   const interrupted = new Promise<void>((resolve) => {
@@ -198,7 +203,10 @@ function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, c
     count++;
     if (count === 1) {
       // Before the launch there is no report to write: the run stops where it is and says so (InterruptedBeforeStart).
-      if (launched()) ctx.log('interrupted: stopping generators; the partial report follows if any vuser ran (Ctrl-C again to force)');
+      if (launched()) {
+        ctx.log('interrupted: stopping generators; the partial report follows if any vuser ran (Ctrl-C again to force)');
+        markInterrupted();
+      }
       signal();
     } else {
       ctx.log(`forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)`);

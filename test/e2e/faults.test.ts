@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pidsOfRun, pidsOfRunWith, startCli, tempDir } from '../helpers/cli';
+import { pidsOfRun, pidsOfRunWith, runCli, startCli, tempDir } from '../helpers/cli';
 import { until } from '../helpers/wait';
 import { Target, getJson, metrics, startTarget } from '../target/helpers';
 
@@ -104,10 +104,14 @@ describe('faults during a local run', () => {
     process.kill(-cli.pid, 'SIGINT');
     const result = await cli.exited;
     expect(result.code).toBe(130);
-    expect(result.stderr).toMatch(/forced stop/);
+    expect(result.stderr).toMatch(new RegExp(`forced stop: no report written; what was saved is in ${out} \\(\`npm run report -- ${out}\` builds the report from it\\)`));
     // Forced: the CLI ended the process once the cleanups ran, without waiting for the partial report.
     expect(fs.existsSync(path.join(out, 'report.json'))).toBe(false);
     await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 25_000, what: 'every process of the run to stop', pollMs: 100 });
+    // The report rebuilt from the folder calls it what it was: interrupted, not a generator lost to a signal.
+    const rebuilt = await runCli([out], { script: 'report-cli.ts', timeoutMs: 60_000 });
+    expect(rebuilt.stderr).toMatch(/result: FAILED \(exit 130\): interrupted before the end/);
+    expect(rebuilt.stderr).not.toMatch(/lost/);
   }, 120_000);
 
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
