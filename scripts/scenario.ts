@@ -13,7 +13,7 @@ import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
-import { phasesWithNumbers } from './core/phases';
+import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
 import { resolveConfigEnv } from './config-env';
 import type { Phase } from './core/plan';
 
@@ -285,10 +285,20 @@ function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars
   }
 }
 
+/**
+ * The phases stretched to `totalSeconds`, keeping their shape; their durations read by the rig's one duration
+ * rule ("2s", "3 seconds", 90), so none is left as written. @throws UsageError for a phase the rig cannot read.
+ */
 function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
-  const durations = phases.map((p) => Number(p.duration ?? p.pause ?? 0));
+  if (phases.length === 0) return phases; // refused by the caller, with its own words
+  let durations: number[];
+  try {
+    durations = normalizePhases(phases).map((p) => p.seconds);
+  } catch (err) {
+    if (err instanceof PlanError) throw new UsageError(err.message);
+    throw err;
+  }
   const sum = durations.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) return phases;
   return phases.map((p, i) => {
     const d = Math.max(1, Math.round(((durations[i] ?? 0) * totalSeconds) / sum));
     return p.pause !== undefined ? { ...p, pause: d } : { ...p, duration: d };

@@ -94,6 +94,15 @@ export function parseDuration(value: unknown, where: string): number {
   throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
 }
 
+/**
+ * Seconds one phase lasts (its pause, else its duration) by {@link readDuration}, 0 when it has none the rig can
+ * read: for phase lists already checked (a plan's slices), where one unreadable value must not make a sum NaN. Pure.
+ */
+export function secondsOfPhase(p: Pick<Phase, 'duration' | 'pause'>): number {
+  const d = readDuration(p.pause ?? p.duration);
+  return 'seconds' in d ? d.seconds : 0;
+}
+
 /** Seconds from the first phase's start to the last one's end. @throws PlanError('invalid') for bad phases. */
 export function profileSeconds(phases: Phase[]): number {
   return normalizePhases(phases).reduce((sum, p) => sum + p.seconds, 0);
