@@ -79,11 +79,16 @@ export function readDuration(value: unknown): DurationReading {
 }
 
 /**
- * Seconds of a phase's duration ({@link readDuration}).
+ * Seconds of a phase's duration ({@link readDuration}). A string with spaces around it is refused unless it is a
+ * plain number: Artillery 2.0.34 (lib/core/phases.ts) reads it with `ms()` as written and stops with "Invalid
+ * duration for phase: 2s ", so trimming it would run a script plain `artillery run` refuses.
  *
  * @throws PlanError('invalid') naming the phase and field.
  */
 export function parseDuration(value: unknown, where: string): number {
+  if (typeof value === 'string' && value !== value.trim() && !/^\d+(\.\d+)?$/.test(value.trim())) {
+    throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} has a space before or after it, which artillery run refuses ("Invalid duration for phase"); write ${JSON.stringify(value.trim())}`);
+  }
   const d = readDuration(value);
   if ('seconds' in d) return d.seconds;
   if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);

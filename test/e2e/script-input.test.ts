@@ -93,6 +93,16 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     mentions: /null-phase\.yml: config\.phases\[0\] is null, not a phase; each phase is a mapping/,
   },
   {
+    name: 'a duration with a space after it (Artillery: "Invalid duration for phase: 2s ")',
+    args: ['--scenario', write('space.yml', `config:\n${target}  phases: [ { duration: "2s ", arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses .*write "2s"/,
+  },
+  {
+    name: 'the same with --ramp (the stretch does not hide it)',
+    args: ['--ramp', '6s', '--scenario', write('space-ramp.yml', `config:\n${target}  phases: [ { duration: 1, arrivalRate: 1 }, { pause: "1s " } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /phase 1\.pause: "1s " has a space before or after it/,
+  },
+  {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,

@@ -363,6 +363,9 @@ describe('invalid input', () => {
     [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],
     [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /phase 0 \("warm"\): pause cannot be combined with arrivalRate/],
     [[{ pause: 0 }], /phase 0\.pause must be longer than zero/],
+    // Artillery 2.0.34 reads such a string with ms(), untrimmed: "Invalid duration for phase: 2s ".
+    [[{ duration: '2s ', arrivalRate: 1 }], /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses \("Invalid duration for phase"\); write "2s"/],
+    [[{ duration: 1, arrivalRate: 1 }, { pause: ' 1m' }], /phase 1\.pause: " 1m" has a space before or after it.*write "1m"/],
   ];
   test.each(bad)('%j is rejected', (phases, message) => {
     expect(() => splitPhases(phases, 2)).toThrow(message);
