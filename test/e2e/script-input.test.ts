@@ -103,6 +103,21 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     mentions: /phase 1\.pause: "1s " has a space before or after it/,
   },
   {
+    name: 'a YAML script named .txt (artillery run: "Unknown file type")',
+    args: ['--scenario', write('basic.txt', `config:\n${target}${phases}scenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /basic\.txt: unknown file type "\.txt"; name an Artillery script \.yml, \.yaml or \.json/,
+  },
+  {
+    name: 'a .txt name without a folder is a file too, not a built-in name (the CLI runs from the repository)',
+    args: ['--scenario', 'basic.txt'],
+    mentions: /--scenario \S*basic\.txt: no such file/,
+  },
+  {
+    name: 'a TypeScript test script (export const config …)',
+    args: ['--scenario', write('my.ts', `export const config = { target: "http://127.0.0.1:9", phases: [ { duration: 1, arrivalCount: 1 } ] };\nexport const scenarios = [ { flow: [ { get: { url: "/" } } ] } ];\n`)],
+    mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML or JSON/,
+  },
+  {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,
