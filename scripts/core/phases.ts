@@ -195,3 +195,21 @@ export function normalizePhases(phases: Phase[]): NormalizedPhase[] {
   if (!Array.isArray(phases) || phases.length === 0) throw new PlanError('invalid', 'phases must be a non-empty list');
   return phases.map((p, i) => normalizePhase(p, i));
 }
+
+/** Whether a phase creates no vuser: a pause, or every arrival field it has is 0. */
+const createsNoVusers = (p: NormalizedPhase): boolean => p.kind === 'pause' || ((p.arrivalCount ?? 0) === 0 && (p.arrivalRate ?? 0) === 0 && (p.rampTo ?? 0) === 0);
+
+/**
+ * A whole run's phase list validated as {@link normalizePhases}, and refused when no phase creates a vuser (as
+ * {@link normalizePhase} refuses one phase with only a duration): the run would test nothing, yet end PASSED.
+ * Only the whole profile: one load process's slice may rightly create none.
+ *
+ * @throws PlanError('invalid').
+ */
+export function normalizeProfile(phases: Phase[]): NormalizedPhase[] {
+  const norm = normalizePhases(phases);
+  if (norm.every(createsNoVusers)) {
+    throw new PlanError('invalid', 'the phases create no vusers (every one is a pause or has 0 arrivals), so the run would test nothing; give a phase arrivals (e.g. arrivalRate: 10) or pass --vusers N');
+  }
+  return norm;
+}

@@ -118,6 +118,16 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML or JSON/,
   },
   {
+    name: 'phases that create no vusers at all (arrivalCount: 0)',
+    args: ['--scenario', write('zero-count.yml', `config:\n${target}  phases: [ { duration: 2, arrivalCount: 0 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing/,
+  },
+  {
+    name: 'phases that create no vusers at all (arrivalRate: 0, a pause)',
+    args: ['--scenario', write('zero-rate.yml', `config:\n${target}  phases: [ { duration: 2, arrivalRate: 0 }, { pause: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /the phases create no vusers/,
+  },
+  {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,

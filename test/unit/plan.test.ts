@@ -12,7 +12,7 @@ import {
 } from '../../scripts/core/plan';
 import { prng, randomPhase } from '../helpers/random-phases';
 import { rampSecondArrivals } from '../../scripts/core/capacity';
-import { phasesWithNumbers } from '../../scripts/core/phases';
+import { normalizeProfile, phasesWithNumbers } from '../../scripts/core/phases';
 
 const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
 
@@ -391,5 +391,19 @@ describe('numeric strings in phases (YAML quotes), read as Artillery reads them 
     const kept = phasesWithNumbers([{ duration: 1, arrivalRate: '{{ rate }}' }]) as Phase[];
     expect(() => splitPhases(kept, 1)).toThrow(/phase 0\.arrivalRate must be a finite number \(got "\{\{ rate \}\}"\)/);
     expect(phasesWithNumbers('not a list')).toBe('not a list');
+  });
+});
+
+describe('a whole profile that creates no vusers is refused, as a phase with only a duration is', () => {
+  test.each([
+    [[{ duration: 2, arrivalCount: 0 }]],
+    [[{ duration: 2, arrivalRate: 0 }]],
+    [[{ duration: 2, arrivalRate: 0, rampTo: 0 }, { pause: 1 }]],
+  ] as Phase[][][])('%j', (phases) => {
+    expect(() => normalizeProfile(phases)).toThrow(/^the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing; give a phase arrivals \(e\.g\. arrivalRate: 10\) or pass --vusers N$/);
+  });
+  test('one phase with arrivals is enough; a slice of one load process may have none (only the profile is checked)', () => {
+    expect(normalizeProfile([{ duration: 2, arrivalCount: 0 }, { duration: 1, arrivalRate: 0, rampTo: 2 }])).toHaveLength(2);
+    expect(() => splitPhases([{ duration: 2, arrivalCount: 1 }], 2)).not.toThrow();
   });
 });
