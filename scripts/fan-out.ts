@@ -4,6 +4,8 @@
  * the planner, scripts/core/split.ts).
  */
 import type { PayloadShare, Phase } from './core/plan';
+import { isRecord } from './core/is-record';
+import type { ArtilleryScript } from './scenario';
 
 /**
  * One line per phase whose `maxVusers` is split over several load processes. Each process caps its
@@ -61,4 +63,32 @@ export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): 
     }
   });
   return notes;
+}
+
+/**
+ * The line said when a script has a top-level `before` or `after` and runs in more than one load process: each
+ * process is its own Artillery run and runs them, so the target sees their requests once per process
+ * (docs/scenarios.md, "Not the same as plain artillery run"). One process runs them once, as plain does.
+ */
+export function beforeAfterNote(script: ArtilleryScript, processes: number): string | undefined {
+  const sections = (['before', 'after'] as const).filter((k) => script[k] !== undefined);
+  if (sections.length === 0 || processes < 2) return undefined;
+  const one = sections.length === 1;
+  return `note: the script's ${sections.join(' and ')} section${one ? ' runs' : 's run'} once in each of the ${processes} load processes (each is its own Artillery run), so the target sees ${one ? 'its' : 'their'} requests ${processes} times, not once as under plain artillery run`;
+}
+
+/** Whether a flow has a `log` step, in loops and parallel blocks too. */
+function hasLogStep(flow: unknown): boolean {
+  return Array.isArray(flow) && flow.some((step) => isRecord(step) && (step.log !== undefined || hasLogStep(step.loop) || hasLogStep(step.parallel)));
+}
+
+/**
+ * The line said when a script has `log` steps (its scenarios, `before`, `after`): Artillery prints them, and a
+ * processor's console.log, on its own output, which under the rig is each load process's log in the run folder,
+ * not the terminal as under plain `artillery run`.
+ */
+export function logStepNote(script: ArtilleryScript, runDir: string): string | undefined {
+  const flows = [...script.scenarios, script.before, script.after].map((s) => (isRecord(s) ? s.flow : undefined));
+  if (!flows.some(hasLogStep)) return undefined;
+  return `note: the script's log steps (and a processor's console.log) print into each load process's log, ${runDir}/generators/<g>/p<k>/artillery.log, not on this terminal as under plain artillery run`;
 }

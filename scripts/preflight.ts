@@ -55,10 +55,25 @@ export interface ProbeSpec {
   readonly httpNotProbed?: string;
 }
 
-/** Whether a script turns certificate checks off (`config.tls.rejectUnauthorized: false`, Artillery's setting). */
+/**
+ * Whether the scenario the preflight probes (the first) connects with certificate checks off, read as its engine
+ * reads them in Artillery 2.0.34: `config.tls` for http; for socketio, `config.socketio` and the scenario's own
+ * `socketio` with `config.tls` applied over them (engine_socketio.js: `_.extend({}, socketioOpts, tls)`); for ws,
+ * `config.ws` applied over `config.tls` (engine_ws.js getWsConfig: `_.extend(tls, ws)`), or instead of `config.ws`
+ * the keys of a `connect: {…}` first step. The last layer that sets `rejectUnauthorized` decides.
+ */
 export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
-  const tls = (script.config as { tls?: unknown }).tls;
-  return !!tls && typeof tls === 'object' && (tls as { rejectUnauthorized?: unknown }).rejectUnauthorized === false;
+  const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown; socketio?: unknown };
+  const engine = scenarioEngine(script, scenario);
+  const { tls, socketio, ws } = script.config as { tls?: unknown; socketio?: unknown; ws?: unknown };
+  let layers: unknown[] = [tls];
+  if (engine === 'socketio' || engine === 'socketio-v3') layers = [socketio, scenario.socketio, tls];
+  if (engine === 'ws') {
+    const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
+    layers = [tls, isRecord(connect) ? connect : ws];
+  }
+  const set = layers.map((l) => (isRecord(l) ? l.rejectUnauthorized : undefined)).filter((v) => v !== undefined);
+  return set[set.length - 1] === false;
 }
 
 /** The probe's answer. */

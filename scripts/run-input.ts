@@ -8,7 +8,7 @@ import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks, scriptMaxErrorRate } from './report/thresholds';
 import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
-import { PlanError, normalizePhases } from './core/phases';
+import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
 import { artilleryScriptProblem } from './artillery-validate';
 import { endlessLoopNotes } from './loop-notes';
@@ -53,7 +53,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
   try {
-    if (script.config.phases !== undefined) normalizePhases(script.config.phases);
+    if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
     if (err instanceof PlanError) throw new UsageError(err.message);
     throw err;

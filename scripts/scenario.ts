@@ -13,7 +13,7 @@ import { UsageError } from './errors';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
-import { phasesWithNumbers } from './core/phases';
+import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
 import { resolveConfigEnv } from './config-env';
 import type { Phase } from './core/plan';
 
@@ -69,6 +69,7 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   if (fs.statSync(file).isDirectory()) {
     throw new UsageError(`--scenario ${nameOrPath} is a folder, not a script; pass the path of an Artillery .yml/.json script in it`);
   }
+  checkFileType(file, nameOrPath);
   let parsed: unknown;
   try {
     parsed = yaml.load(fs.readFileSync(file, 'utf8'), { filename: file });
@@ -135,6 +136,21 @@ function checkScript(parsed: unknown, file: string): ArtilleryScript {
   return obj as ArtilleryScript;
 }
 
+/**
+ * The script file types the rig reads: YAML and JSON. Anything else is refused as `artillery run` refuses it
+ * ("Unknown file type"); a test script in TypeScript or JavaScript, which `artillery run` also takes, is said
+ * to be one the rig cannot run yet (parsing it as YAML would name a syntax error that is not there).
+ */
+function checkFileType(file: string, given: string): void {
+  const ext = path.extname(file).toLowerCase();
+  if (['.yml', '.yaml', '.json'].includes(ext)) return;
+  if (ext === '.ts' || ext === '.js') {
+    const lang = ext === '.ts' ? 'TypeScript' : 'JavaScript';
+    throw new UsageError(`--scenario ${given}: a test script in ${lang} (export const config …) runs under plain artillery run, but the rig does not run one yet; write it as YAML or JSON (config: …, scenarios: …); its processor may stay in ${lang}`);
+  }
+  throw new UsageError(`--scenario ${given}: unknown file type ${JSON.stringify(ext || '(none)')}; name an Artillery script .yml, .yaml or .json, as artillery run requires`);
+}
+
 /** " did you mean pubsub?" for a built-in name within two edits of what was typed (case aside; `./connect`, `connect.yml` too), else ''. */
 function didYouMean(typed: string, scenariosDir: string): string {
   const word = path.basename(typed).replace(/\.(ya?ml|json)$/i, '').toLowerCase();
@@ -145,9 +161,9 @@ function didYouMean(typed: string, scenariosDir: string): string {
   return near ? ` did you mean ${near.n}?` : '';
 }
 
-/** Whether a --scenario value names a file (a path, or a .yml/.json name) rather than a built-in scenario. */
+/** Whether a --scenario value names a file (a path, or a name with an extension: built-in names have none) rather than a built-in scenario. */
 export function namesAFile(value: string): boolean {
-  return /[\\/]|\.(ya?ml|json)$/i.test(value);
+  return /[\\/]|\.[A-Za-z0-9]+$/.test(value);
 }
 
 /** Built-in scenario names that ship in this checkout. */
@@ -285,10 +301,20 @@ function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars
   }
 }
 
+/**
+ * The phases stretched to `totalSeconds`, keeping their shape; their durations read by the rig's one duration
+ * rule ("2s", "3 seconds", 90), so none is left as written. @throws UsageError for a phase the rig cannot read.
+ */
 function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
-  const durations = phases.map((p) => Number(p.duration ?? p.pause ?? 0));
+  if (phases.length === 0) return phases; // refused by the caller, with its own words
+  let durations: number[];
+  try {
+    durations = normalizePhases(phases).map((p) => p.seconds);
+  } catch (err) {
+    if (err instanceof PlanError) throw new UsageError(err.message);
+    throw err;
+  }
   const sum = durations.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) return phases;
   return phases.map((p, i) => {
     const d = Math.max(1, Math.round(((durations[i] ?? 0) * totalSeconds) / sum));
     return p.pause !== undefined ? { ...p, pause: d } : { ...p, duration: d };

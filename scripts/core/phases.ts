@@ -79,11 +79,16 @@ export function readDuration(value: unknown): DurationReading {
 }
 
 /**
- * Seconds of a phase's duration ({@link readDuration}).
+ * Seconds of a phase's duration ({@link readDuration}). A string with spaces around it is refused unless it is a
+ * plain number: Artillery 2.0.34 (lib/core/phases.ts) reads it with `ms()` as written and stops with "Invalid
+ * duration for phase: 2s ", so trimming it would run a script plain `artillery run` refuses.
  *
  * @throws PlanError('invalid') naming the phase and field.
  */
 export function parseDuration(value: unknown, where: string): number {
+  if (typeof value === 'string' && value !== value.trim() && !/^\d+(\.\d+)?$/.test(value.trim())) {
+    throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} has a space before or after it, which artillery run refuses ("Invalid duration for phase"); write ${JSON.stringify(value.trim())}`);
+  }
   const d = readDuration(value);
   if ('seconds' in d) return d.seconds;
   if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);
@@ -92,6 +97,15 @@ export function parseDuration(value: unknown, where: string): number {
     throw new PlanError('invalid', `${where} must be a number of seconds or a duration like "90s" (got ${JSON.stringify(value)})`);
   }
   throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
+}
+
+/**
+ * Seconds one phase lasts (its pause, else its duration) by {@link readDuration}, 0 when it has none the rig can
+ * read: for phase lists already checked (a plan's slices), where one unreadable value must not make a sum NaN. Pure.
+ */
+export function secondsOfPhase(p: Pick<Phase, 'duration' | 'pause'>): number {
+  const d = readDuration(p.pause ?? p.duration);
+  return 'seconds' in d ? d.seconds : 0;
 }
 
 /** Seconds from the first phase's start to the last one's end. @throws PlanError('invalid') for bad phases. */
@@ -180,4 +194,22 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
 export function normalizePhases(phases: Phase[]): NormalizedPhase[] {
   if (!Array.isArray(phases) || phases.length === 0) throw new PlanError('invalid', 'phases must be a non-empty list');
   return phases.map((p, i) => normalizePhase(p, i));
+}
+
+/** Whether a phase creates no vuser: a pause, or every arrival field it has is 0. */
+const createsNoVusers = (p: NormalizedPhase): boolean => p.kind === 'pause' || ((p.arrivalCount ?? 0) === 0 && (p.arrivalRate ?? 0) === 0 && (p.rampTo ?? 0) === 0);
+
+/**
+ * A whole run's phase list validated as {@link normalizePhases}, and refused when no phase creates a vuser (as
+ * {@link normalizePhase} refuses one phase with only a duration): the run would test nothing, yet end PASSED.
+ * Only the whole profile: one load process's slice may rightly create none.
+ *
+ * @throws PlanError('invalid').
+ */
+export function normalizeProfile(phases: Phase[]): NormalizedPhase[] {
+  const norm = normalizePhases(phases);
+  if (norm.every(createsNoVusers)) {
+    throw new PlanError('invalid', 'the phases create no vusers (every one is a pause or has 0 arrivals), so the run would test nothing; give a phase arrivals (e.g. arrivalRate: 10) or pass --vusers N');
+  }
+  return norm;
 }

@@ -64,6 +64,9 @@ describe('after a killed CLI: the mark and its deadline', () => {
     const plan = { generators: [{ phases: [{ duration: 60 }, { pause: 30 }] }, { phases: [{ duration: 600 }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
     expect(scaleInRestoreBy(T, plan)).toBe(T + 600_000 + (600 + 120) * 1000 + 1_800_000);
     expect(scaleInRestoreBy(T, { generators: [] }, 60_000)).toBe(T + 60_000 + 120_000 + 1_800_000);
+    // Durations with units count as the rig reads them (they counted as 0).
+    const withUnits = { generators: [{ phases: [{ duration: '10m', arrivalRate: 1 }, { pause: '30s' }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
+    expect(scaleInRestoreBy(T, withUnits)).toBe(T + 600_000 + (630 + 120) * 1000 + 1_800_000);
   });
 
   /** A fake CloudWatch whose alarm state follows the calls, and a mark store in memory; one ordered log of both. */

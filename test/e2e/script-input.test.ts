@@ -93,6 +93,41 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     mentions: /null-phase\.yml: config\.phases\[0\] is null, not a phase; each phase is a mapping/,
   },
   {
+    name: 'a duration with a space after it (Artillery: "Invalid duration for phase: 2s ")',
+    args: ['--scenario', write('space.yml', `config:\n${target}  phases: [ { duration: "2s ", arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses .*write "2s"/,
+  },
+  {
+    name: 'the same with --ramp (the stretch does not hide it)',
+    args: ['--ramp', '6s', '--scenario', write('space-ramp.yml', `config:\n${target}  phases: [ { duration: 1, arrivalRate: 1 }, { pause: "1s " } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /phase 1\.pause: "1s " has a space before or after it/,
+  },
+  {
+    name: 'a YAML script named .txt (artillery run: "Unknown file type")',
+    args: ['--scenario', write('basic.txt', `config:\n${target}${phases}scenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /basic\.txt: unknown file type "\.txt"; name an Artillery script \.yml, \.yaml or \.json/,
+  },
+  {
+    name: 'a .txt name without a folder is a file too, not a built-in name (the CLI runs from the repository)',
+    args: ['--scenario', 'basic.txt'],
+    mentions: /--scenario \S*basic\.txt: no such file/,
+  },
+  {
+    name: 'a TypeScript test script (export const config …)',
+    args: ['--scenario', write('my.ts', `export const config = { target: "http://127.0.0.1:9", phases: [ { duration: 1, arrivalCount: 1 } ] };\nexport const scenarios = [ { flow: [ { get: { url: "/" } } ] } ];\n`)],
+    mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML or JSON/,
+  },
+  {
+    name: 'phases that create no vusers at all (arrivalCount: 0)',
+    args: ['--scenario', write('zero-count.yml', `config:\n${target}  phases: [ { duration: 2, arrivalCount: 0 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing/,
+  },
+  {
+    name: 'phases that create no vusers at all (arrivalRate: 0, a pause)',
+    args: ['--scenario', write('zero-rate.yml', `config:\n${target}  phases: [ { duration: 2, arrivalRate: 0 }, { pause: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /the phases create no vusers/,
+  },
+  {
     name: '-e naming an environment the script lacks',
     args: ['-e', 'prod', '--scenario', write('envs.yml', `config:\n${target}${phases}  environments: { staging: { target: "http://127.0.0.1:8" } }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /-e prod: envs\.yml has no config\.environments\.prod; use one of staging/,

@@ -75,3 +75,34 @@ describe('a self-signed https target', () => {
     expect(fs.existsSync(out)).toBe(false);
   }, 60_000);
 });
+
+// Artillery's ws engine applies config.ws over config.tls (engine_ws.js getWsConfig), so config.ws.rejectUnauthorized:
+// false runs under plain artillery run; the rig's checks refused it (they read config.tls alone).
+describe('a self-signed wss target with config.ws.rejectUnauthorized: false', () => {
+  let server: https.Server;
+  let wss: { close(): void };
+  let port = 0;
+  beforeAll(async () => {
+    server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'key.pem')), cert: fs.readFileSync(path.join(TLS, 'cert.pem')) }, (_req, res) => res.end('ok'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Server: WebSocketServer } = require('ws') as { Server: new (o: object) => { close(): void } };
+    wss = new WebSocketServer({ server });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    wss.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  test('runs as under plain Artillery (exit 0), not refused at TLS', async () => {
+    const file = path.join(dir, 'ws-insecure.yml');
+    fs.writeFileSync(file, `config:\n  target: wss://127.0.0.1:${port}/\n  ws:\n    rejectUnauthorized: false\n  phases:\n    - duration: 1\n      arrivalCount: 2\nscenarios:\n  - engine: ws\n    flow:\n      - send: hi\n`);
+    const r = await runCli(['--scenario', file, '--out', path.join(dir, 'run-ws-insecure'), '--json']);
+    expect(r.stderr).not.toMatch(/TLS failed/);
+    expect(r.stderr).toMatch(/preflight from this machine: ok/);
+    expect(r.code).toBe(0);
+    expect(r.json.aggregate.counters['vusers.completed']).toBe(2);
+  }, 120_000);
+});

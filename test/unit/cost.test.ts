@@ -71,6 +71,9 @@ test('--max-cost is a positive amount of dollars', () => {
 test('load seconds: the longest slice plus one session from the plan\'s peak and rate', () => {
   const plan = { generators: [{ index: 0, phases: [{ duration: 1200, arrivalCount: 48000 }], processes: [], arrivals: 48000, peakConcurrent: 48000 }], totalArrivals: 96000, peakConcurrent: 96000, capacityPerGenerator: 50000, bindingLimit: 'memory' as const, generatorsNeeded: 2, peakArrivalRate: 80, warnings: [] };
   expect(loadSecondsOf(plan)).toBe(2400);
+  // Durations with units count as the rig reads them (Number("20m") was NaN).
+  const withUnits = { ...plan, generators: [{ ...plan.generators[0]!, phases: [{ duration: '20m', arrivalCount: 48000 }] }] };
+  expect(loadSecondsOf(withUnits)).toBe(2400);
 });
 
 test('S3 requests count every object a run writes and the live view\'s LISTs (one per generator per 2 s at most)', () => {

@@ -12,7 +12,7 @@ import {
 } from '../../scripts/core/plan';
 import { prng, randomPhase } from '../helpers/random-phases';
 import { rampSecondArrivals } from '../../scripts/core/capacity';
-import { phasesWithNumbers } from '../../scripts/core/phases';
+import { normalizeProfile, phasesWithNumbers } from '../../scripts/core/phases';
 
 const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
 
@@ -363,6 +363,9 @@ describe('invalid input', () => {
     [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],
     [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /phase 0 \("warm"\): pause cannot be combined with arrivalRate/],
     [[{ pause: 0 }], /phase 0\.pause must be longer than zero/],
+    // Artillery 2.0.34 reads such a string with ms(), untrimmed: "Invalid duration for phase: 2s ".
+    [[{ duration: '2s ', arrivalRate: 1 }], /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses \("Invalid duration for phase"\); write "2s"/],
+    [[{ duration: 1, arrivalRate: 1 }, { pause: ' 1m' }], /phase 1\.pause: " 1m" has a space before or after it.*write "1m"/],
   ];
   test.each(bad)('%j is rejected', (phases, message) => {
     expect(() => splitPhases(phases, 2)).toThrow(message);
@@ -388,5 +391,19 @@ describe('numeric strings in phases (YAML quotes), read as Artillery reads them 
     const kept = phasesWithNumbers([{ duration: 1, arrivalRate: '{{ rate }}' }]) as Phase[];
     expect(() => splitPhases(kept, 1)).toThrow(/phase 0\.arrivalRate must be a finite number \(got "\{\{ rate \}\}"\)/);
     expect(phasesWithNumbers('not a list')).toBe('not a list');
+  });
+});
+
+describe('a whole profile that creates no vusers is refused, as a phase with only a duration is', () => {
+  test.each([
+    [[{ duration: 2, arrivalCount: 0 }]],
+    [[{ duration: 2, arrivalRate: 0 }]],
+    [[{ duration: 2, arrivalRate: 0, rampTo: 0 }, { pause: 1 }]],
+  ] as Phase[][][])('%j', (phases) => {
+    expect(() => normalizeProfile(phases)).toThrow(/^the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing; give a phase arrivals \(e\.g\. arrivalRate: 10\) or pass --vusers N$/);
+  });
+  test('one phase with arrivals is enough; a slice of one load process may have none (only the profile is checked)', () => {
+    expect(normalizeProfile([{ duration: 2, arrivalCount: 0 }, { duration: 1, arrivalRate: 0, rampTo: 2 }])).toHaveLength(2);
+    expect(() => splitPhases([{ duration: 2, arrivalCount: 1 }], 2)).not.toThrow();
   });
 });

@@ -238,6 +238,65 @@ describe('the probe against a self-signed https server (test/e2e/tls fixture)', 
   });
 });
 
+// Artillery 2.0.34 merges an engine's own options with config.tls: engine_socketio.js `_.extend({}, socketio, tls)`
+// (config.tls wins), engine_ws.js getWsConfig `_.extend(tls, ws)` (config.ws wins; a `connect: {…}` first step's keys
+// instead of config.ws). The probe reads the certificate setting the same way.
+describe('an engine\'s own rejectUnauthorized: false, against a real self-signed server (Socket.IO and WebSocket)', () => {
+  const TLS = path.join(__dirname, '..', 'e2e', 'tls');
+  const servers: import('node:https').Server[] = [];
+  let io: import('socket.io').Server;
+  let wss: { close(): void };
+  let port = 0; // Socket.IO
+  let wsPort = 0; // plain WebSocket
+  const listen = async (): Promise<[import('node:https').Server, number]> => {
+    const server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'key.pem')), cert: fs.readFileSync(path.join(TLS, 'cert.pem')) });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return [server, (server.address() as import('node:net').AddressInfo).port];
+  };
+  beforeAll(async () => {
+    const [sioServer, p1] = await listen();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    io = new (require('socket.io') as typeof import('socket.io')).Server(sioServer);
+    const [wsServer, p2] = await listen();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Server: WebSocketServer } = require('ws') as { Server: new (o: object) => { close(): void } };
+    wss = new WebSocketServer({ server: wsServer });
+    [port, wsPort] = [p1, p2];
+  });
+  afterAll(async () => {
+    wss.close();
+    await io.close();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+  const sio = (config: Record<string, unknown>, scenario: Record<string, unknown> = {}) => ({ config: { target: `https://127.0.0.1:${port}`, ...config }, scenarios: [{ engine: 'socketio', flow: [{ emit: { channel: 'x', data: 'y' } }], ...scenario }] }) as never;
+  const ws = (config: Record<string, unknown>, flow: unknown[] = [{ send: 'hi' }]) => ({ config: { target: `wss://127.0.0.1:${wsPort}/ws`, ...config }, scenarios: [{ engine: 'ws', flow }] }) as never;
+
+  test('socketio: config.socketio.rejectUnauthorized: false is honoured, and the handshake passes', async () => {
+    const spec = preflightSpec(sio({ socketio: { transports: ['websocket'], rejectUnauthorized: false } }), `https://127.0.0.1:${port}`, false);
+    expect(spec.insecureTls).toBe(true);
+    expect(await probe(spec)).toMatchObject({ ok: true });
+    expect(preflightSpec(sio({}, { socketio: { rejectUnauthorized: false } }), 'x', false).insecureTls).toBe(true); // the scenario's own socketio
+    // config.tls is applied over config.socketio: its true wins.
+    expect(preflightSpec(sio({ socketio: { rejectUnauthorized: false }, tls: { rejectUnauthorized: true } }), 'x', false).insecureTls).toBeUndefined();
+  });
+
+  test('ws: config.ws.rejectUnauthorized: false is honoured, and the handshake passes', async () => {
+    const spec = preflightSpec(ws({ ws: { rejectUnauthorized: false } }), `wss://127.0.0.1:${wsPort}/ws`, false);
+    expect(spec.insecureTls).toBe(true);
+    expect(await probe(spec)).toMatchObject({ ok: true });
+    // config.ws is applied over config.tls: its true wins.
+    expect(preflightSpec(ws({ ws: { rejectUnauthorized: true }, tls: { rejectUnauthorized: false } }), 'x', false).insecureTls).toBeUndefined();
+    // A `connect: {…}` first step replaces config.ws: its own key counts, config.ws's does not.
+    expect(preflightSpec(ws({}, [{ connect: { target: `wss://127.0.0.1:${wsPort}/ws`, rejectUnauthorized: false } }]), 'x', false).insecureTls).toBe(true);
+    expect(preflightSpec(ws({ ws: { rejectUnauthorized: false } }, [{ connect: { target: `wss://127.0.0.1:${wsPort}/ws` } }]), 'x', false).insecureTls).toBeUndefined();
+  });
+
+  test('without any of them the probe still stops at tls', async () => {
+    expect(await probe(preflightSpec(ws({}), `wss://127.0.0.1:${wsPort}/ws`, false))).toMatchObject({ ok: false, step: 'tls' });
+  });
+});
+
 test("a target with a path: the probe's HTTP step is under it, as Artillery appends a step's url to the whole target", async () => {
   const server = http.createServer((req, res) => {
     res.statusCode = req.url === '/api/items' ? 200 : 404;

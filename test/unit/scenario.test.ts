@@ -48,6 +48,23 @@ describe('applyOptions', () => {
   });
 });
 
+describe('--ramp alone stretches the script\'s phases, whatever form their durations take', () => {
+  const withPhases = (phases: unknown[]) => ({ config: { target: 'http://127.0.0.1:9', phases }, scenarios: [{ flow: [] }] }) as never;
+  test('durations with units ("2s", "3 seconds", pause "1s") stretch as numbers do (they were left as written)', () => {
+    expect(applyOptions(withPhases([{ duration: '2s', arrivalRate: 2 }]), validateFlags({ ramp: '6s' })).config.phases).toEqual([{ duration: 6, arrivalRate: 2 }]);
+    expect(applyOptions(withPhases([{ duration: 2, arrivalRate: 2 }]), validateFlags({ ramp: '6s' })).config.phases).toEqual([{ duration: 6, arrivalRate: 2 }]);
+    const mixed = [{ duration: '2s', arrivalRate: 1 }, { pause: '1s' }, { duration: '3 seconds', arrivalCount: 3 }];
+    expect(applyOptions(withPhases(mixed), validateFlags({ ramp: '12s' })).config.phases).toEqual([
+      { duration: 4, arrivalRate: 1 },
+      { pause: 2 },
+      { duration: 6, arrivalCount: 3 },
+    ]);
+  });
+  test('a duration the rig cannot read is refused, not left as written', () => {
+    expect(() => applyOptions(withPhases([{ duration: 'soon', arrivalRate: 1 }]), validateFlags({ ramp: '6s' }))).toThrow(/phase 0\.duration: "soon" is not a valid duration/);
+  });
+});
+
 describe('a script without config.phases runs one vuser, as artillery run does (it was refused, exit 2)', () => {
   const bare = { config: { target: 'http://127.0.0.1:9' }, scenarios: [{ flow: [{ get: { url: '/' } }] }] };
   test("Artillery's default phase, said before the run; --vusers replaces it and needs no note", () => {

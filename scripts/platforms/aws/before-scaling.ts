@@ -4,6 +4,7 @@
  * is a UsageError: exit 2, nothing scaled.
  */
 import type { Plan } from '../../core/plan';
+import { secondsOfPhase } from '../../core/phases';
 import { UsageError } from '../../errors';
 import type { AwsApi } from './clients';
 import { costLines, estimateRunCost, maxCostRefusal } from './cost';
@@ -28,7 +29,7 @@ export interface BeforeScalingProps {
 
 /** Seconds from the first arrival to the last vuser's end: the longest slice plus one session (Little's law on the plan's peak). */
 export function loadSecondsOf(plan: Plan): number {
-  const phaseSeconds = Math.max(0, ...plan.generators.map((g) => g.phases.reduce((a, p) => a + Number(p.duration ?? p.pause ?? 0), 0)));
+  const phaseSeconds = Math.max(0, ...plan.generators.map((g) => g.phases.reduce((a, p) => a + secondsOfPhase(p), 0)));
   const session = plan.peakArrivalRate > 0 ? plan.peakConcurrent / plan.peakArrivalRate : 0;
   return Math.ceil(phaseSeconds + Math.min(session, phaseSeconds || session));
 }

@@ -15,6 +15,7 @@
 import type { RunStore } from '../../../load-generators/lib/run-store';
 import { ScaleInMark, parseMark, scaleInDecision, scaleInMarkKey } from '../../../lib/safety-net/scale-in-decision';
 import type { Plan } from '../../core/plan';
+import { secondsOfPhase } from '../../core/phases';
 import type { AwsApi } from './clients';
 
 /** Restores what {@link suspendScaleIn} changed; idempotent. */
@@ -35,7 +36,7 @@ export interface SuspendingRun {
  * 30 minutes' margin (sessions that outlast the phases, collection). Pure.
  */
 export function scaleInRestoreBy(now: number, plan: Pick<Plan, 'generators'>, launchTimeoutMs = 600_000): number {
-  const phaseSeconds = Math.max(0, ...plan.generators.map((g) => g.phases.reduce((a, p) => a + (Number(p.duration ?? p.pause ?? 0) || 0), 0)));
+  const phaseSeconds = Math.max(0, ...plan.generators.map((g) => g.phases.reduce((a, p) => a + secondsOfPhase(p), 0)));
   return now + launchTimeoutMs + (phaseSeconds + 120) * 1000 + 30 * 60_000;
 }
 
