@@ -4,6 +4,7 @@
  * runs are comparable at all (same scenario and load). A baseline that ran something else is said
  * so, never compared silently.
  */
+import { secondsOfPhase, type Phase } from '../core/phases';
 import { isBookkeeping } from './artillery-format';
 import type { RunSummary } from './types';
 
@@ -60,7 +61,7 @@ export function phasesOf(perGenerator: ReadonlyArray<{ readonly phases: readonly
     for (const [i, raw] of g.phases.entries()) {
       const p = (raw ?? {}) as Record<string, unknown>;
       const slot = (merged[i] ??= { name: typeof p.name === 'string' ? p.name : `phase ${i + 1}`, seconds: 0, arrivals: 0, rate: 0 });
-      slot.seconds = Math.max(slot.seconds, Number(p.duration ?? p.pause ?? 0) || 0);
+      slot.seconds = Math.max(slot.seconds, secondsOfPhase(p as Pick<Phase, 'duration' | 'pause'>));
       slot.arrivals += Number(p.arrivalCount ?? 0) || 0;
       slot.rate += Number(p.arrivalRate ?? 0) || 0;
     }

@@ -1,3 +1,4 @@
+import { secondsOfPhase, type Phase } from '../core/phases';
 import type { ReportJson } from './types';
 /**
  * What a reader looks for first, computed from report.json (pure): the key findings with their severity
@@ -61,7 +62,8 @@ export function phaseBands(r: Pick<ReportJson, 'phases' | 'startedAt' | 'interme
   const bands: PhaseBand[] = [];
   let t = start;
   for (const [i, p] of phases.entries()) {
-    const seconds = Number(p.duration ?? p.pause ?? 0);
+    // Phases as the load processes got them: whole seconds, or "<n>ms" for a fraction (one duration rule).
+    const seconds = secondsOfPhase(p as Pick<Phase, 'duration' | 'pause'>);
     if (!Number.isFinite(seconds) || seconds <= 0) continue;
     const name = typeof p.name === 'string' && p.name ? p.name : p.pause !== undefined ? 'pause' : phases.length === 1 ? 'arrivals' : `phase ${i + 1}`;
     bands.push({ name, from: t, to: t + seconds * 1000 });

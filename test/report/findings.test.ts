@@ -64,3 +64,9 @@ test('the terminal summary shows the peak held next to N', () => {
   const table = formatSummaryTable({ ...r, rig: { ...r.rig, held: { requested: 400, targetConnections: 399, generatorSockets: 400 } } });
   expect(table).toMatch(/peak held at once\s+399 target connections, 400 generator sockets \(of --vusers 400\)/);
 });
+
+test('phase bands read every duration as the load processes got it: "500ms" and "2s" too (Number() made them NaN and dropped them)', () => {
+  const r = { ...report(), phases: [{ phases: [{ duration: 2, arrivalRate: 1, name: 'warm' }, { duration: '500ms', arrivalRate: 2, name: 'frac' }, { duration: '2s', arrivalRate: 1, name: 'units' }] }] } as never;
+  const bands = phaseBands(r);
+  expect(bands.slice(0, 3).map((b) => [b.name, b.to - b.from])).toEqual([['warm', 2000], ['frac', 500], ['units', 2000]]);
+});
