@@ -10,5 +10,5 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { composeApp } from './rig';
 
 const app = new App();
-composeApp(app, { error: (line) => void process.stderr.write(`${line}\n`), exit: (code) => process.exit(code) });
+composeApp(app, { error: (line) => void process.stderr.write(`${line}\n`), exit: (code) => process.exit(code), debug: process.env.CDK_DEBUG === 'true' });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

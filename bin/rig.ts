@@ -121,6 +121,8 @@ export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}
 export interface AppIo {
   error(line: string): void;
   exit(code: number): never;
+  /** `cdk synth --debug` (CDK_DEBUG=true): an error building the stacks keeps its stack trace. */
+  readonly debug?: boolean;
 }
 
 /** The keys of cdk.json's own context: the user's deliberate settings, never taken for a misspelt rig key. */
@@ -154,7 +156,7 @@ export function composeApp(app: App, io: AppIo, build: (app: App, config: RigCon
   } catch (err) {
     // A value the checks let through but a construct refuses (aws-cdk-lib's own validation) would end the synth in a
     // raw stack trace: one line instead, exit 1 as cdk's own failures. `cdk synth --debug` (CDK_DEBUG=true) keeps the trace.
-    if (process.env.CDK_DEBUG === 'true') throw err;
+    if (io.debug) throw err;
     const message = (err instanceof Error ? err.message : String(err)).split('\n').find((l) => l.trim() !== '')?.trim();
     io.error(`error: the stacks could not be built from this context: ${message ?? 'an unknown error'} (cdk synth --debug shows where)`);
     return io.exit(1);

@@ -17,9 +17,9 @@ import { normalizeProfile, phasesWithNumbers } from '../../scripts/core/phases';
 const FIELDS = ['arrivalCount', 'arrivalRate', 'rampTo', 'maxVusers'] as const;
 
 describe('splitPhases (property)', () => {
-  test('over 1500 random profiles: totals exact, shares within one, same shape, zero shares pause', () => {
+  test('over 800 random profiles: totals exact, shares within one, same shape, zero shares pause', () => {
     const rnd = prng(20240601);
-    for (let run = 0; run < 1500; run++) {
+    for (let run = 0; run < 800; run++) {
       const phases = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => randomPhase(rnd));
       const m = 1 + Math.floor(rnd() * 12);
       const split = splitPhases(phases, m);
@@ -141,10 +141,10 @@ function expectSum(ctx: string, got: number, want: number): void {
 }
 
 describe('splitLoad and planLoad: one exact split (property)', () => {
-  test('over 400 random plans: processes sum to their generator, generators to the whole, at every phase and field', () => {
+  test('over 250 random plans: processes sum to their generator, generators to the whole, at every phase and field', () => {
     const rnd = prng(20261123);
     const roomy: GeneratorLimits = { openFiles: 1e9, ephemeralPorts: 1e9, sourceAddresses: 1, processes: 1, memoryBytes: 1e15, bytesPerVuser: 1, socketsPerVuser: 1 };
-    for (let run = 0; run < 400; run++) {
+    for (let run = 0; run < 250; run++) {
       const phases = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => randomPhase(rnd));
       const m = 1 + Math.floor(rnd() * 8);
       const processes = 1 + Math.floor(rnd() * 6);
