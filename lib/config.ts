@@ -7,8 +7,6 @@
 import { GeneratorRegion, imageReferenceProblem, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 
-export { MAX_GENERATOR_REGIONS, parseGeneratorRegions } from './context-checks';
-export type { GeneratorRegion } from './context-checks';
 
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';

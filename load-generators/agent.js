@@ -22,7 +22,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
-const { COMPLETED, DEFAULTS, ORPHANED, SPOOL, generatorKeys } = require('./lib/run-protocol');
+const { COMPLETED, DEFAULTS, ORPHANED, SPOOL, STOPPED_BY_SIGNAL, generatorKeys } = require('./lib/run-protocol');
 const { systemClock } = require('./lib/backoff');
 const { SliceError, isTypescriptProcessor, loadSlice, processScript } = require('./lib/agent-slice');
 const { supervisor, writeAtomic } = require('./lib/agent-supervisor');
@@ -76,8 +76,8 @@ async function main(clock) {
   process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
   const ended = new AbortController();
   const sup = supervisor({ clock, onStopped: () => ended.abort() });
-  process.on('SIGTERM', () => sup.stopAll('signal'));
-  process.on('SIGINT', () => sup.stopAll('signal'));
+  process.on('SIGTERM', () => sup.stopAll(STOPPED_BY_SIGNAL));
+  process.on('SIGINT', () => sup.stopAll(STOPPED_BY_SIGNAL));
 
   // Specs without a source address (AWS) are spread over this instance's private IPv4 addresses; a local alias is
   // kept only where it reaches the target.

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { helpRequested, parseFlags } from './cli-flags';
-import { COMPLETED, CONTROL, GENERATORS_PREFIX, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
+import { ABORTED, COMPLETED, CONTROL, GENERATORS_PREFIX, STOPPED_BY_SIGNAL, generatorKeys, generatorOfKey } from '../load-generators/lib/run-protocol';
 import type { AbortControl, DoneMarker, RunStore, StartControl } from './contracts';
 import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
@@ -58,7 +58,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
       endedAt = Math.max(endedAt, done.at);
       // Stopped by the Ctrl-C itself (the signal reached its agent, or the orchestrator's abort did): not lost, as the
       // run's own report says (a forced stop leaves no outcome.json, so this is how its report is rebuilt).
-      const byInterrupt = interrupted && (done.reason === 'signal' || done.reason.startsWith('aborted by the orchestrator'));
+      const byInterrupt = interrupted && (done.reason === STOPPED_BY_SIGNAL || done.reason.startsWith(ABORTED));
       if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED && !byInterrupt) lost.push({ id, reason: done.reason });
     }
   }
@@ -88,7 +88,9 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   const outcome = (await readRunFile<RunOutcomeRecord>(store, 'outcome.json', 'outcome', log)) ?? (await deriveOutcome(store, run, log));
   // A folder whose generators' data is gone would rebuild as "0 of 0 vusers failed, PASSED" over the good report.
   const present = new Set((await store.list(GENERATORS_PREFIX)).map(generatorOfKey).filter((x): x is string => !!x));
-  const missing = missingGeneratorData(run.plan.generators.length, outcome.generatorIds, outcome.lostGenerators, present);
+  // Generators the plan gave no vusers are never started (scripts/run.ts generatorSpecs): they have no data to miss.
+  const started = run.plan.generators.filter((g) => g.arrivals > 0).length;
+  const missing = missingGeneratorData(started, outcome.generatorIds, outcome.lostGenerators, present);
   if (missing) throw new RunDataError(missing);
   const { summary } = await writeReport(store, {
     ...outcome,

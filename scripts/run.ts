@@ -214,7 +214,7 @@ function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, c
       }
       signal();
     } else {
-      ctx.log(`forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)`);
+      ctx.log(launched() ? `forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)` : 'forced stop before the generators were launched; nothing was measured');
       void closeRun().finally(() => ctx.exit(ExitCode.interrupted));
     }
   });

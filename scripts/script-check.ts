@@ -104,7 +104,7 @@ export function processorExports(file: string): { exports: string[]; loads: Modu
   } catch (err) {
     const e = err as { stderr?: string; message: string; signal?: string; code?: string };
     // Not our timeout: the check was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
-    if (e.signal && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
+    if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
     if (e.signal) return { error: `did not finish loading within 15 s (${e.signal})` };
     const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
     const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';

@@ -34,7 +34,7 @@ export async function teardown(argv: readonly string[], deps: TeardownDeps): Pro
   try {
     await deps.api(region).getCallerIdentity();
   } catch (err) {
-    const e = explainAwsError(err, { region, doing: 'checking the AWS credentials before cdk destroy (STS GetCallerIdentity)', localAlternative: false });
+    const e = explainAwsError(err, { region, doing: 'checking the AWS credentials before cdk destroy (STS GetCallerIdentity)', localAlternative: false, regionFrom: 'the region (cdk-outputs.json, else AWS_REGION)' });
     deps.log(`${e instanceof UsageError ? 'error' : 'rig failure'}: ${e.message}`);
     return e instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
   }

@@ -21,7 +21,7 @@
  */
 
 const { backoff } = require('./backoff');
-const { CONTROL, ORPHANED } = require('./run-protocol');
+const { ABORTED, CONTROL, ORPHANED } = require('./run-protocol');
 
 /** The ceiling of the abort poll: the longest an abort waits before an agent sees it (plus one read). */
 const ABORT_CEILING_MS = 5_000;
@@ -57,7 +57,7 @@ function controlWatcher(opts) {
     const now = clock.now();
     if (now >= nextAbort) {
       const abort = await store.get(CONTROL.abort);
-      if (abort) stop(`aborted by the orchestrator: ${JSON.parse(abort).reason || ''}`);
+      if (abort) stop(`${ABORTED}: ${JSON.parse(abort).reason || ''}`);
       nextAbort = clock.now() + abortPoll.next();
     }
     if (now >= nextHeartbeat) {

@@ -81,6 +81,10 @@ const COMPLETED = 'completed';
  * Artillery runs that section in its main thread before its workers start, and a failure there ends it (exit 1).
  */
 const BEFORE_FAILED = "the script's `before` section failed";
+/** An agent's stop reason when SIGINT/SIGTERM reached it (a Ctrl-C to the process group, or its fleet stopping it). */
+const STOPPED_BY_SIGNAL = 'signal';
+/** How an agent's stop reason begins when the orchestrator's abort file stopped it. */
+const ABORTED = 'aborted by the orchestrator';
 /** How an agent's stop reason begins when it stopped because the orchestrator's heartbeat did. */
 const ORPHANED = 'orphaned';
 
@@ -166,4 +170,4 @@ const SPOOL = Object.freeze({
   lagFile: /^lag-\d+\.json$/,
 });
 
-module.exports = { DEFAULTS, COMPLETED, ORPHANED, BEFORE_FAILED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };
+module.exports = { DEFAULTS, COMPLETED, ORPHANED, BEFORE_FAILED, STOPPED_BY_SIGNAL, ABORTED, CONTROL, GENERATORS_PREFIX, TARGET_METRICS_PREFIX, targetMetricsKey, generatorKeys, generatorOfKey, KEY_KIND, SPOOL };

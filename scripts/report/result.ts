@@ -74,7 +74,7 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
     const by = ASKED_BY[a.code];
     const count = by?.counter !== undefined ? s.aggregate.counters[by.counter] : undefined;
     const why = by ? ` (${by.plugin}${count !== undefined ? `: ${by.counter} = ${count}` : ''})` : '';
-    failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}${checkFailed ? ' (1 where an ensure check of the script fails too, as here)' : ''}`);
+    failures.push(`a plugin asked for exit code ${a.code}${why} in ${a.processes} load process${a.processes === 1 ? '' : 'es'}; plain artillery run would exit ${a.code}${checkFailed ? ' (1 if a failed check here is the script\'s own ensure)' : ''}`);
   }
   // The script failed after its load (its `after` section, a plugin's cleanup): plain `artillery run` exits with that
   // code after its summary; every figure is in, so this is the script's verdict (exit 1), not a lost generator.

@@ -59,6 +59,7 @@ export function shapeProblem(kind: Exclude<RunFileKind, 'period'>, v: unknown): 
     case 'done':
       if (!isNum(v.at)) return 'has no numeric "at"';
       if (!Array.isArray(v.exitCodes)) return 'has no "exitCodes" list';
+      if (typeof v.reason !== 'string') return 'has no "reason"';
       return undefined;
     case 'health':
       if (!isNum(v.at)) return 'has no numeric "at"';

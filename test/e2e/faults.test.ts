@@ -117,9 +117,9 @@ describe('faults during a local run', () => {
 
   it('a generator killed mid-run: the run finishes on the other, keeps its data up to the kill and names it; exit 3', async () => {
     const out = path.join(tempDir('rig-lost-'), 'run');
-    const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '15s', '--hold', '2s', '--out', out, '--json']);
+    const cli = startCli(['--vusers', '240', '--generators', '2', '--ramp', '18s', '--hold', '2s', '--out', out, '--json']);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    // The kill comes once g02 has shipped its first period (~10 s in) and before its last arrival (15 s).
+    // The kill comes once g02 has shipped its first period (~10 s in) and well before its last arrival (18 s).
     await firstPeriodShipped(out, 'g02');
     const [agent] = agentPids(runId, 'g02');
     expect(agent).toBeDefined();

@@ -141,6 +141,10 @@ describe('small runs: a load process or generator with nothing to do is not star
     expect(result.json.rig.lostGenerators).toEqual([]);
     expect(result.stderr).toMatch(/2 generator\(s\) have no vusers to run \(2 in all\) and are not started/);
     expect(fs.readdirSync(path.join(out, 'generators')).sort()).toEqual(['g01', 'g02']);
+    // Rebuilt from the folder: the idle two are not missing data (the rebuild refused the run, exit 3).
+    const rebuilt = await runCli([out], { script: 'report-cli.ts', timeoutMs: 60_000 });
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stderr).toMatch(/result: PASSED \(exit 0\)/);
   }, 120_000);
 });
 

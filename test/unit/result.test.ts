@@ -74,6 +74,6 @@ describe('a plugin that asked Artillery for an exit code', () => {
       { status: 'completed', failedRatio: 0, thresholds: [{ expression: 'p99 < 1', ok: false }], aggregate: { counters: { 'vusers.created': 3 }, rates: {}, summaries: {} }, rig: { lostGenerators: [], askedExitCodes: [{ code: 21, processes: 1 }] } },
       0,
     );
-    expect(r.reasons[0]).toMatch(/; plain artillery run would exit 21 \(1 where an ensure check of the script fails too, as here\)$/);
+    expect(r.reasons[0]).toMatch(/; plain artillery run would exit 21 \(1 if a failed check here is the script's own ensure\)$/);
   });
 });
