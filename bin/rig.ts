@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { App, Aspects, Duration, Fn, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { TargetStack } from '../target-stack/target-stack';
@@ -123,16 +121,8 @@ export interface AppIo {
   exit(code: number): never;
   /** `cdk synth --debug` (CDK_DEBUG=true): an error building the stacks keeps its stack trace. */
   readonly debug?: boolean;
-}
-
-/** The keys of cdk.json's own context: the user's deliberate settings, never taken for a misspelt rig key. */
-function cdkJsonContextKeys(): string[] {
-  try {
-    const cdkJson = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-    return Object.keys(cdkJson.context ?? {});
-  } catch {
-    return [];
-  }
+  /** The keys of cdk.json's own context: the user's deliberate settings, never taken for a misspelt rig key. */
+  readonly cdkJsonKeys?: readonly string[];
 }
 
 /**
@@ -141,7 +131,7 @@ function cdkJsonContextKeys(): string[] {
  * stacks is one line too, exit 1.
  */
 export function composeApp(app: App, io: AppIo, build: (app: App, config: RigConfig) => unknown = buildRig): void {
-  const own = new Set(cdkJsonContextKeys());
+  const own = new Set(io.cdkJsonKeys ?? []);
   const given = Object.fromEntries(Object.entries(app.node.getAllContext() as Record<string, unknown>).filter(([k]) => !own.has(k)));
   let config: RigConfig;
   try {

@@ -152,15 +152,21 @@ export function ensureIgnoredNote(config: { ensure?: unknown; plugins?: Record<s
   return 'note: config.ensure is not evaluated: as with plain `artillery run`, the checks run only when the ensure plugin is enabled; add `plugins: { ensure: {} }` to config to enforce them';
 }
 
+/** The script's ensure settings Artillery would evaluate: `config.ensure`, else `config.plugins.ensure` (one, never both). */
+function ensureSettings(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>>): Record<string, unknown> | undefined {
+  if (!ensureEnabled(config, env)) return undefined;
+  const checks = config.ensure || config.plugins?.ensure;
+  return checks && typeof checks === 'object' ? (checks as Record<string, unknown>) : undefined;
+}
+
 /**
  * The script's ensure checks in Artillery's order: thresholds, conditions, legacy keys, maxErrorRate;
  * none unless Artillery would evaluate them ({@link ensureEnabled}). As in Artillery, `config.ensure`
  * wins over `config.plugins.ensure` (one or the other, never both).
  */
 export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): EnsureCheck[] {
-  if (!ensureEnabled(config, env)) return [];
-  const checks = (config.ensure || config.plugins?.ensure) as Record<string, unknown> | undefined;
-  if (!checks || typeof checks !== 'object') return [];
+  const checks = ensureSettings(config, env);
+  if (!checks) return [];
   const out: EnsureCheck[] = [];
   const add = (expression: string, evaluate: string, strict: boolean) => out.push({ expression, evaluate, strict, source: 'script' });
   if (Array.isArray(checks.thresholds)) {
@@ -195,9 +201,8 @@ export function scriptEnsureChecks(config: { ensure?: unknown; plugins?: Record<
  * when there is none or it is not a number from 0 to 100.
  */
 export function scriptMaxErrorRate(config: { ensure?: unknown; plugins?: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>> = {}): number | undefined {
-  if (!ensureEnabled(config, env)) return undefined;
-  const checks = (config.ensure || config.plugins?.ensure) as Record<string, unknown> | undefined;
-  const max = checks && typeof checks === 'object' && checks.maxErrorRate !== undefined ? Number(checks.maxErrorRate) : NaN;
+  const checks = ensureSettings(config, env);
+  const max = checks?.maxErrorRate !== undefined ? Number(checks.maxErrorRate) : NaN;
   return Number.isFinite(max) && max >= 0 && max <= 100 ? max : undefined;
 }
 
