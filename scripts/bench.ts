@@ -47,13 +47,10 @@ const kb = (b: number | undefined) => (b === undefined ? undefined : b / 1024);
 const f1 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(1));
 const f2 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(2));
 
-/** A bad bench flag: one line, exit 2, nothing started. */
-class BenchUsageError extends Error {}
-
-/** A positive number from a flag's text. @throws BenchUsageError */
+/** A positive number from a flag's text. @throws UsageError */
 function positive(flag: string, text: unknown): number {
   const n = Number(text);
-  if (!(Number.isFinite(n) && n > 0)) throw new BenchUsageError(`--${flag} must be a positive number (got ${JSON.stringify(text)})`);
+  if (!(Number.isFinite(n) && n > 0)) throw new UsageError(`--${flag} must be a positive number (got ${JSON.stringify(text)})`);
   return n;
 }
 
@@ -109,21 +106,21 @@ const BENCH_USAGE =
   'usage: npm run bench -- [--pin [--target-cpus LIST] [--generator-cpus LIST]] [--rates 50,75,100,…] [--trial S] [--hold S] [--repeat N]' +
   ' [--mem-rate R] [--mem-seconds S] [--budget MIN] [--workers N] [--target URL] [--json FILE]';
 
-/** The bench's settings from its flags. @throws BenchUsageError, PinError, UsageError */
+/** The bench's settings from its flags. @throws UsageError, PinError, UsageError */
 function benchSettings() {
   const refusal = npmEatenRefusal(process.env, longFlags(BENCH_OPTIONS), process.argv.slice(2));
-  if (refusal) throw new BenchUsageError(refusal.replace(/^error: /, ''));
+  if (refusal) throw new UsageError(refusal.replace(/^error: /, ''));
   const { values } = parseFlags(process.argv.slice(2), BENCH_OPTIONS, BENCH_USAGE);
   // An empty value (`--json=`, an unset CI variable) would run as if the flag were not given.
   for (const flag of ['target', 'json', 'target-cpus', 'generator-cpus'] as const) {
-    if (values[flag] !== undefined && !String(values[flag]).trim()) throw new BenchUsageError(`--${flag} is empty; give it a value or leave the flag out`);
+    if (values[flag] !== undefined && !String(values[flag]).trim()) throw new UsageError(`--${flag} is empty; give it a value or leave the flag out`);
   }
   const mode = values.pin ? 'pinned' : 'shared';
   const rates = String(values.rates ?? DEFAULT_RATES[mode]).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
   const trialSeconds = positive('trial', values.trial);
   const hold = positive('hold', values.hold);
   const repeat = positive('repeat', values.repeat);
-  if (!Number.isInteger(repeat)) throw new BenchUsageError(`--repeat must be a whole number of trials (got ${JSON.stringify(values.repeat)})`);
+  if (!Number.isInteger(repeat)) throw new UsageError(`--repeat must be a whole number of trials (got ${JSON.stringify(values.repeat)})`);
   const memRate = positive('mem-rate', values['mem-rate']);
   const memSeconds = positive('mem-seconds', values['mem-seconds']);
   const budgetMs = positive('budget', values.budget) * 60_000;
@@ -306,7 +303,7 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   // Bad input (a flag, an unreachable --target, --pin without taskset) is one line and exit 2; anything else is the bench failing.
-  const usage = err instanceof BenchUsageError || err instanceof PinError || err instanceof UsageError || (err as NodeJS.ErrnoException)?.code?.startsWith('ERR_PARSE_ARGS');
+  const usage = err instanceof UsageError || err instanceof PinError;
   process.stderr.write(`bench: ${usage ? (err as Error).message : err instanceof Error ? err.stack : String(err)}\n`);
   process.exitCode = usage ? 2 : 3;
 });
