@@ -149,19 +149,21 @@ describe('small runs: a load process or generator with nothing to do is not star
 });
 
 describe('--vusers N without --hold: N held at once', () => {
-  it('--vusers 400 --ramp 10s --plateau 10s: the target and the generators hold ~400 at the peak, shown next to N', async () => {
+  // The plateau (7 s) outlasts one sampling interval of the target's /metrics and the agents' health (5 s each), so
+  // both see every vuser held at least once.
+  it('--vusers 400 --ramp 4s --plateau 7s: the target and the generators hold ~400 at the peak, shown next to N', async () => {
     const out = path.join(tempDir('rig-e2e-held-'), 'run');
-    const result = await runCli(['--vusers', '400', '--ramp', '10s', '--plateau', '10s', '--out', out, '--json']);
+    const result = await runCli(['--vusers', '400', '--ramp', '4s', '--plateau', '7s', '--out', out, '--json']);
     expect(result.code).toBe(0);
     const held = result.json.rig.held;
     expect(held.requested).toBe(400);
     expect(held.targetConnections).toBeGreaterThanOrEqual(395);
     expect(held.targetConnections).toBeLessThanOrEqual(400);
     expect(held.generatorSockets).toBeGreaterThanOrEqual(395);
-    // Each vuser held for the ramp plus the plateau (20 s), the hold the scenario ran with.
+    // Each vuser held for the ramp plus the plateau (11 s), the hold the scenario ran with.
     const run = JSON.parse(fs.readFileSync(path.join(out, 'run.json'), 'utf8'));
-    expect(run.options.holdSeconds).toBe(20);
-    expect(run.options.plateauSeconds).toBe(10);
+    expect(run.options.holdSeconds).toBe(11);
+    expect(run.options.plateauSeconds).toBe(7);
   }, 150_000);
 });
 
