@@ -4,6 +4,7 @@
  * 3 rig failure, 130 interrupted). Progress goes to stderr; `--json` puts the summary on stdout.
  */
 import { Command, Option } from 'commander';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, InterruptedBeforeStart, RigError, ScriptFailure, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
@@ -207,8 +208,10 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
   }
   if (awsRun) {
     // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
-    const { explainAwsError } = await import('./platforms/aws/aws-errors');
-    const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
+    const { explainAwsError, stopGeneratorsCommand } = await import('./platforms/aws/aws-errors');
+    // Once the run had opened, its generators may be up: never "nothing was started", and the line says how to stop them.
+    const started = runInfo.runId ? { stopGenerators: stopGeneratorsCommand(await deployedOutputs()) } : undefined;
+    const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS', ...(started ? { started } : {}) });
     log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
     return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
   }
@@ -270,6 +273,17 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The deployed rig's outputs file (cdk-outputs.json), if it is there and readable. */
+async function deployedOutputs() {
+  const { parseOutputsFile } = await import('./platforms/aws/discovery');
+  const file = path.join(ROOT, 'cdk-outputs.json');
+  try {
+    return parseOutputsFile(fs.readFileSync(file, 'utf8'), file);
+  } catch {
+    return undefined;
   }
 }
 
