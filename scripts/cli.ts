@@ -139,7 +139,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
   // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
   const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
   const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity);
-  return selectPlatform({
+  const platform = await selectPlatform({
     root: ROOT,
     options,
     script: input.script,
@@ -150,6 +150,18 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
     local: localPlatformOf,
     ...(generatorCapacity !== undefined ? { generatorCapacity } : {}),
   });
+  const polling = platform.name === 'aws' ? awsPollingWarning(input) : undefined;
+  if (polling) log(polling);
+  return platform;
+}
+
+/**
+ * Said before an AWS run of a Socket.IO script that starts with HTTP long-polling against the deployed reference
+ * target (docs/target.md, Transports): polls of one session reach different workers or instances there.
+ */
+export function awsPollingWarning(input: Pick<RunInput, 'targetSource' | 'scenario' | 'script'>): string | undefined {
+  if (input.targetSource !== 'reference' || input.scenario.builtIn || !socketIoPolls(input.script)) return undefined;
+  return `warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the deployed reference target cannot serve: each EC2 instance runs several workers on one port, and the clients do not send back the load balancer's stickiness cookie (engine.io-client keeps cookies only with withCredentials), so the polls of one session reach different workers; its vusers will fail with "xhr poll error" or "xhr post error". Add config.socketio.transports: ["websocket"] to the script`;
 }
 
 /** Subscribes a handler to Ctrl-C and kill; returns its unsubscribe. */
