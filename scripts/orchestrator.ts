@@ -4,6 +4,7 @@
  * the outside world comes in through {@link OrchestratorDeps}.
  */
 import { backoff } from '../load-generators/lib/backoff';
+import { isTransient } from '../load-generators/lib/store-tolerance';
 import { BEFORE_FAILED, CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
 import type { AbortControl, Clock, DoneMarker, ErrorMarker, Fleet, Heartbeat, ReadyMarker, RunStore, Slice, StartControl } from './contracts';
 import { RigError, ScriptFailure } from './errors';
@@ -92,7 +93,7 @@ interface StoreOutage {
   ok(op: string): void;
   /** `op` failed: said once when the outage begins. */
   failed(op: string, err: unknown): void;
-  /** @throws the last store error once the outage has lasted longer than the budget */
+  /** @throws an error no retry gets past (a full disk, expired credentials), or the last once the outage outlasts the budget */
   check(): void;
 }
 
@@ -100,11 +101,13 @@ interface StoreOutage {
  * A run store that fails for a while (an S3 503 that outlived the SDK's attempts, seconds of lost Wi-Fi) does not
  * end the run: failures in a row are ridden out for up to `budgetMs`, one line when they begin and one when the
  * store answers again. The budget is below the agents' heartbeat timeout: past it, they stop themselves anyway.
+ * An error no retry gets past (a full disk, a refused or expired-credentials request) ends the run at once.
  */
 function storeOutage(clock: Clock, budgetMs: number, progress: OrchestratorDeps['progress']): StoreOutage {
   const failing = new Set<string>();
   let since = 0;
   let last: unknown;
+  let fatal: { readonly err: unknown } | undefined;
   return {
     ok(op) {
       if (!failing.delete(op) || failing.size) return;
@@ -112,6 +115,8 @@ function storeOutage(clock: Clock, budgetMs: number, progress: OrchestratorDeps[
     },
     failed(op, err) {
       last = err;
+      if (!isTransient(err)) fatal ??= { err };
+      if (fatal) return;
       if (failing.size === 0) {
         since = clock.now();
         const e = err as Partial<Error> | undefined;
@@ -120,6 +125,7 @@ function storeOutage(clock: Clock, budgetMs: number, progress: OrchestratorDeps[
       failing.add(op);
     },
     check() {
+      if (fatal) throw fatal.err;
       if (failing.size && clock.now() - since > budgetMs) throw last;
     },
   };

@@ -13,13 +13,14 @@ const limits = { openFiles: 1e6, ephemeralPorts: 1e6, memoryBytes: 1e12, bytesPe
 const slowDown = () => Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
 const IDS = ['g01', 'g02'];
 
-/** Two generators that are ready at once and finish 60 s after the start; `broken(op, key)` says when the store fails. */
-function runWith(broken: (op: 'get' | 'put' | 'list', key: string, now: number, startAt: number | undefined) => boolean) {
+/** Two generators that are ready at once and finish 60 s after the start; `broken(op, key)` says when the store fails (true: a 503). */
+function runWith(broken: (op: 'get' | 'put' | 'list', key: string, now: number, startAt: number | undefined) => boolean | Error) {
   const { clock, run, t0 } = virtualClock();
   const data = new Map<string, string>();
   const startAt = () => (data.has('control/start.json') ? (JSON.parse(data.get('control/start.json') as string) as { startAt: number }).startAt : undefined);
   const guard = (op: 'get' | 'put' | 'list', key: string) => {
-    if (broken(op, key, clock.now(), startAt())) throw slowDown();
+    const err = broken(op, key, clock.now(), startAt());
+    if (err) throw err === true ? slowDown() : err;
   };
   const store = {
     location: 'memory',
@@ -107,4 +108,19 @@ test('a store that stays down: the run ends with its error once the budget (hear
   expect((r.settledAt() as number) - (downSince as number)).toBeGreaterThan(28_000);
   expect((r.settledAt() as number) - (downSince as number)).toBeLessThan(31_000);
   expect(failing(r.said)).toHaveLength(1);
+});
+
+test('an error no retry gets past (expired credentials) ends the run at once, not after the budget', async () => {
+  const expired = Object.assign(new Error('The provided token has expired.'), { name: 'ExpiredToken', $metadata: { httpStatusCode: 400 } });
+  let at: number | undefined;
+  const r = runWith((op, _key, now, startAt) => {
+    if (op !== 'list' || startAt === undefined || now < startAt + 10_000) return false;
+    at ??= now;
+    return expired;
+  });
+  await r.done();
+  await expect(r.outcome).rejects.toBe(expired);
+  // At once: the end waits only for the heartbeat loop's current 2-s sleep, not the 28-s budget.
+  expect((r.settledAt() as number) - (at as number)).toBeLessThanOrEqual(2000);
+  expect(failing(r.said)).toEqual([]);
 });
