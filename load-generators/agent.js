@@ -28,6 +28,7 @@ const { SliceError, isTypescriptProcessor, loadSlice, processScript } = require(
 const { supervisor, writeAtomic } = require('./lib/agent-supervisor');
 const { spooler } = require('./lib/agent-spooler');
 const { controlWatcher } = require('./lib/agent-control');
+const { storeFailure, storeTolerance } = require('./lib/store-tolerance');
 const { sourceAddressesFor } = require('./lib/source-addresses');
 
 /** @param {string} msg @returns {never} */
@@ -102,24 +103,24 @@ async function main(clock) {
   const targets = slice.processes.map((s) => s.script?.config?.target);
   const spool = spooler({ store, keys, procs: sup.procs, sources, targets, clock, healthIntervalMs: slice.healthIntervalMs ?? DEFAULTS.healthIntervalMs });
   /**
-   * A run store that cannot be read or written (disk full, access denied) ends this generator cleanly: the
-   * load stops, what was already stored stays, and the agent exits 3 so the orchestrator marks it lost.
+   * A run store that cannot be read or written (disk full, access denied, or failing past the heartbeat timeout)
+   * ends this generator cleanly: the load stops, what was already stored stays, and the agent exits 3 so the
+   * orchestrator marks it lost. Shorter failures are ridden out (lib/store-tolerance.js), reads and writes apart.
    * @param {unknown} err
    */
-  const storeFailed = (err) => {
-    const e = /** @type {NodeJS.ErrnoException} */ (err);
-    sup.stopAll(`cannot use the run store ${store.location}: ${e.code || e.name || ''} ${e.message || err}`.trim());
-  };
+  const storeFailed = (err) => sup.stopAll(storeFailure(store, err));
+  const riding = (/** @type {string} */ what) => storeTolerance({ clock, budgetMs: slice.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs, log: (l) => process.stderr.write(`agent ${gid}: ${what}: ${l}\n`) });
+  const writes = riding('writes');
 
   // 1. Ready once every load process has a thread waiting at the barrier.
   if (await sup.waitReady((k) => keys.artilleryLog(k), undefined, (k) => Boolean(scripts[k] && scripts[k].before))) {
     /** @type {import('./lib/run-protocol').ReadyMarker} */
     const ready = { at: clock.now(), pid: process.pid, host: os.hostname(), processes: sup.procs.length, notes };
-    await store.put(keys.ready, JSON.stringify(ready));
+    await writes.settle(() => store.put(keys.ready, JSON.stringify(ready)));
   }
 
   // 2. Learn the start instant (or an abort / a dead orchestrator); the load processes sleep until it.
-  const control = controlWatcher({ store, clock, heartbeatTimeoutMs: slice.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs, ...(slice.startLeadMs ? { startLeadMs: slice.startLeadMs } : {}), onStop: (r) => sup.stopAll(r) });
+  const control = controlWatcher({ store: riding('control reads').reads(store), clock, heartbeatTimeoutMs: slice.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs, ...(slice.startLeadMs ? { startLeadMs: slice.startLeadMs } : {}), onStop: (r) => sup.stopAll(r) });
   const startAt = sup.stopping() ? undefined : await control.awaitStart(ended.signal).catch((err) => void storeFailed(err));
   if (startAt !== undefined && !sup.stopping()) {
     sup.handStart(JSON.stringify({ startAt }));
@@ -130,13 +131,13 @@ async function main(clock) {
   // 3. Run: stream periods and health samples until every load process has exited; watch control meanwhile.
   const watching = control.watch(ended.signal).catch(storeFailed);
   while (sup.alive()) {
-    await spool.step().catch(storeFailed);
+    await writes.attempt(() => spool.step()).catch(storeFailed);
     sup.stopOnThreadExit();
     await clock.sleep(250);
   }
   ended.abort();
   await watching;
-  await spool.finish().catch(storeFailed);
+  await writes.settle(() => spool.finish()).catch(storeFailed);
   // A process that finished and exited with the code a plugin asked for (expect's 21) completed: its code is the script's verdict.
   // A process whose script failed after its load (its `after` section) also completed: every figure is in; the
   // failure is the script's verdict, as the exit code of plain `artillery run`.

@@ -4,6 +4,7 @@
  * 3 rig failure, 130 interrupted). Progress goes to stderr; `--json` puts the summary on stdout.
  */
 import { Command, Option } from 'commander';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, InterruptedBeforeStart, RigError, ScriptFailure, TargetFailure, UnsafeOutputError, UsageError, errorText, unexpectedErrorLine } from './errors';
@@ -138,7 +139,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
   // Loaded only when AWS may be used: `--platform local` never loads the AWS SDK.
   const { selectPlatform, parseGeneratorCapacity } = await import('./platforms/aws/select');
   const generatorCapacity = parseGeneratorCapacity(o.generatorCapacity);
-  return selectPlatform({
+  const platform = await selectPlatform({
     root: ROOT,
     options,
     script: input.script,
@@ -149,6 +150,18 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
     local: localPlatformOf,
     ...(generatorCapacity !== undefined ? { generatorCapacity } : {}),
   });
+  const polling = platform.name === 'aws' ? awsPollingWarning(input) : undefined;
+  if (polling) log(polling);
+  return platform;
+}
+
+/**
+ * Said before an AWS run of a Socket.IO script that starts with HTTP long-polling against the deployed reference
+ * target (docs/target.md, Transports): polls of one session reach different workers or instances there.
+ */
+export function awsPollingWarning(input: Pick<RunInput, 'targetSource' | 'scenario' | 'script'>): string | undefined {
+  if (input.targetSource !== 'reference' || input.scenario.builtIn || !socketIoPolls(input.script)) return undefined;
+  return `warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the deployed reference target cannot serve: each EC2 instance runs several workers on one port, and the clients do not send back the load balancer's stickiness cookie (engine.io-client keeps cookies only with withCredentials), so the polls of one session reach different workers; its vusers will fail with "xhr poll error" or "xhr post error". Add config.socketio.transports: ["websocket"] to the script`;
 }
 
 /** Subscribes a handler to Ctrl-C and kill; returns its unsubscribe. */
@@ -207,8 +220,10 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
   }
   if (awsRun) {
     // An AWS SDK error that escaped the adapters: one line naming what failed and the fix.
-    const { explainAwsError } = await import('./platforms/aws/aws-errors');
-    const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS' });
+    const { explainAwsError, stopGeneratorsCommand } = await import('./platforms/aws/aws-errors');
+    // Once the run had opened, its generators may be up: never "nothing was started", and the line says how to stop them.
+    const started = runInfo.runId ? { stopGenerators: stopGeneratorsCommand(await deployedOutputs()) } : undefined;
+    const explained = explainAwsError(err, { region: process.env.AWS_REGION ?? 'the configured region', doing: 'running on AWS', ...(started ? { started } : {}) });
     log(`${explained instanceof UsageError ? 'error' : 'rig failure'}: ${explained.message}`);
     return explained instanceof UsageError ? failed('bad-input', ExitCode.badInput, explained.message) : failed('rig-failure', ExitCode.rigFailure, explained.message);
   }
@@ -270,6 +285,17 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The deployed rig's outputs file (cdk-outputs.json), if it is there and readable. */
+async function deployedOutputs() {
+  const { parseOutputsFile } = await import('./platforms/aws/discovery');
+  const file = path.join(ROOT, 'cdk-outputs.json');
+  try {
+    return parseOutputsFile(fs.readFileSync(file, 'utf8'), file);
+  } catch {
+    return undefined;
   }
 }
 

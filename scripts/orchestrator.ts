@@ -4,6 +4,7 @@
  * the outside world comes in through {@link OrchestratorDeps}.
  */
 import { backoff } from '../load-generators/lib/backoff';
+import { isTransient } from '../load-generators/lib/store-tolerance';
 import { BEFORE_FAILED, CONTROL, DEFAULTS, COMPLETED, generatorKeys } from '../load-generators/lib/run-protocol';
 import type { AbortControl, Clock, DoneMarker, ErrorMarker, Fleet, Heartbeat, ReadyMarker, RunStore, Slice, StartControl } from './contracts';
 import { RigError, ScriptFailure } from './errors';
@@ -86,6 +87,66 @@ async function agentReason(store: RunStore, id: string): Promise<string | undefi
   }
 }
 
+/** How the run rides out a failing run store (see {@link storeOutage}). */
+interface StoreOutage {
+  /** The store answered `op` (a heartbeat, a read): once every failing op has, the outage is over and said so. */
+  ok(op: string): void;
+  /** `op` failed: said once when the outage begins. */
+  failed(op: string, err: unknown): void;
+  /** @throws an error no retry gets past (a full disk, expired credentials), or the last once the outage outlasts the budget */
+  check(): void;
+}
+
+/**
+ * A run store that fails for a while (an S3 503 that outlived the SDK's attempts, seconds of lost Wi-Fi) does not
+ * end the run: failures in a row are ridden out for up to `budgetMs`, one line when they begin and one when the
+ * store answers again. The budget is below the agents' heartbeat timeout: past it, they stop themselves anyway.
+ * An error no retry gets past (a full disk, a refused or expired-credentials request) ends the run at once.
+ */
+function storeOutage(clock: Clock, budgetMs: number, progress: OrchestratorDeps['progress']): StoreOutage {
+  const failing = new Set<string>();
+  let since = 0;
+  let last: unknown;
+  let fatal: { readonly err: unknown } | undefined;
+  return {
+    ok(op) {
+      if (!failing.delete(op) || failing.size) return;
+      progress({ kind: 'info', message: `the run store answers again (after ${Math.round((clock.now() - since) / 1000)} s of errors); the run goes on` });
+    },
+    failed(op, err) {
+      last = err;
+      if (!isTransient(err)) fatal ??= { err };
+      if (fatal) return;
+      if (failing.size === 0) {
+        since = clock.now();
+        const e = err as Partial<Error> | undefined;
+        progress({ kind: 'info', message: `the run store is failing (${e?.name ?? 'Error'}: ${String(e?.message ?? err).split('\n')[0]}); retrying for up to ${Math.round(budgetMs / 1000)} s, within the agents' heartbeat timeout` });
+      }
+      failing.add(op);
+    },
+    check() {
+      if (fatal) throw fatal.err;
+      if (failing.size && clock.now() - since > budgetMs) throw last;
+    },
+  };
+}
+
+/** Runs `op` until it succeeds, backing off, within the outage budget (@throws its error past the budget). */
+async function retrying<T>(name: string, op: () => Promise<T>, clock: Clock, outage: StoreOutage): Promise<T> {
+  const wait = backoff({ initialMs: 250, ceilingMs: 2000 });
+  for (;;) {
+    try {
+      const result = await op();
+      outage.ok(name);
+      return result;
+    } catch (err) {
+      outage.failed(name, err);
+      outage.check();
+      await clock.sleep(wait.next());
+    }
+  }
+}
+
 /** Writes the run's record and one slice per generator into the store. */
 async function writeSlices(spec: RunSpec, store: RunStore, clock: Clock): Promise<void> {
   await store.put(CONTROL.run, JSON.stringify({ runId: spec.runId, plan: spec.plan, createdAt: clock.now(), ...spec.meta }, null, 2));
@@ -106,14 +167,15 @@ async function writeSlices(spec: RunSpec, store: RunStore, clock: Clock): Promis
 }
 
 /** Beats the heartbeat now and every interval until the returned stop is called (it waits for the loop to end). */
-async function startHeartbeat(store: RunStore, clock: Clock): Promise<() => Promise<void>> {
+async function startHeartbeat(store: RunStore, clock: Clock, outage: StoreOutage): Promise<() => Promise<void>> {
   const beat = () => store.put(CONTROL.heartbeat, JSON.stringify({ at: clock.now() } satisfies Heartbeat));
   await beat();
   let beating = true;
   const heartbeatLoop = (async () => {
     while (beating) {
       await clock.sleep(DEFAULTS.heartbeatIntervalMs);
-      if (beating) await beat().catch(() => undefined);
+      // A failed beat is the outage's to judge (the run's loops check it): the next one may pass.
+      if (beating) await beat().then(() => outage.ok('heartbeat'), (err: unknown) => outage.failed('heartbeat', err));
     }
   })();
   return async () => {
@@ -126,7 +188,7 @@ async function startHeartbeat(store: RunStore, clock: Clock): Promise<() => Prom
  * Ready barrier: waits until every agent has its load processes loaded and blocked before the start (or the
  * user interrupts). @throws RigError when an agent stops first or the fleet is not ready in time
  */
-async function awaitReady(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], isInterrupted: () => boolean): Promise<void> {
+async function awaitReady(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], isInterrupted: () => boolean, outage: StoreOutage): Promise<void> {
   const { store, fleet, clock } = deps;
   const readyDeadline = clock.now() + spec.readyTimeoutMs;
   // Only the generators not yet ready are read, backing off to half the start lead (≤ 2 s): a booting
@@ -137,7 +199,8 @@ async function awaitReady(spec: RunSpec, deps: OrchestratorDeps, ids: readonly s
     if (isInterrupted()) break;
     await Promise.all(ids.filter((id) => !seenReady.has(id)).map(async (id) => {
       if ((await store.get(generatorKeys(id).ready)) !== undefined) seenReady.add(id);
-    }));
+    })).then(() => outage.ok('ready'), (err: unknown) => outage.failed('ready', err));
+    outage.check();
     const ready = ids.map((id) => seenReady.has(id));
     if (ready.every(Boolean)) break;
     for (const [id, code] of fleet.status()) {
@@ -173,7 +236,7 @@ async function readyNotes(store: RunStore, ids: readonly string[]): Promise<Set<
  * Watches the started run: each period's merged line as it closes, each generator lost on the way (into
  * `lost`), until every agent has exited, the user interrupts, or the run overruns. Returns whether it overran.
  */
-async function watchRun(spec: RunSpec, deps: OrchestratorDeps, ids: readonly string[], startAt: number, lost: Map<string, string>, isInterrupted: () => boolean): Promise<boolean> {
+async function watchRun(spec: RunSpec, deps: OrchestratorDeps, startAt: number, lost: Map<string, string>, isInterrupted: () => boolean, outage: StoreOutage): Promise<boolean> {
   const { store, fleet, clock, progress } = deps;
   const live = new LiveMerger(store, spec.generators.map((g) => ({ id: g.id, processes: g.processes.length })), () => clock.now());
   const deadline = startAt + (spec.expectedSeconds + 120) * 1000;
@@ -190,7 +253,13 @@ async function watchRun(spec: RunSpec, deps: OrchestratorDeps, ids: readonly str
         progress({ kind: 'info', message: `generator ${id} lost (${why}); the run continues on the others` });
       } else if (code === 0) live.markDone(id);
     }
-    for (const line of await live.poll()) progress({ kind: 'period', line });
+    try {
+      for (const line of await live.poll()) progress({ kind: 'period', line });
+      outage.ok('poll');
+    } catch (err) {
+      outage.failed('poll', err);
+    }
+    outage.check();
     if ([...status.values()].every((c) => c !== undefined)) break;
     if (clock.now() > deadline) {
       timedOut = true;
@@ -199,7 +268,7 @@ async function watchRun(spec: RunSpec, deps: OrchestratorDeps, ids: readonly str
     }
     await clock.sleep(500);
   }
-  for (const line of await live.flush()) progress({ kind: 'period', line });
+  for (const line of await retrying('poll', () => live.flush(), clock, outage)) progress({ kind: 'period', line });
   return timedOut;
 }
 
@@ -214,7 +283,9 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   const ids = spec.generators.map((g) => g.id);
 
   await writeSlices(spec, store, clock);
-  const stopHeartbeat = await startHeartbeat(store, clock);
+  // Agents stop when they have not seen a new beat for their timeout; one beat interval is the margin they read in.
+  const outage = storeOutage(clock, Math.max(1000, spec.heartbeatTimeoutMs - DEFAULTS.heartbeatIntervalMs), progress);
+  const stopHeartbeat = await startHeartbeat(store, clock, outage);
 
   const lost = new Map<string, string>();
   let startAt: number | undefined;
@@ -222,14 +293,17 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
   try {
     progress({ kind: 'info', message: `launching ${ids.length} generator${ids.length === 1 ? '' : 's'}` });
     await fleet.launch(ids, spec.secretTargetUrl ? { targetUrl: spec.secretTargetUrl } : {});
-    await awaitReady(spec, deps, ids, isInterrupted);
+    await awaitReady(spec, deps, ids, isInterrupted, outage);
     if (!interrupted) {
       for (const n of await readyNotes(store, ids)) progress({ kind: 'info', message: n });
-      startAt = clock.now() + spec.startLeadMs;
-      await store.put(CONTROL.start, JSON.stringify({ startAt } satisfies StartControl));
+      startAt = await retrying('start', async () => {
+        const at = clock.now() + spec.startLeadMs;
+        await store.put(CONTROL.start, JSON.stringify({ startAt: at } satisfies StartControl));
+        return at;
+      }, clock, outage);
       deps.onStart?.();
       progress({ kind: 'info', message: `all generators ready; shared start at ${new Date(startAt).toISOString()}` });
-      timedOut = await watchRun(spec, deps, ids, startAt, lost, isInterrupted);
+      timedOut = await watchRun(spec, deps, startAt, lost, isInterrupted, outage);
     }
   } finally {
     if (interrupted || timedOut || [...fleet.status().values()].some((c) => c === undefined)) {

@@ -120,7 +120,9 @@ export class TargetStack extends Stack {
       protocol: elbv2.ApplicationProtocol.HTTP,
       targets: [lbTarget],
       healthCheck: { path: '/healthz', healthyHttpCodes: '200', interval: Duration.seconds(15), healthyThresholdCount: 2, unhealthyThresholdCount: 3 },
-      // Socket.IO's HTTP long-polling fallback must keep hitting the instance that holds its session.
+      // Keeps a client that returns the AWSALB cookie on one instance/task. It does not make Socket.IO's HTTP
+      // long-polling work here: engine.io-client sends cookies only with withCredentials, and an EC2 instance's
+      // workers share one port, so polls of a session still reach other workers (docs/target.md, Transports).
       stickinessCookieDuration: Duration.days(1),
       // Shorter than the default 300 s so scale-in and deploys don't hang on held WebSockets.
       deregistrationDelay: Duration.seconds(30),

@@ -111,6 +111,9 @@ function s3Store(url, client) {
   };
 }
 
+/** The agent's S3 client: standard retry mode with 8 attempts. */
+const S3_CLIENT_CONFIG = Object.freeze({ maxAttempts: 8, retryMode: 'standard' });
+
 /**
  * Opens the store a location names: `s3://…` or a folder.
  * @param {string} location
@@ -119,10 +122,12 @@ function s3Store(url, client) {
  */
 function openStore(location, deps = {}) {
   if (location.startsWith('s3://')) {
-    const make = deps.s3Client || (() => new (require('@aws-sdk/client-s3').S3Client)({}));
+    // S3 documents 500 and 503 SlowDown as retryable: more attempts than the SDK's 3 (up to ~25 s of backoff)
+    // before an error reaches the agent, which rides out longer failures itself (store-tolerance.js).
+    const make = deps.s3Client || (() => new (require('@aws-sdk/client-s3').S3Client)(S3_CLIENT_CONFIG));
     return s3Store(location, make());
   }
   return localStore(location);
 }
 
-module.exports = { localStore, s3Store, openStore };
+module.exports = { localStore, s3Store, openStore, S3_CLIENT_CONFIG };

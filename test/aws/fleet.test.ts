@@ -107,6 +107,18 @@ test('launch uploads the bundle, scales the group, waits for instances in servic
   ]);
 });
 
+test('cancels that fail (credentials expired) are said once, every generator named, however often the fleet is stopped', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService'], ['i-0000000000000000b', 'InService']]));
+  ssm.on(CancelCommandCommand).rejects(Object.assign(new Error('The security token included in the request is expired'), { name: 'ExpiredTokenException' }));
+  const { fleet, lines } = await setup(['g01', 'g02']);
+  await fleet.launch(['g01', 'g02']);
+  // The orchestrator stops the fleet at the run's end, and the platform's close() stops it again.
+  await fleet.stop();
+  await fleet.stop();
+  expect(ssm.commandCalls(CancelCommandCommand)).toHaveLength(2);
+  expect(lines.filter((l) => /cancel/.test(l))).toEqual(['generators g01, g02: cancel failed (ExpiredTokenException); the agents stop themselves when the heartbeat goes stale']);
+});
+
 test('an agent ends when its done.json is in the store; a failed command marks its generator lost with the exit code', async () => {
   asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-a', 'InService'], ['i-b', 'InService']]));
   ssm.on(GetCommandInvocationCommand, { CommandId: 'cmd-2', InstanceId: 'i-b' }).resolves({ Status: 'Failed', ResponseCode: 1, StandardErrorContent: 'agent: boom' });

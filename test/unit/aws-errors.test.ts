@@ -1,5 +1,5 @@
 /** The one line an AWS failure becomes (scripts/platforms/aws/aws-errors.ts). */
-import { explainAwsError } from '../../scripts/platforms/aws/aws-errors';
+import { explainAwsError, stopGeneratorsCommand } from '../../scripts/platforms/aws/aws-errors';
 import { RigError, UsageError } from '../../scripts/errors';
 
 describe('explainAwsError', () => {
@@ -22,5 +22,50 @@ describe('explainAwsError', () => {
     const err = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     expect(explainAwsError(err, { region: 'eu-wset-1', doing: 'listing', regionFrom: '--region' }).message).toMatch(/check --region \(the region you deployed to\)/);
     expect(explainAwsError(err, { region: 'eu-wset-1', doing: 'running' }).message).toMatch(/check AWS_REGION /);
+  });
+
+  const awsError = (name: string, status: number, message = 'The security token included in the request is expired') => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
+  const STOP = { stopGenerators: stopGeneratorsCommand({ generatorAsgName: 'gen', region: 'eu-west-1' }) };
+
+  test('credentials that expire mid-run: one rig-failure line (exit 3) saying the generators may still be up and how to stop them', () => {
+    const expired = [
+      awsError('ExpiredToken', 400), // S3
+      awsError('ExpiredTokenException', 400), // STS, SSM
+      awsError('ExpiredToken', 403), // Auto Scaling, CloudWatch: HTTP 403
+      awsError('RequestExpired', 400),
+      awsError('InvalidClientTokenId', 403),
+      awsError('TokenRefreshRequired', 400),
+      Object.assign(new Error('The SSO session associated with this profile has expired or is otherwise invalid'), { name: 'CredentialsProviderError' }),
+      Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+    ];
+    for (const err of expired) {
+      const e = explainAwsError(err, { region: 'eu-west-1', doing: 'running on AWS', started: STOP });
+      expect(e).toBeInstanceOf(RigError);
+      expect(e.message).toBe(`the AWS credentials expired mid-run (${err.name} while running on AWS); the generator group may still be running: refresh them (aws sso login / a new session), then scale it to 0: \`aws autoscaling set-desired-capacity --auto-scaling-group-name gen --desired-capacity 0 --region eu-west-1\``);
+    }
+  });
+
+  test('once the run has started, no AWS error reads as "nothing was started" (exit 2)', () => {
+    const e = explainAwsError(awsError('AccessDenied', 403, 'not allowed'), { region: 'eu-west-1', doing: 'running on AWS', started: STOP });
+    expect(e).toBeInstanceOf(RigError);
+    expect(e).not.toBeInstanceOf(UsageError);
+    expect(e.message).toMatch(/^access denied while running on AWS/);
+  });
+
+  test('before anything starts, expired credentials say so (not "access denied", not "no credentials found")', () => {
+    const line = (err: Error) => explainAwsError(err, { region: 'eu-west-1', doing: 'describing the generator group gen' });
+    for (const err of [awsError('ExpiredToken', 403), Object.assign(new Error('The SSO session associated with this profile has expired'), { name: 'CredentialsProviderError' })]) {
+      expect(line(err)).toBeInstanceOf(UsageError);
+      expect(line(err).message).toBe(`the AWS credentials expired while describing the generator group gen (${err.name}); refresh them (aws sso login / a new session) and retry`);
+    }
+    // Keys that never worked are not "expired".
+    expect(line(awsError('InvalidClientTokenId', 403, 'The security token included in the request is invalid')).message).not.toMatch(/expired/);
+  });
+
+  test('the command that stops the generators names every group of the outputs, or says what to fill in', () => {
+    expect(stopGeneratorsCommand({ generatorAsgName: 'gen', regions: [{ generatorAsgName: 'gen-us', region: 'us-east-1' }] })).toBe(
+      'scale them to 0: `aws autoscaling set-desired-capacity --auto-scaling-group-name gen --desired-capacity 0` and `aws autoscaling set-desired-capacity --auto-scaling-group-name gen-us --desired-capacity 0 --region us-east-1`',
+    );
+    expect(stopGeneratorsCommand(undefined)).toMatch(/--auto-scaling-group-name <the GeneratorAsgName output of LoadTestRig-Generators>/);
   });
 });

@@ -13,6 +13,21 @@ export function isNoCredentials(err: unknown): boolean {
   return err instanceof Error && (err.name === 'CredentialsProviderError' || /Could not load credentials/i.test(err.message));
 }
 
+/**
+ * The error names AWS gives credentials that were good and are no longer: an expired session token (STS, S3, SSM:
+ * `ExpiredToken`/`ExpiredTokenException`; Auto Scaling and CloudWatch answer it as HTTP 403), a request signed with
+ * expired keys (`RequestExpired`), keys revoked or expired (`InvalidClientTokenId`), an S3 token to refresh.
+ */
+const EXPIRED_CREDENTIALS = new Set(['ExpiredToken', 'ExpiredTokenException', 'RequestExpired', 'InvalidClientTokenId', 'TokenRefreshRequired']);
+
+/** Credentials AWS no longer accepts; mid-run, a chain that finds none any more (an SSO session ended) too. */
+export function isExpiredCredentials(err: unknown, midRun = false): boolean {
+  if (!(err instanceof Error)) return false;
+  // Keys mistyped from the start are InvalidClientTokenId too: only once they had worked is that an expiry.
+  if (EXPIRED_CREDENTIALS.has(err.name)) return midRun || err.name !== 'InvalidClientTokenId';
+  return isNoCredentials(err) && (midRun || /expired/i.test(err.message));
+}
+
 /** DNS or connection failure reaching the regional endpoint (a mistyped region has no endpoint). */
 export function isUnreachable(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
@@ -30,10 +45,19 @@ export function explainAwsError(
     readonly localAlternative?: boolean;
     /** Where the region came from, named in the unreachable line (default: AWS_REGION). */
     readonly regionFrom?: string;
+    /**
+     * The run had started (its generators may be up): how to stop them by hand. Every error is then a rig failure
+     * (exit 3, never "nothing was started"), and expired credentials say so with this command.
+     */
+    readonly started?: { readonly stopGenerators: string };
   },
 ): Error {
   const { region, doing } = context;
   if (err instanceof UsageError || err instanceof RigError) return err;
+  if (context.started) return explainMidRun(err, { ...context, started: context.started });
+  if (isExpiredCredentials(err)) {
+    return new UsageError(`the AWS credentials expired while ${doing} (${(err as Error).name}); refresh them (aws sso login / a new session) and retry`);
+  }
   if (isNoCredentials(err)) {
     return new UsageError(`no AWS credentials found while ${doing}; configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)${context.localAlternative === false ? '' : ' or run with --platform local'}`);
   }
@@ -53,4 +77,31 @@ export function explainAwsError(
   }
   // One line: a service's message may carry its XML or JSON body over several.
   return new RigError(`AWS error while ${doing} in ${region}: ${e?.name ?? 'Error'}: ${String(e?.message ?? err).replace(/\s+/g, ' ').trim()}`);
+}
+
+/** An AWS error once the run had started: a rig failure, and expired credentials named with how to stop the generators. */
+function explainMidRun(err: unknown, context: Parameters<typeof explainAwsError>[1] & { readonly started: { readonly stopGenerators: string } }): RigError {
+  if (isExpiredCredentials(err, true)) {
+    return new RigError(`the AWS credentials expired mid-run (${(err as Error).name} while ${context.doing}); the generator group may still be running: refresh them (aws sso login / a new session), then ${context.started.stopGenerators}`);
+  }
+  const e = explainAwsError(err, { ...context, started: undefined });
+  return e instanceof RigError ? e : new RigError(e.message);
+}
+
+/** The generator groups the deployed rig's outputs name (cdk-outputs.json): the home region's and each other's. */
+export interface GeneratorGroups {
+  readonly generatorAsgName: string;
+  readonly region?: string;
+  readonly regions?: ReadonlyArray<{ readonly generatorAsgName: string; readonly region: string }>;
+}
+
+/**
+ * How to scale the run's generator groups to 0 by hand: one command per group (another region's with --region), or,
+ * without the outputs, the command with the group to fill in.
+ */
+export function stopGeneratorsCommand(outputs: GeneratorGroups | undefined): string {
+  const command = (name: string, region?: string) => `\`aws autoscaling set-desired-capacity --auto-scaling-group-name ${name} --desired-capacity 0${region ? ` --region ${region}` : ''}\``;
+  if (!outputs) return `scale it to 0: ${command('<the GeneratorAsgName output of LoadTestRig-Generators>')}`;
+  const groups = [{ name: outputs.generatorAsgName, region: outputs.region }, ...(outputs.regions ?? []).map((r) => ({ name: r.generatorAsgName, region: r.region }))];
+  return `scale ${groups.length === 1 ? 'it' : 'them'} to 0: ${groups.map((g) => command(g.name, g.region)).join(' and ')}`;
 }

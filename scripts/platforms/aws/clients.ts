@@ -76,6 +76,12 @@ import {
 } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, GetCallerIdentityCommandOutput, STSClient } from '@aws-sdk/client-sts';
 
+/** What {@link AwsApi.credentials} tells about the credentials in use (never the keys themselves). */
+export interface ResolvedCredentials {
+  readonly expiration?: Date;
+  readonly $source?: Readonly<Record<string, string>>;
+}
+
 /** Every AWS call the AWS run path makes — nothing more. */
 export interface AwsApi {
   /** The region every client was built for. */
@@ -84,6 +90,11 @@ export interface AwsApi {
   readonly s3: { send: S3Client['send'] };
 
   getCallerIdentity(): Promise<GetCallerIdentityCommandOutput>;
+  /**
+   * The credentials the clients sign with, resolved now through the SDK's chain: `expiration` when they carry one,
+   * `$source` the SDK's record of where it found them (`CREDENTIALS_ENV_VARS`: exported variables, which never refresh).
+   */
+  credentials(): Promise<ResolvedCredentials>;
 
   describeStacks(input: DescribeStacksCommandInput): Promise<DescribeStacksCommandOutput>;
   deleteStack(input: DeleteStackCommandInput): Promise<void>;
@@ -128,6 +139,8 @@ export const IAM_ACTIONS: { readonly [K in AwsApiCall]: readonly string[] } = {
   s3: ['s3:PutObject', 's3:GetObject', 's3:ListBucket'],
   // GetCallerIdentity needs no permission: AWS answers it for every valid credential.
   getCallerIdentity: [],
+  // Resolving the credentials is local (or the chain's own calls, e.g. SSO's, made with the profile's rights).
+  credentials: [],
   describeStacks: ['cloudformation:DescribeStacks'],
   deleteStack: ['cloudformation:DeleteStack'],
   setDesiredCapacity: ['autoscaling:SetDesiredCapacity'],
@@ -176,6 +189,10 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
     region: opts.region,
     s3,
     getCallerIdentity: () => sts.send(new GetCallerIdentityCommand({})),
+    credentials: async () => {
+      const { expiration, $source } = (await sts.config.credentials()) as ResolvedCredentials;
+      return { ...(expiration ? { expiration } : {}), ...($source ? { $source } : {}) };
+    },
     describeStacks: (input) => cfn.send(new DescribeStacksCommand(input)),
     deleteStack: async (input) => {
       await cfn.send(new DeleteStackCommand(input));

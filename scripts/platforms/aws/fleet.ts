@@ -38,6 +38,8 @@ interface Dispatched {
   code?: number;
   /** Why the fleet marked it lost (command status, instance state), for the report. */
   why?: string;
+  /** Its cancel was sent (whatever came of it): a second stop does not send or say it again. */
+  cancelSent?: true;
 }
 
 /** Exit code the agent's done.json stands for (0 ok, 1 a load process failed, 3 stopped). */
@@ -126,20 +128,31 @@ async function dispatchAgent(ctx: FleetContext, dispatched: Map<string, Dispatch
   await opts.store.put(generatorKeys(id).instance, JSON.stringify({ instanceId, commandId, at: opts.clock.now() }));
 }
 
-/** Cancels the SSM commands of the agents still running. */
+/**
+ * Cancels the SSM commands of the agents still running, each once however often the fleet is stopped (the run's
+ * end, then the platform's close); failures are said once per cause, every generator named.
+ */
 async function cancelRunning(ctx: FleetContext, dispatched: ReadonlyMap<string, Dispatched>): Promise<void> {
   const { api, log } = ctx.opts;
-  const running = [...dispatched].filter(([, d]) => d.code === undefined);
+  const running = [...dispatched].filter(([, d]) => d.code === undefined && !d.cancelSent);
+  const failed = new Map<string, string[]>();
   await Promise.all(
     running.map(async ([id, d]) => {
+      d.cancelSent = true;
       try {
         await api.cancelCommand({ CommandId: d.commandId, InstanceIds: [d.instanceId] });
       } catch (err) {
-        log(`generator ${id}: cancel failed (${(err as Error).name}); the agent stops itself when the heartbeat goes stale`);
+        const name = (err as Error).name;
+        failed.set(name, [...(failed.get(name) ?? []), id]);
       }
     }),
   );
-  if (running.length) log(`cancelled ${running.length} running agent command${running.length === 1 ? '' : 's'}`);
+  for (const [name, ids] of failed) {
+    const many = ids.length > 1;
+    log(`generator${many ? 's' : ''} ${ids.sort().join(', ')}: cancel failed (${name}); ${many ? 'the agents stop themselves' : 'the agent stops itself'} when the heartbeat goes stale`);
+  }
+  const cancelled = running.length - [...failed.values()].reduce((n, ids) => n + ids.length, 0);
+  if (cancelled) log(`cancelled ${cancelled} running agent command${cancelled === 1 ? '' : 's'}`);
 }
 
 /** A fleet of generator instances driven through auto-scaling and SSM Run Command. */

@@ -8,14 +8,48 @@ import { RigError, UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import { checkReachable } from '../../adapters/reachability';
 import { explainAwsError } from './aws-errors';
-import { checkBeforeScaling } from './before-scaling';
-import type { AwsApi } from './clients';
+import { checkBeforeScaling, loadSecondsOf } from './before-scaling';
+import type { AwsApi, ResolvedCredentials } from './clients';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES } from './discovery';
 import { groupInstances } from './fleet-context';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
+
+/**
+ * What a run needs on top of its load before its credentials may lapse: the fleet's launch limit (10 min) before
+ * the load, and collection after it (CloudWatch's last minute, up to 4 min, then the copy, the report, the scale-in
+ * restore and the group back to 0).
+ */
+export const RUN_OVERHEAD_MS = { launch: 600_000, collection: 300_000 } as const;
+
+/** Where the SDK finds credentials that never renew: exported variables, keys given in code, a profile's plain keys. */
+const FIXED_CREDENTIALS = new Set(['CREDENTIALS_ENV_VARS', 'CREDENTIALS_CODE', 'CREDENTIALS_PROFILE']);
+
+/** A local `HH:MM`. */
+const clockTime = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
+
+/**
+ * The refusal when the credentials end before the run does, else undefined. Credentials a profile renews (SSO, a
+ * role, a credential_process) are left alone: the SDK fetches new ones before they expire. Exported ones
+ * (AWS_SESSION_TOKEN with AWS_CREDENTIAL_EXPIRATION) end at their expiry, and every call after it fails. Pure.
+ */
+export function credentialsExpiryProblem(creds: ResolvedCredentials, needUntil: number, time: (ms: number) => string = clockTime): string | undefined {
+  const expires = creds.expiration?.getTime();
+  if (expires === undefined || expires >= needUntil) return undefined;
+  if (Object.keys(creds.$source ?? {}).some((source) => !FIXED_CREDENTIALS.has(source))) return undefined;
+  return `the AWS credentials expire at ${time(expires)}, the run needs them until ~${time(needUntil)}; refresh them (aws sso login / a longer session) or shorten the run`;
+}
+
+/** Refuses a run its credentials would not last (launch, load, collection). @throws UsageError */
+async function checkCredentialsLast({ api, clock }: RunCheckContext, plan: Plan): Promise<void> {
+  // GetCallerIdentity has just accepted them; an expiry the chain cannot tell is not checked.
+  const creds = await api.credentials().catch(() => undefined);
+  const needUntil = clock.now() + RUN_OVERHEAD_MS.launch + loadSecondsOf(plan) * 1000 + RUN_OVERHEAD_MS.collection;
+  const problem = creds && credentialsExpiryProblem(creds, needUntil);
+  if (problem) throw new UsageError(problem);
+}
 
 /** What the checks read: the deployed rig, its API, the user's options. */
 export interface RunCheckContext {
@@ -57,6 +91,7 @@ export async function checkAccount({ api, outputs, log }: RunCheckContext): Prom
 export async function prepareTarget(ctx: RunCheckContext, plan: Plan, processesPerGenerator: number): Promise<string> {
   const { api, outputs, options, log, clock } = ctx;
   await checkAccount(ctx);
+  await checkCredentialsLast(ctx, plan);
   // Quotas, zones and the cost estimate (--max-cost) before anything scales.
   await checkBeforeScaling({
     api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
