@@ -125,6 +125,15 @@ describe('bad input is refused before anything starts', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 
+  it('a mistyped URL with a password: the line and --output hide it (was: echoed whole, into --output too)', async () => {
+    const output = path.join(scratch, 'mistyped-url.json');
+    const r = await runCli(['--target', 'http://bob:pa/ss99@127.0.0.1:4101', '--output', output], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --target "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:4101" is not a URL; /m);
+    expect(JSON.parse(fs.readFileSync(output, 'utf8'))).toMatchObject({ status: 'bad-input', exitCode: 2 });
+    expect([r.stdout, r.stderr, fs.readFileSync(output, 'utf8')].filter((t) => /pa\/ss99|bob/.test(t))).toEqual([]);
+  });
+
   it("--output naming the user's own script: exit 2, the script untouched, the summary on stdout only", async () => {
     const script = path.join(scratch, 'mine.yml');
     const text = 'config:\n  target: "http://127.0.0.1:1"\n  phases:\n    - duration: 1\n      arrivalCount: 1\nscenarios:\n  - flow:\n      - get: { url: / }\n';
