@@ -18,7 +18,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {string} target                     base URL (http, https, ws or wss)
  * @property {{ method: string, path: string }} [http]  the scenario's first HTTP step, when it has one
  * @property {'socketio' | 'websocket'} [realtime]       the handshake the scenario makes, when known
- * @property {string} [realtimePath]              Socket.IO path (default /socket.io) or WebSocket path
+ * @property {string} [realtimePath]              Socket.IO path (default /socket.io); a WebSocket opens the target itself
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
@@ -94,32 +94,10 @@ async function probe(spec, opts = {}) {
   // The scenario's first HTTP step; its cookies go with the handshake, as a vuser's would.
   let cookie;
   if (spec.http) {
-    // Artillery (and the built-in fetchCookie) append a step's path to the whole target, path included:
-    // target http://host/api + url /items is http://host/api/items.
-    const base = url.pathname.replace(/\/+$/, '');
-    const httpUrl = new URL(spec.http.path.startsWith('/') ? `${base}${spec.http.path}` : spec.http.path, `${secure ? 'https' : 'http'}://${url.host}`);
-    let res;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
-      } catch (err) {
-        return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} failed (${errCode(err)}: ${oneLine(err)})`);
-      }
-      // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
-      if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
-      await new Promise((r) => setTimeout(r, 100 * attempt));
-    }
-    if (res.status >= 400 && spec.httpStatusAdvisory) {
-      // A user's own first step: its status is the target's answer, which the load test itself measures (a script
-      // may expect a 404 or a 401). Reachability is what the probe proves; the status is reported, not judged.
-      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status} (your script's own step: not judged)`);
-    } else if (res.status >= 400) {
-      const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : 'check the scenario\'s URL path and any auth it needs';
-      return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} answered ${res.status}: ${why}`, res.status < 500);
-    } else {
-      cookie = res.cookie;
-      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status}`);
-    }
+    const answer = await httpStep(spec, spec.http, timeoutMs, opts);
+    if ('message' in answer) return fail('http', answer.message, answer.config);
+    steps.push(answer.line);
+    cookie = answer.cookie;
   }
 
   if (spec.httpNotProbed) steps.push(`http ${spec.httpNotProbed} not probed (sent only by the run, with its body and headers)`);
@@ -143,6 +121,55 @@ async function probe(spec, opts = {}) {
   return { ok: true, steps, ms: Date.now() - started };
 }
 
+
+/**
+ * The URL of an HTTP step as the run requests it: a path starting with `/` is appended to the whole target as text
+ * (Artillery's maybePrependBase, the built-in fetchCookie's `${target}/set-cookie`), so its credentials, path and
+ * query all go with it (`http://u:p@host/?token=1` + `/` is `http://u:p@host/?token=1/`); any other is absolute.
+ * @param {string} target @param {string} path
+ */
+function stepUrl(target, path) {
+  const base = target.replace(/^ws(s?):/i, 'http$1:');
+  if (!path.startsWith('/')) return new URL(path, base);
+  // The built-in flow strips a trailing slash from a target without a query (targetOf); a user's http target has none.
+  return new URL(`${base.includes('?') ? base : base.replace(/\/+$/, '')}${path}`);
+}
+
+/** A step's URL as the probe's lines show it: path, and the query's keys (its values may be secrets). @param {URL} u */
+const shownPath = (u) => `${u.pathname}${u.search.replace(/=[^&]*/g, '=***')}`;
+
+/**
+ * The scenario's first HTTP step (retried on a 5xx where its status is judged).
+ * @param {ProbeSpec} spec @param {{ method: string, path: string }} step @param {number} timeoutMs
+ * @param {{ localAddress?: string, authToken?: string }} opts
+ * @returns {Promise<{ line: string, cookie?: string } | { message: string, config: boolean }>}
+ */
+async function httpStep(spec, step, timeoutMs, opts) {
+  const httpUrl = stepUrl(spec.target, step.path);
+  const shown = shownPath(httpUrl);
+  let res;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await request(step.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
+    } catch (err) {
+      return { message: `HTTP ${step.method} ${shown} failed (${errCode(err)}: ${oneLine(err)})`, config: false };
+    }
+    // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
+    if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
+    await new Promise((r) => setTimeout(r, 100 * attempt));
+  }
+  if (spec.httpStatusAdvisory) {
+    // A user's own first step: its status is the target's answer, which the load test itself measures (a script
+    // may expect a 404 or a 401). Reachability is what the probe proves; the status is reported, not judged.
+    if (res.status >= 400) return { line: `http ${step.method} ${shown} ${res.status} (your script's own step: not judged)` };
+    return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };
+  }
+  if (res.status >= 400) {
+    const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : 'check the scenario\'s URL path and any auth it needs';
+    return { message: `HTTP ${step.method} ${shown} answered ${res.status}: ${why}`, config: res.status < 500 };
+  }
+  return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };
+}
 
 /** Store keys of the probe's input and output. */
 const { CONTROL } = require('./run-protocol');

@@ -140,7 +140,9 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
   const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
     const { io } = require('socket.io-client');
-    const base = `${url.protocol.replace(/^ws/, 'http')}//${url.host}`;
+    // The whole target, as Artillery's engine and the built-in openSocket pass it: its path is the namespace, its
+    // query goes with the handshake.
+    const base = url.href.replace(/^ws/, 'http');
     return new Promise((resolve, reject) => {
       const socket = io(base, {
         path: spec.realtimePath ?? '/socket.io',
@@ -165,7 +167,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
     });
   }
   const WebSocket = require('ws');
-  const wsUrl = extra.url ? new URL(extra.url) : new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
+  // The target as it is (credentials, path, query), as Artillery's ws engine opens it, unless a connect step names another.
+  const wsUrl = new URL(extra.url ?? url.href.replace(/^http/, 'ws'));
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, extra.subprotocols ?? [], { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
     ws.once('open', () => {
@@ -190,7 +193,10 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
  * @returns {Promise<{ why: string, config: boolean } | undefined>} config: the target URL or path is the likely cause
  */
 async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
-  const polling = new URL(`${path.replace(/\/+$/, '')}/?EIO=4&transport=polling`, `${url.protocol.replace(/^ws/, 'http')}//${url.host}`);
+  // The target's credentials and query go along, as with the handshake.
+  const polling = new URL(url.href.replace(/^ws/, 'http'));
+  polling.pathname = `${path.replace(/\/+$/, '')}/`;
+  polling.search = `${url.search ? `${url.search}&` : '?'}EIO=4&transport=polling`;
   let res;
   try {
     res = await request('GET', polling, timeoutMs, localAddress, undefined, insecure);
