@@ -138,6 +138,24 @@ function stepUrl(target, path) {
 /** A step's URL as the probe's lines show it: path, and the query's keys (its values may be secrets). @param {URL} u */
 const shownPath = (u) => `${u.pathname}${u.search.replace(/=[^&]*/g, '=***')}`;
 
+/** What a 401/403 on the built-in cookie step asks for: the token they send. @param {string | undefined} token */
+const authHint = (token) =>
+  token
+    ? 'the target refused the token in RIG_SECRET_AUTH_TOKEN (sent as Authorization: Bearer); check its value'
+    : 'the target wants authentication: the built-in scenarios send RIG_SECRET_AUTH_TOKEN, when set, as Authorization: Bearer; export it (on AWS: /loadtest-rig/secrets/auth-token; docs/reliability.md, Secrets)';
+
+/**
+ * A redirect on the built-in cookie step: the flow needs a 200 there and follows no redirect (every vuser would
+ * fail COOKIE_HTTP_3xx), so the line names where it points and the --target that goes there.
+ * @param {{ method: string, path: string }} step @param {string} shown @param {URL} httpUrl @param {{ status: number, location?: string }} res
+ */
+function redirected(step, shown, httpUrl, res) {
+  const to = res.location ? new URL(res.location, httpUrl) : undefined;
+  const base = to && to.pathname.endsWith(step.path) ? `${to.origin}${to.pathname.slice(0, -step.path.length)}` : undefined;
+  const fix = base !== undefined ? `pass --target ${base}` : `pass the URL it redirects to, without ${step.path}, as --target`;
+  return `HTTP ${step.method} ${shown} answered ${res.status}${to ? ` (Location: ${to.href})` : ''}: the built-in scenarios need 200 there and follow no redirect; ${fix}`;
+}
+
 /**
  * The scenario's first HTTP step (retried on a 5xx where its status is judged).
  * @param {ProbeSpec} spec @param {{ method: string, path: string }} step @param {number} timeoutMs
@@ -164,8 +182,9 @@ async function httpStep(spec, step, timeoutMs, opts) {
     if (res.status >= 400) return { line: `http ${step.method} ${shown} ${res.status} (your script's own step: not judged)` };
     return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };
   }
+  if (res.status >= 300 && res.status < 400) return { message: redirected(step, shown, httpUrl, res), config: true };
   if (res.status >= 400) {
-    const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : 'check the scenario\'s URL path and any auth it needs';
+    const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : res.status === 401 || res.status === 403 ? authHint(opts.authToken) : 'check the scenario\'s URL path and any auth it needs';
     return { message: `HTTP ${step.method} ${shown} answered ${res.status}: ${why}`, config: res.status < 500 };
   }
   return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };

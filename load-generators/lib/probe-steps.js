@@ -18,8 +18,11 @@ const PROBE_HEADER = 'x-rig-preflight';
 
 /** Node's codes for a certificate it cannot verify (self-signed, a private CA, expired, another name). */
 const UNTRUSTED_CERT = /SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|CERT_(HAS_EXPIRED|NOT_YET_VALID|UNTRUSTED|REJECTED)|ALTNAME_INVALID/;
-/** What to do about it, as with Artillery: the script's own TLS setting, which the probes honour too. */
-const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for a self-signed or private-CA certificate run your script with -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run";
+/**
+ * What to do about it: your own script's TLS setting, as with Artillery (the probes honour it too); the built-in
+ * scenarios refuse -k (their client checks the certificate), but Node trusts what NODE_EXTRA_CA_CERTS names.
+ */
+const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for your own script use -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run; for the built-in scenarios, which check it, trust it with NODE_EXTRA_CA_CERTS=cert.pem (the self-signed certificate or your CA, PEM)";
 
 /**
  * The step and one-line cause of a failed TCP/TLS connect.
@@ -105,7 +108,7 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress,
 /**
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
- * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string }>} head: the body's first 200 characters
+ * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string, location?: string }>} head: the body's first 200 characters
  */
 function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
   return new Promise((resolve, reject) => {
@@ -116,7 +119,8 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
         if (head.length < 200) head += d.toString('utf8').slice(0, 200 - head.length);
       });
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? '') }));
+      const location = res.headers.location;
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
