@@ -11,7 +11,7 @@
  */
 const dns = require('node:dns');
 const net = require('node:net');
-const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis } = require('./probe-steps');
+const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -85,10 +85,10 @@ async function probe(spec, opts = {}) {
   // TCP (and TLS)
   try {
     await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress, spec.insecureTls === true);
-    steps.push(`tcp ${address}:${port}${secure ? ' + tls' : ''}`);
+    steps.push(`tcp ${hostPort(address, port)}${secure ? ' + tls' : ''}`);
   } catch (err) {
     const f = connectFailure(err, host, address, port, timeoutMs);
-    return fail(f.step, f.message);
+    return fail(f.step, f.message, f.config);
   }
 
   // The scenario's first HTTP step; its cookies go with the handshake, as a vuser's would.
@@ -109,13 +109,8 @@ async function probe(spec, opts = {}) {
       await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
-      const proto = spec.realtime === 'socketio' ? 'Socket.IO' : 'WebSocket';
-      const path = spec.realtimePath ?? (spec.realtime === 'socketio' ? '/socket.io' : url.pathname);
-      const refused = /unauthori[sz]ed|40[134]/i.test(String(oneLine(err)));
-      // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
-      const known = spec.realtime === 'socketio' && !refused ? await socketIoDiagnosis(url, path, timeoutMs, opts.localAddress, spec.insecureTls === true) : undefined;
-      if (known) return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): ${known.why}`, known.config);
-      return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades`, refused);
+      const f = await handshakeFailure(spec, url, err, cookie, timeoutMs, opts.localAddress);
+      return fail('handshake', f.message, f.config);
     }
   }
   return { ok: true, steps, ms: Date.now() - started };
@@ -145,6 +140,39 @@ const authHint = (token) =>
     : 'the target wants authentication: the built-in scenarios send RIG_SECRET_AUTH_TOKEN, when set, as Authorization: Bearer; export it (on AWS: /loadtest-rig/secrets/auth-token; docs/reliability.md, Secrets)';
 
 /**
+ * Why the handshake failed, in one line: no answer at all (the target's), a wrong scheme, a Socket.IO server behind
+ * a ws-engine script, or Socket.IO's own answer over HTTP; config when the URL or the script is the likely cause.
+ * @param {ProbeSpec} spec @param {URL} url @param {unknown} err @param {string | undefined} cookie @param {number} timeoutMs
+ * @param {string | undefined} localAddress
+ * @returns {Promise<{ message: string, config: boolean }>}
+ */
+async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress) {
+  const sio = spec.realtime === 'socketio';
+  const path = spec.realtimePath ?? (sio ? '/socket.io' : url.pathname);
+  const head = `${sio ? 'Socket.IO' : 'WebSocket'} handshake with ${url.host}${path} failed (${oneLine(err)})`;
+  const said = oneLine(err);
+  const refused = /unauthori[sz]ed|40[134]/i.test(said);
+  if (/timed out|^timeout$/i.test(said)) return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
+  const answered = refused || /answered \d{3}/.test(said);
+  const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress);
+  if (scheme) return { message: `${head}: ${scheme}`, config: true };
+  const insecure = spec.insecureTls === true;
+  if (!sio && !answered) {
+    // A ws-engine script at a Socket.IO server: its upgrade at the target's path is dropped; Socket.IO answers at its own.
+    const known = await socketIoDiagnosis(url, '/socket.io', timeoutMs, localAddress, insecure);
+    if (known?.socketIo) return { message: `${head}: this looks like a Socket.IO server (it answers Engine.IO's handshake at /socket.io/): use engine: socketio in your script`, config: true };
+  }
+  // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
+  const known = sio && !refused ? await socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) : undefined;
+  if (known) return { message: `${head}: ${known.why}`, config: known.config };
+  // The reference target refuses a Socket.IO session without the sid cookie its GET /set-cookie hands out.
+  const reference = sio && refused && !cookie && spec.httpStatusAdvisory
+    ? ' (the rig\'s reference target answers "unauthorized" to a handshake without the sid cookie from GET /set-cookie: with --target reference, make that request your script\'s first step; docs/target.md, Protocol)'
+    : '';
+  return { message: `${head}: the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades${reference}`, config: refused };
+}
+
+/**
  * A redirect on the built-in cookie step: the flow needs a 200 there and follows no redirect (every vuser would
  * fail COOKIE_HTTP_3xx), so the line names where it points and the --target that goes there.
  * @param {{ method: string, path: string }} step @param {string} shown @param {URL} httpUrl @param {{ status: number, location?: string }} res
@@ -170,7 +198,10 @@ async function httpStep(spec, step, timeoutMs, opts) {
     try {
       res = await request(step.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
     } catch (err) {
-      return { message: `HTTP ${step.method} ${shown} failed (${errCode(err)}: ${oneLine(err)})`, config: false };
+      const head = `HTTP ${step.method} ${shown} failed (${errCode(err)}: ${oneLine(err)})`;
+      if (errCode(err) === 'ETIMEDOUT') return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
+      const scheme = await schemeMismatch(err, new URL(spec.target), timeoutMs, opts.localAddress);
+      return scheme ? { message: `${head}: ${scheme}`, config: true } : { message: head, config: false };
     }
     // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
     if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;

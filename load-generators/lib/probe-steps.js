@@ -24,24 +24,65 @@ const UNTRUSTED_CERT = /SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|CERT_(HAS_EXPIRED|NOT
  */
 const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for your own script use -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run; for the built-in scenarios, which check it, trust it with NODE_EXTRA_CA_CERTS=cert.pem (the self-signed certificate or your CA, PEM)";
 
+/** What TLS to a plain-HTTP port fails with (OpenSSL reads the server's HTTP answer as a TLS record). */
+const PLAIN_BEHIND_TLS = /EPROTO|WRONG_VERSION_NUMBER|wrong version number|packet length too long|http request/i;
+
+/** The same words wherever a server accepts the connection and answers nothing: the target's failure (exit 3). @param {number} timeoutMs */
+const noAnswer = (timeoutMs) => `accepted the connection but sent no HTTP answer within ${timeoutMs / 1000} s; check that an HTTP server listens there and is not stalled`;
+
 /**
- * The step and one-line cause of a failed TCP/TLS connect.
+ * A wrong scheme, when the failure shows it: TLS to a plain-HTTP port (EPROTO, "wrong version number"), or, on
+ * http:// or ws://, a failure without an HTTP answer where the same port completes a TLS handshake (one more
+ * connection, made only after a failure). Undefined otherwise.
+ * @param {unknown} err @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
+ * @returns {Promise<string | undefined>}
+ */
+async function schemeMismatch(err, url, timeoutMs, localAddress) {
+  const ws = url.protocol === 'ws:' || url.protocol === 'wss:';
+  if (url.protocol === 'https:' || url.protocol === 'wss:') {
+    return PLAIN_BEHIND_TLS.test(`${errCode(err)} ${oneLine(err)}`) ? `the target speaks plain HTTP there: use ${ws ? 'ws://' : 'http://'}` : undefined;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  try {
+    await connectOnce(host, Number(url.port || 80), host, true, Math.min(timeoutMs, 2000), localAddress, true);
+  } catch {
+    return undefined;
+  }
+  return `the target speaks TLS there: use ${ws ? 'wss://' : 'https://'}`;
+}
+
+/**
+ * The step, one-line cause and kind of a failed TCP/TLS connect: config when the URL or the trust settings are the
+ * likely cause (a plain-HTTP port behind https://, an untrusted certificate).
+ * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
+ * @returns {{ step: 'tcp' | 'tls', message: string, config: boolean }}
+ */
+function connectFailure(err, host, address, port, timeoutMs) {
+  const f = connectCause(err, host, address, port, timeoutMs);
+  return { ...f, config: f.step === 'tls' && (UNTRUSTED_CERT.test(errCode(err)) || PLAIN_BEHIND_TLS.test(`${errCode(err)} ${oneLine(err)}`)) };
+}
+
+/**
  * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
  * @returns {{ step: 'tcp' | 'tls', message: string }}
  */
-function connectFailure(err, host, address, port, timeoutMs) {
+function connectCause(err, host, address, port, timeoutMs) {
   const code = errCode(err);
   if (/** @type {any} */ (err).tls) {
-    const why = UNTRUSTED_CERT.test(code) ? UNTRUSTED_CERT_FIX : 'certificate, SNI name, or a plain-HTTP port behind an https:// URL';
-    return { step: 'tls', message: `TLS to ${host}:${port} failed (${code}: ${oneLine(err)}): ${why}` };
+    const plain = PLAIN_BEHIND_TLS.test(`${code} ${oneLine(err)}`);
+    const why = UNTRUSTED_CERT.test(code) ? UNTRUSTED_CERT_FIX : plain ? 'the target speaks plain HTTP there: use http:// (ws:// for a WebSocket)' : 'certificate, SNI name, or a plain-HTTP port behind an https:// URL';
+    return { step: 'tls', message: `TLS to ${hostPort(host, port)} failed (${code}${plain ? '' : `: ${oneLine(err)}`}): ${why}` };
   }
-  const at = `TCP connect to ${address}:${port}`;
+  const at = `TCP connect to ${hostPort(address, port)}`;
   // What drops SYNs silently in a VPC: a security group (no matching rule), a network ACL, or a missing route.
   if (code === 'ETIMEDOUT') return { step: 'tcp', message: `${at} timed out after ${timeoutMs} ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)` };
   if (code === 'ECONNREFUSED') return { step: 'tcp', message: `${at} refused: nothing listens there (target stopped, or the wrong port in the URL)` };
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { step: 'tcp', message: `${at}: no route (${code}): check the subnet's route table and network ACL` };
   return { step: 'tcp', message: `${at} failed (${code}: ${oneLine(err)})` };
 }
+
+/** `host:port`, an IPv6 address in brackets (`[::1]:4116`). @param {string} host @param {number} port */
+const hostPort = (host, port) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /**
  * @template T
@@ -194,7 +235,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
  * any other answer means nothing speaks Socket.IO at that path. Undefined when the question gets no answer.
  * @param {URL} url the target @param {string} path Socket.IO's path @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {boolean} insecure
- * @returns {Promise<{ why: string, config: boolean } | undefined>} config: the target URL or path is the likely cause
+ * @returns {Promise<{ why: string, config: boolean, socketIo?: boolean } | undefined>} config: the target URL or path is the likely cause;
+ *   socketIo: Socket.IO answered there
  */
 async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
   // The target's credentials and query go along, as with the handshake.
@@ -208,7 +250,7 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
     return undefined;
   }
   if (res.status === 200 && /^0\{"sid"/.test(res.head)) {
-    return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false };
+    return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false, socketIo: true };
   }
   if (res.status === 404) return { why: `nothing answers at ${path}/ (HTTP 404): the target is not a Socket.IO server, or it serves Socket.IO under another path (--var socketPath=/path)`, config: true };
   if (res.status >= 200 && res.status < 300) {
@@ -218,4 +260,4 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
   return undefined;
 }
 
-module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };
