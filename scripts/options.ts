@@ -4,6 +4,7 @@
  */
 import { MAX_DURATION_SECONDS, readDuration } from './core/capacity';
 import { UsageError } from './errors';
+import { checkTargetUrl } from './target-choice';
 import { usesBaseline } from './report/baseline';
 
 /** Built-in scenarios shipped in load-generators/scenarios/<name>.yml. */
@@ -133,15 +134,8 @@ export function parseVars(pairs: readonly string[]): Record<string, string | num
 }
 
 function parseTarget(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--target ${JSON.stringify(value)} is not a URL; e.g. --target http://127.0.0.1:3000`);
-  }
-  if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) {
-    throw new UsageError(`--target ${value} must be http://, https://, ws:// or wss:// (or --target reference for the rig's reference target)`);
-  }
+  // Checked as for a script (ws allowed; chooseTarget checks it again for the scenario); never echoed unredacted.
+  checkTargetUrl(value, '--target', true);
   // Written as given: chooseTarget (scripts/target-choice.ts checkTargetUrl) puts it in the form the run uses.
   return value;
 }

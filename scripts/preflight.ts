@@ -24,7 +24,7 @@ export interface ProbeSpec {
   readonly http?: { readonly method: string; readonly path: string };
   /** The real-time handshake the scenario makes. */
   readonly realtime?: 'socketio' | 'websocket';
-  /** Socket.IO path, or the WebSocket path. */
+  /** Socket.IO path (a WebSocket opens the target itself, path and query included). */
   readonly realtimePath?: string;
   /** Per step, ms. */
   readonly timeoutMs?: number;

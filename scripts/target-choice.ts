@@ -41,17 +41,25 @@ export function resolveTargetTemplate(value: string, env: Readonly<Record<string
 
 /** Checks a target URL's form: http(s) for every engine, ws(s) for scripts (Artillery's ws and socketio engines take it). */
 export function checkTargetUrl(value: string, where: string, allowWebSocket: boolean): string {
+  // Never echoed whole: a mistyped URL may still carry a password or a token (redactUrl hides them as text).
+  const shown = JSON.stringify(redactUrl(value));
+  const example = `e.g. http://127.0.0.1:3000${allowWebSocket ? ' or ws://127.0.0.1:3000/path' : ''}`;
+  // `127.0.0.1:4101` is no URL and `localhost:4101` is one of scheme `localhost:`: both lack `scheme://`.
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value.trim()) && /^\S+$/.test(value.trim())) throw new UsageError(`${where} ${shown} has no scheme; write it as http://${redactUrl(value.trim())} (${example})`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${where} ${JSON.stringify(value)} is not a URL; e.g. http://127.0.0.1:3000${allowWebSocket ? ' or ws://127.0.0.1:3000/path' : ''}`);
+    const port = /^[^:]+:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d+)(?:[/?#]|$)/.exec(value.trim())?.[1];
+    const why = port !== undefined && Number(port) > 65535 ? `: port ${port} is out of range (1-65535)` : '';
+    throw new UsageError(`${where} ${shown} is not a URL${why}; ${example}`);
   }
+  if (url.port === '0') throw new UsageError(`${where} ${redactUrl(value)} has port 0, which no server listens on; give the target's port (1-65535)`);
   const ok = ['http:', 'https:', ...(allowWebSocket ? ['ws:', 'wss:'] : [])];
   if (!ok.includes(url.protocol)) {
     throw new UsageError(
       allowWebSocket
-        ? `${where} ${redactUrl(value)} must be http://, https://, ws:// or wss://`
+        ? `${where} ${redactUrl(value)} must be http://, https://, ws:// or wss://${where === '--target' ? " (or --target reference for the rig's reference target)" : ''}`
         : `${where} ${redactUrl(value)} must be http:// or https:// for the built-in scenarios (they fetch a cookie over HTTP; Socket.IO upgrades to WebSocket itself)`,
     );
   }

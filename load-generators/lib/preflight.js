@@ -11,14 +11,14 @@
  */
 const dns = require('node:dns');
 const net = require('node:net');
-const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis } = require('./probe-steps');
+const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
  * @property {string} target                     base URL (http, https, ws or wss)
  * @property {{ method: string, path: string }} [http]  the scenario's first HTTP step, when it has one
  * @property {'socketio' | 'websocket'} [realtime]       the handshake the scenario makes, when known
- * @property {string} [realtimePath]              Socket.IO path (default /socket.io) or WebSocket path
+ * @property {string} [realtimePath]              Socket.IO path (default /socket.io); a WebSocket opens the target itself
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
@@ -85,41 +85,19 @@ async function probe(spec, opts = {}) {
   // TCP (and TLS)
   try {
     await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress, spec.insecureTls === true);
-    steps.push(`tcp ${address}:${port}${secure ? ' + tls' : ''}`);
+    steps.push(`tcp ${hostPort(address, port)}${secure ? ' + tls' : ''}`);
   } catch (err) {
     const f = connectFailure(err, host, address, port, timeoutMs);
-    return fail(f.step, f.message);
+    return fail(f.step, f.message, f.config);
   }
 
   // The scenario's first HTTP step; its cookies go with the handshake, as a vuser's would.
   let cookie;
   if (spec.http) {
-    // Artillery (and the built-in fetchCookie) append a step's path to the whole target, path included:
-    // target http://host/api + url /items is http://host/api/items.
-    const base = url.pathname.replace(/\/+$/, '');
-    const httpUrl = new URL(spec.http.path.startsWith('/') ? `${base}${spec.http.path}` : spec.http.path, `${secure ? 'https' : 'http'}://${url.host}`);
-    let res;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        res = await request(spec.http.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
-      } catch (err) {
-        return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} failed (${errCode(err)}: ${oneLine(err)})`);
-      }
-      // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
-      if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
-      await new Promise((r) => setTimeout(r, 100 * attempt));
-    }
-    if (res.status >= 400 && spec.httpStatusAdvisory) {
-      // A user's own first step: its status is the target's answer, which the load test itself measures (a script
-      // may expect a 404 or a 401). Reachability is what the probe proves; the status is reported, not judged.
-      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status} (your script's own step: not judged)`);
-    } else if (res.status >= 400) {
-      const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : 'check the scenario\'s URL path and any auth it needs';
-      return fail('http', `HTTP ${spec.http.method} ${httpUrl.pathname} answered ${res.status}: ${why}`, res.status < 500);
-    } else {
-      cookie = res.cookie;
-      steps.push(`http ${spec.http.method} ${httpUrl.pathname} ${res.status}`);
-    }
+    const answer = await httpStep(spec, spec.http, timeoutMs, opts);
+    if ('message' in answer) return fail('http', answer.message, answer.config);
+    steps.push(answer.line);
+    cookie = answer.cookie;
   }
 
   if (spec.httpNotProbed) steps.push(`http ${spec.httpNotProbed} not probed (sent only by the run, with its body and headers)`);
@@ -131,18 +109,117 @@ async function probe(spec, opts = {}) {
       await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
-      const proto = spec.realtime === 'socketio' ? 'Socket.IO' : 'WebSocket';
-      const path = spec.realtimePath ?? (spec.realtime === 'socketio' ? '/socket.io' : url.pathname);
-      const refused = /unauthori[sz]ed|40[134]/i.test(String(oneLine(err)));
-      // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
-      const known = spec.realtime === 'socketio' && !refused ? await socketIoDiagnosis(url, path, timeoutMs, opts.localAddress, spec.insecureTls === true) : undefined;
-      if (known) return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): ${known.why}`, known.config);
-      return fail('handshake', `${proto} handshake with ${url.host}${path} failed (${oneLine(err)}): the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades`, refused);
+      const f = await handshakeFailure(spec, url, err, cookie, timeoutMs, opts.localAddress);
+      return fail('handshake', f.message, f.config);
     }
   }
   return { ok: true, steps, ms: Date.now() - started };
 }
 
+
+/**
+ * The URL of an HTTP step as the run requests it: a path starting with `/` is appended to the whole target as text
+ * (Artillery's maybePrependBase, the built-in fetchCookie's `${target}/set-cookie`), so its credentials, path and
+ * query all go with it (`http://u:p@host/?token=1` + `/` is `http://u:p@host/?token=1/`); any other is absolute.
+ * @param {string} target @param {string} path
+ */
+function stepUrl(target, path) {
+  const base = target.replace(/^ws(s?):/i, 'http$1:');
+  if (!path.startsWith('/')) return new URL(path, base);
+  // The built-in flow strips a trailing slash from a target without a query (targetOf); a user's http target has none.
+  return new URL(`${base.includes('?') ? base : base.replace(/\/+$/, '')}${path}`);
+}
+
+/** A step's URL as the probe's lines show it: path, and the query's keys (its values may be secrets). @param {URL} u */
+const shownPath = (u) => `${u.pathname}${u.search.replace(/=[^&]*/g, '=***')}`;
+
+/** What a 401/403 on the built-in cookie step asks for: the token they send. @param {string | undefined} token */
+const authHint = (token) =>
+  token
+    ? 'the target refused the token in RIG_SECRET_AUTH_TOKEN (sent as Authorization: Bearer); check its value'
+    : 'the target wants authentication: the built-in scenarios send RIG_SECRET_AUTH_TOKEN, when set, as Authorization: Bearer; export it (on AWS: /loadtest-rig/secrets/auth-token; docs/reliability.md, Secrets)';
+
+/**
+ * Why the handshake failed, in one line: no answer at all (the target's), a wrong scheme, a Socket.IO server behind
+ * a ws-engine script, or Socket.IO's own answer over HTTP; config when the URL or the script is the likely cause.
+ * @param {ProbeSpec} spec @param {URL} url @param {unknown} err @param {string | undefined} cookie @param {number} timeoutMs
+ * @param {string | undefined} localAddress
+ * @returns {Promise<{ message: string, config: boolean }>}
+ */
+async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress) {
+  const sio = spec.realtime === 'socketio';
+  const path = spec.realtimePath ?? (sio ? '/socket.io' : url.pathname);
+  const head = `${sio ? 'Socket.IO' : 'WebSocket'} handshake with ${url.host}${path} failed (${oneLine(err)})`;
+  const said = oneLine(err);
+  const refused = /unauthori[sz]ed|40[134]/i.test(said);
+  if (/timed out|^timeout$/i.test(said)) return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
+  const answered = refused || /answered \d{3}/.test(said);
+  const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress);
+  if (scheme) return { message: `${head}: ${scheme}`, config: true };
+  const insecure = spec.insecureTls === true;
+  if (!sio && !answered) {
+    // A ws-engine script at a Socket.IO server: its upgrade at the target's path is dropped; Socket.IO answers at its own.
+    const known = await socketIoDiagnosis(url, '/socket.io', timeoutMs, localAddress, insecure);
+    if (known?.socketIo) return { message: `${head}: this looks like a Socket.IO server (it answers Engine.IO's handshake at /socket.io/): use engine: socketio in your script`, config: true };
+  }
+  // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
+  const known = sio && !refused ? await socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) : undefined;
+  if (known) return { message: `${head}: ${known.why}`, config: known.config };
+  // The reference target refuses a Socket.IO session without the sid cookie its GET /set-cookie hands out.
+  const reference = sio && refused && !cookie && spec.httpStatusAdvisory
+    ? ' (the rig\'s reference target answers "unauthorized" to a handshake without the sid cookie from GET /set-cookie: with --target reference, make that request your script\'s first step; docs/target.md, Protocol)'
+    : '';
+  return { message: `${head}: the target rejected the session, the path is wrong, or a proxy drops WebSocket upgrades${reference}`, config: refused };
+}
+
+/**
+ * A redirect on the built-in cookie step: the flow needs a 200 there and follows no redirect (every vuser would
+ * fail COOKIE_HTTP_3xx), so the line names where it points and the --target that goes there.
+ * @param {{ method: string, path: string }} step @param {string} shown @param {URL} httpUrl @param {{ status: number, location?: string }} res
+ */
+function redirected(step, shown, httpUrl, res) {
+  const to = res.location ? new URL(res.location, httpUrl) : undefined;
+  const base = to && to.pathname.endsWith(step.path) ? `${to.origin}${to.pathname.slice(0, -step.path.length)}` : undefined;
+  const fix = base !== undefined ? `pass --target ${base}` : `pass the URL it redirects to, without ${step.path}, as --target`;
+  return `HTTP ${step.method} ${shown} answered ${res.status}${to ? ` (Location: ${to.href})` : ''}: the built-in scenarios need 200 there and follow no redirect; ${fix}`;
+}
+
+/**
+ * The scenario's first HTTP step (retried on a 5xx where its status is judged).
+ * @param {ProbeSpec} spec @param {{ method: string, path: string }} step @param {number} timeoutMs
+ * @param {{ localAddress?: string, authToken?: string }} opts
+ * @returns {Promise<{ line: string, cookie?: string } | { message: string, config: boolean }>}
+ */
+async function httpStep(spec, step, timeoutMs, opts) {
+  const httpUrl = stepUrl(spec.target, step.path);
+  const shown = shownPath(httpUrl);
+  let res;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await request(step.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
+    } catch (err) {
+      const head = `HTTP ${step.method} ${shown} failed (${errCode(err)}: ${oneLine(err)})`;
+      if (errCode(err) === 'ETIMEDOUT') return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
+      const scheme = await schemeMismatch(err, new URL(spec.target), timeoutMs, opts.localAddress);
+      return scheme ? { message: `${head}: ${scheme}`, config: true } : { message: head, config: false };
+    }
+    // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
+    if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
+    await new Promise((r) => setTimeout(r, 100 * attempt));
+  }
+  if (spec.httpStatusAdvisory) {
+    // A user's own first step: its status is the target's answer, which the load test itself measures (a script
+    // may expect a 404 or a 401). Reachability is what the probe proves; the status is reported, not judged.
+    if (res.status >= 400) return { line: `http ${step.method} ${shown} ${res.status} (your script's own step: not judged)` };
+    return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };
+  }
+  if (res.status >= 300 && res.status < 400) return { message: redirected(step, shown, httpUrl, res), config: true };
+  if (res.status >= 400) {
+    const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : res.status === 401 || res.status === 403 ? authHint(opts.authToken) : 'check the scenario\'s URL path and any auth it needs';
+    return { message: `HTTP ${step.method} ${shown} answered ${res.status}: ${why}`, config: res.status < 500 };
+  }
+  return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };
+}
 
 /** Store keys of the probe's input and output. */
 const { CONTROL } = require('./run-protocol');

@@ -18,27 +18,71 @@ const PROBE_HEADER = 'x-rig-preflight';
 
 /** Node's codes for a certificate it cannot verify (self-signed, a private CA, expired, another name). */
 const UNTRUSTED_CERT = /SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|CERT_(HAS_EXPIRED|NOT_YET_VALID|UNTRUSTED|REJECTED)|ALTNAME_INVALID/;
-/** What to do about it, as with Artillery: the script's own TLS setting, which the probes honour too. */
-const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for a self-signed or private-CA certificate run your script with -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run";
+/**
+ * What to do about it: your own script's TLS setting, as with Artillery (the probes honour it too); the built-in
+ * scenarios refuse -k (their client checks the certificate), but Node trusts what NODE_EXTRA_CA_CERTS names.
+ */
+const UNTRUSTED_CERT_FIX = "the target's certificate is not trusted here; for your own script use -k (or set config.tls.rejectUnauthorized: false in it), as with artillery run; for the built-in scenarios, which check it, trust it with NODE_EXTRA_CA_CERTS=cert.pem (the self-signed certificate or your CA, PEM)";
+
+/** What TLS to a plain-HTTP port fails with (OpenSSL reads the server's HTTP answer as a TLS record). */
+const PLAIN_BEHIND_TLS = /EPROTO|WRONG_VERSION_NUMBER|wrong version number|packet length too long|http request/i;
+
+/** The same words wherever a server accepts the connection and answers nothing: the target's failure (exit 3). @param {number} timeoutMs */
+const noAnswer = (timeoutMs) => `accepted the connection but sent no HTTP answer within ${timeoutMs / 1000} s; check that an HTTP server listens there and is not stalled`;
 
 /**
- * The step and one-line cause of a failed TCP/TLS connect.
+ * A wrong scheme, when the failure shows it: TLS to a plain-HTTP port (EPROTO, "wrong version number"), or, on
+ * http:// or ws://, a failure without an HTTP answer where the same port completes a TLS handshake (one more
+ * connection, made only after a failure). Undefined otherwise.
+ * @param {unknown} err @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
+ * @returns {Promise<string | undefined>}
+ */
+async function schemeMismatch(err, url, timeoutMs, localAddress) {
+  const ws = url.protocol === 'ws:' || url.protocol === 'wss:';
+  if (url.protocol === 'https:' || url.protocol === 'wss:') {
+    return PLAIN_BEHIND_TLS.test(`${errCode(err)} ${oneLine(err)}`) ? `the target speaks plain HTTP there: use ${ws ? 'ws://' : 'http://'}` : undefined;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  try {
+    await connectOnce(host, Number(url.port || 80), host, true, Math.min(timeoutMs, 2000), localAddress, true);
+  } catch {
+    return undefined;
+  }
+  return `the target speaks TLS there: use ${ws ? 'wss://' : 'https://'}`;
+}
+
+/**
+ * The step, one-line cause and kind of a failed TCP/TLS connect: config when the URL or the trust settings are the
+ * likely cause (a plain-HTTP port behind https://, an untrusted certificate).
+ * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
+ * @returns {{ step: 'tcp' | 'tls', message: string, config: boolean }}
+ */
+function connectFailure(err, host, address, port, timeoutMs) {
+  const f = connectCause(err, host, address, port, timeoutMs);
+  return { ...f, config: f.step === 'tls' && (UNTRUSTED_CERT.test(errCode(err)) || PLAIN_BEHIND_TLS.test(`${errCode(err)} ${oneLine(err)}`)) };
+}
+
+/**
  * @param {unknown} err @param {string} host @param {string} address @param {number} port @param {number} timeoutMs
  * @returns {{ step: 'tcp' | 'tls', message: string }}
  */
-function connectFailure(err, host, address, port, timeoutMs) {
+function connectCause(err, host, address, port, timeoutMs) {
   const code = errCode(err);
   if (/** @type {any} */ (err).tls) {
-    const why = UNTRUSTED_CERT.test(code) ? UNTRUSTED_CERT_FIX : 'certificate, SNI name, or a plain-HTTP port behind an https:// URL';
-    return { step: 'tls', message: `TLS to ${host}:${port} failed (${code}: ${oneLine(err)}): ${why}` };
+    const plain = PLAIN_BEHIND_TLS.test(`${code} ${oneLine(err)}`);
+    const why = UNTRUSTED_CERT.test(code) ? UNTRUSTED_CERT_FIX : plain ? 'the target speaks plain HTTP there: use http:// (ws:// for a WebSocket)' : 'certificate, SNI name, or a plain-HTTP port behind an https:// URL';
+    return { step: 'tls', message: `TLS to ${hostPort(host, port)} failed (${code}${plain ? '' : `: ${oneLine(err)}`}): ${why}` };
   }
-  const at = `TCP connect to ${address}:${port}`;
+  const at = `TCP connect to ${hostPort(address, port)}`;
   // What drops SYNs silently in a VPC: a security group (no matching rule), a network ACL, or a missing route.
   if (code === 'ETIMEDOUT') return { step: 'tcp', message: `${at} timed out after ${timeoutMs} ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)` };
   if (code === 'ECONNREFUSED') return { step: 'tcp', message: `${at} refused: nothing listens there (target stopped, or the wrong port in the URL)` };
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { step: 'tcp', message: `${at}: no route (${code}): check the subnet's route table and network ACL` };
   return { step: 'tcp', message: `${at} failed (${code}: ${oneLine(err)})` };
 }
+
+/** `host:port`, an IPv6 address in brackets (`[::1]:4116`). @param {string} host @param {number} port */
+const hostPort = (host, port) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /**
  * @template T
@@ -105,7 +149,7 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress,
 /**
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
- * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string }>} head: the body's first 200 characters
+ * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string, location?: string }>} head: the body's first 200 characters
  */
 function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
   return new Promise((resolve, reject) => {
@@ -116,7 +160,8 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
         if (head.length < 200) head += d.toString('utf8').slice(0, 200 - head.length);
       });
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? '') }));
+      const location = res.headers.location;
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
@@ -140,7 +185,9 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
   const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
     const { io } = require('socket.io-client');
-    const base = `${url.protocol.replace(/^ws/, 'http')}//${url.host}`;
+    // The whole target, as Artillery's engine and the built-in openSocket pass it: its path is the namespace, its
+    // query goes with the handshake.
+    const base = url.href.replace(/^ws/, 'http');
     return new Promise((resolve, reject) => {
       const socket = io(base, {
         path: spec.realtimePath ?? '/socket.io',
@@ -165,7 +212,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
     });
   }
   const WebSocket = require('ws');
-  const wsUrl = extra.url ? new URL(extra.url) : new URL(spec.realtimePath ?? url.pathname, `${url.protocol.replace(/^http/, 'ws')}//${url.host}`);
+  // The target as it is (credentials, path, query), as Artillery's ws engine opens it, unless a connect step names another.
+  const wsUrl = new URL(extra.url ?? url.href.replace(/^http/, 'ws'));
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, extra.subprotocols ?? [], { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
     ws.once('open', () => {
@@ -187,10 +235,14 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
  * any other answer means nothing speaks Socket.IO at that path. Undefined when the question gets no answer.
  * @param {URL} url the target @param {string} path Socket.IO's path @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {boolean} insecure
- * @returns {Promise<{ why: string, config: boolean } | undefined>} config: the target URL or path is the likely cause
+ * @returns {Promise<{ why: string, config: boolean, socketIo?: boolean } | undefined>} config: the target URL or path is the likely cause;
+ *   socketIo: Socket.IO answered there
  */
 async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
-  const polling = new URL(`${path.replace(/\/+$/, '')}/?EIO=4&transport=polling`, `${url.protocol.replace(/^ws/, 'http')}//${url.host}`);
+  // The target's credentials and query go along, as with the handshake.
+  const polling = new URL(url.href.replace(/^ws/, 'http'));
+  polling.pathname = `${path.replace(/\/+$/, '')}/`;
+  polling.search = `${url.search ? `${url.search}&` : '?'}EIO=4&transport=polling`;
   let res;
   try {
     res = await request('GET', polling, timeoutMs, localAddress, undefined, insecure);
@@ -198,7 +250,7 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
     return undefined;
   }
   if (res.status === 200 && /^0\{"sid"/.test(res.head)) {
-    return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false };
+    return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false, socketIo: true };
   }
   if (res.status === 404) return { why: `nothing answers at ${path}/ (HTTP 404): the target is not a Socket.IO server, or it serves Socket.IO under another path (--var socketPath=/path)`, config: true };
   if (res.status >= 200 && res.status < 300) {
@@ -208,4 +260,4 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
   return undefined;
 }
 
-module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };

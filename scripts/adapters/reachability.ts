@@ -5,14 +5,33 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { redactUrl } from '../core/redact';
-import { UsageError } from '../errors';
+import { TargetFailure, UsageError } from '../errors';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce } = require('../../load-generators/lib/probe-steps') as {
+const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce, schemeMismatch, noAnswer } = require('../../load-generators/lib/probe-steps') as {
   UNTRUSTED_CERT: RegExp;
   UNTRUSTED_CERT_FIX: string;
   connectOnce(address: string, port: number, servername: string, secure: boolean, timeoutMs: number, localAddress: string | undefined, insecure: boolean): Promise<void>;
+  schemeMismatch(err: unknown, url: URL, timeoutMs: number, localAddress: string | undefined): Promise<string | undefined>;
+  noAnswer(timeoutMs: number): string;
 };
+
+/**
+ * The one rule the preflight follows too (docs/reliability.md): what the URL or the trust settings get wrong is bad
+ * input (exit 2: a name that does not resolve, the wrong scheme, an untrusted certificate); a target that refuses,
+ * times out or answers nothing is the target's failure (exit 3).
+ */
+async function reachError(err: NodeJS.ErrnoException, url: string, connected: boolean, timeoutMs: number): Promise<UsageError | TargetFailure> {
+  const code = err.code ?? err.message;
+  const where = `target ${redactUrl(url)}`;
+  if (UNTRUSTED_CERT.test(code)) return new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`);
+  const u = new URL(url);
+  if (code === 'ENOTFOUND' || code === 'EAI_NONAME') return new UsageError(`${where}: the name ${u.hostname} does not resolve (${code}); check the host in the URL`);
+  if (connected && code === 'ETIMEDOUT') return new TargetFailure(`${where} ${noAnswer(timeoutMs)}`);
+  const scheme = code === 'ECONNREFUSED' || code === 'ETIMEDOUT' ? undefined : await schemeMismatch(err, u, timeoutMs, undefined);
+  if (scheme) return new UsageError(`${where}: ${scheme} (${code})`);
+  return new TargetFailure(`${where} is unreachable (${code}); start the target or fix the URL (--target, or the script's config.target)`);
+}
 
 /** Options of {@link checkReachable}. */
 export interface ReachableOptions {
@@ -25,7 +44,8 @@ export interface ReachableOptions {
 }
 
 /**
- * Checks that the target answers; a refusal is bad input (exit 2), nothing started.
+ * Checks that the target answers; nothing is started either way. A wrong URL is bad input (exit 2), a target that
+ * does not answer is the target's failure (exit 3): see reachError.
  * `insecureTls`: the script's `config.tls.rejectUnauthorized` is false, so any certificate is accepted, as Artillery does.
  */
 export function checkReachable(url: string, timeoutMs = 5000, insecureTls = false, opts: ReachableOptions = {}): Promise<void> {
@@ -34,13 +54,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
     const secure = httpUrl.startsWith('https:');
     let connected = false;
-    const failed = (err: NodeJS.ErrnoException) => {
-      const code = err.code ?? err.message;
-      const where = `target ${redactUrl(url)}`;
-      if (UNTRUSTED_CERT.test(code)) reject(new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`));
-      else if (connected && code === 'ETIMEDOUT') reject(new UsageError(`${where} accepted the connection but sent no HTTP answer within ${timeoutMs / 1000} s; check that an HTTP server listens there and is not stalled`));
-      else reject(new UsageError(`${where} is unreachable (${code}); start the target or fix the URL (--target, or the script's config.target)`));
-    };
+    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs).then(reject);
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.

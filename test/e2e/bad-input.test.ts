@@ -57,7 +57,9 @@ const cases: Case[] = [
   { name: '--var without =', args: () => ['--var', 'rooms'], mentions: /--var "rooms" is not KEY=VALUE/ },
   { name: '--target not a URL', args: () => ['--target', 'not a url'], mentions: /--target "not a url" is not a URL/ },
   { name: '--target ftp', args: () => ['--target', 'ftp://127.0.0.1/'], mentions: /must be http/ },
-  { name: 'unreachable --target', args: async () => ['--target', `http://127.0.0.1:${await freePort()}`, '--vusers', '5'], mentions: /is unreachable/ },
+  { name: '--target whose name does not resolve', args: () => ['--target', 'http://no-such-host.invalid', '--vusers', '5'], mentions: /^error: target http:\/\/no-such-host\.invalid: the name no-such-host\.invalid does not resolve \(ENOTFOUND\); check the host in the URL$/ },
+  { name: '--target with no scheme', args: () => ['--target', '127.0.0.1:4101'], mentions: /has no scheme; write it as http:\/\/127\.0\.0\.1:4101/ },
+  { name: '--target port out of range', args: () => ['--target', 'http://127.0.0.1:99999'], mentions: /port 99999 is out of range \(1-65535\)/ },
   { name: '--max-error-rate 200', args: () => ['--max-error-rate', '200'], mentions: /--max-error-rate "200"/ },
   { name: '--teardown on a local run', args: () => ['--platform', 'local', '--teardown'], mentions: /--teardown only applies to --platform aws/ },
   { name: '--out folder already holding files', args: () => ['--vusers', '5', '--ramp', '1s', '--hold', '1s', '--out', occupied], mentions: /--out .* already holds files/ },
@@ -115,14 +117,32 @@ describe('bad input is refused before anything starts', () => {
 
   it('arrivals faster than this machine creates them: a warning naming the rate and the fix, before anything starts', async () => {
     const out = path.join(scratch, 'run-fast-arrivals');
-    // 50/s above the capacity model's rate for this machine's cores, over 2 s; the unreachable target then stops it.
+    // 50/s above the capacity model's rate for this machine's cores, over 2 s; the unreachable target then stops it (exit 3).
     const rate = os.availableParallelism() * MEASURED.sharedArrivalsPerCorePerSecond + 50;
     const r = await runCli(['--vusers', String(2 * rate), '--ramp', '2s', '--target', `http://127.0.0.1:${await freePort()}`, '--out', out], { timeoutMs: 30_000 });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(3);
     const warning = r.stderr.split('\n').find((l) => l.startsWith('warning: '));
     expect(warning).toMatch(new RegExp(`^warning: peak arrival rate ${rate.toLocaleString('en-US')}/s is above the ~[\\d,]+/s this machine's cores sustain .*longer --ramp$`));
     expect(r.stderr.indexOf(warning!)).toBeLessThan(r.stderr.indexOf('is unreachable'));
     expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it("nothing listening at --target: the target's failure, exit 3 (as the preflight says it), nothing started", async () => {
+    const out = path.join(scratch, 'run-unreachable');
+    const r = await runCli(['--target', `http://127.0.0.1:${await freePort()}`, '--vusers', '5', '--out', out], { timeoutMs: 30_000 });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^target failure: target http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); start the target or fix the URL/m);
+    expect(r.stdout).toBe('');
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('a mistyped URL with a password: the line and --output hide it (was: echoed whole, into --output too)', async () => {
+    const output = path.join(scratch, 'mistyped-url.json');
+    const r = await runCli(['--target', 'http://bob:pa/ss99@127.0.0.1:4101', '--output', output], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --target "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:4101" is not a URL; /m);
+    expect(JSON.parse(fs.readFileSync(output, 'utf8'))).toMatchObject({ status: 'bad-input', exitCode: 2 });
+    expect([r.stdout, r.stderr, fs.readFileSync(output, 'utf8')].filter((t) => /pa\/ss99|bob/.test(t))).toEqual([]);
   });
 
   it("--output naming the user's own script: exit 2, the script untouched, the summary on stdout only", async () => {

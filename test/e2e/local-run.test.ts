@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pidsOfRun, runCli, tempDir } from '../helpers/cli';
+import { loopbackHttpServer } from '../helpers/http-server';
 
 describe('a local run of 301 vusers over 3 generators', () => {
   let out: string;
@@ -182,20 +183,51 @@ describe('credentials in the target URL', () => {
       expect(result.json.aggregate.counters['ws.connected']).toBe(4);
       expect(result.json.target).toBe(target.base.replace('http://', 'http://***:***@'));
       expect(JSON.parse(fs.readFileSync(output, 'utf8'))).toEqual(result.json);
-      const leaks: string[] = [];
-      if (result.stdout.includes(secret)) leaks.push('stdout');
-      if (result.stderr.includes(secret)) leaks.push('stderr');
-      const walk = (d: string): void => {
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-          const p = path.join(d, e.name);
-          if (e.isDirectory()) walk(p);
-          else if (fs.readFileSync(p, 'latin1').includes(secret)) leaks.push(path.relative(dir, p));
-        }
-      };
-      walk(dir);
-      expect(leaks).toEqual([]);
+      expect(findIn(dir, secret, result)).toEqual([]);
     } finally {
       await target.stop();
     }
   }, 120_000);
+
+  it("a token in the query of a user script's config.target: sent by the run, shown and stored as ?token=*** (was: in run.json, report.*, the slices)", async () => {
+    const secret = `QSECRET${process.pid}`;
+    const seen: string[] = [];
+    const server = await loopbackHttpServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('ok');
+    });
+    try {
+      const dir = tempDir('rig-e2e-query-');
+      const script = path.join(dir, 'http.yml');
+      const base = `http://127.0.0.1:${server.port}/`;
+      fs.writeFileSync(script, `config:\n  target: "${base}?token=${secret}"\n  phases: [{ duration: 1, arrivalCount: 2 }]\nscenarios:\n  - flow:\n      - get: { url: "/" }\n`);
+      const out = path.join(dir, 'run');
+      const output = path.join(dir, 'summary.json');
+      const result = await runCli(['--scenario', script, '--out', out, '--output', output, '--json']);
+      expect(result.code).toBe(0);
+      expect(result.json.target).toBe(`${base}?token=***`);
+      expect(result.stderr).toContain(`target: ${base}?token=*** (config.target of http.yml`);
+      // The preflight and each vuser sent the real query, as plain artillery does (the target + the step's path, as text).
+      expect(seen).toEqual(Array(3).fill(`/?token=${secret}/`));
+      expect(findIn(dir, secret, result)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
+
+/** Where `needle` appears: stdout, stderr, or the files under `dir` (the script itself excepted). */
+function findIn(dir: string, needle: string, result: { stdout: string; stderr: string }): string[] {
+  const leaks: string[] = [];
+  if (result.stdout.includes(needle)) leaks.push('stdout');
+  if (result.stderr.includes(needle)) leaks.push('stderr');
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name !== 'http.yml' && fs.readFileSync(p, 'latin1').includes(needle)) leaks.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return leaks;
+}

@@ -3,7 +3,7 @@
  * the script's `config.tls.rejectUnauthorized: false` is honoured by the rig's reachability check and preflight
  * as Artillery honours it in the run; without it the run is refused with the fix, not called "unreachable".
  * `-k` does the same for a script without that setting, as `artillery run -k` does.
- * Also: a target that accepts the connection and never answers is named as such.
+ * Also: a target that accepts the connection and never answers is named as such, the same way by either check.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -19,6 +19,12 @@ function script(name: string, port: number, insecure: boolean): string {
   const file = path.join(dir, name);
   const tls = insecure ? '  tls:\n    rejectUnauthorized: false\n' : '';
   fs.writeFileSync(file, `config:\n  target: https://127.0.0.1:${port}\n${tls}  phases:\n    - duration: 1\n      arrivalCount: 2\nscenarios:\n  - flow:\n      - get: { url: / }\n`);
+  return file;
+}
+
+function wsScript(): string {
+  const file = path.join(dir, 'ws.yml');
+  fs.writeFileSync(file, 'config:\n  target: ws://127.0.0.1:1/feed\n  phases:\n    - duration: 1\n      arrivalCount: 1\nscenarios:\n  - engine: ws\n    flow:\n      - send: hi\n');
   return file;
 }
 
@@ -67,11 +73,16 @@ describe('a self-signed https target', () => {
     expect(r.json.aggregate.counters['http.codes.200']).toBe(2);
   }, 120_000);
 
-  test('a target that accepts the connection but never answers is named as such (exit 2)', async () => {
-    const out = path.join(dir, 'run-stalled');
-    const r = await runCli(['--target', `http://127.0.0.1:${stalledPort}`, '--vusers', '1', '--out', out]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/accepted the connection but sent no HTTP answer within 5 s/);
+  // The target's failure (exit 3), in the same words whether the reachability check (a built-in scenario) or the
+  // preflight (a ws script, was: exit 3 "Opening handshake has timed out") meets it.
+  test.each([
+    ['a built-in scenario', () => ['--target', `http://127.0.0.1:${stalledPort}`, '--vusers', '1']],
+    ['a ws script', () => ['--scenario', wsScript(), '--target', `ws://127.0.0.1:${stalledPort}/feed`]],
+  ])('a target that accepts the connection but never answers is named as such, exit 3 (%s)', async (_kind, args) => {
+    const out = path.join(dir, `run-stalled-${_kind.replace(/\W+/g, '-')}`);
+    const r = await runCli([...args(), '--out', out]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^target failure: .*accepted the connection but sent no HTTP answer within 5 s; check that an HTTP server listens there and is not stalled$/m);
     expect(fs.existsSync(out)).toBe(false);
   }, 60_000);
 });

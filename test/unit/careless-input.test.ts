@@ -89,10 +89,29 @@ describe('--vusers N without --hold holds all N at once', () => {
 
 describe('credentials in URLs', () => {
   it('redacts user and password, keeps everything else', () => {
-    expect(redactUrl('http://user:pw@host:3000/a?b=1')).toBe('http://***:***@host:3000/a?b=1');
+    expect(redactUrl('http://user:pw@host:3000/a?b=1')).toBe('http://***:***@host:3000/a?b=***');
     expect(redactUrl('https://token@host')).toBe('https://***@host');
     expect(redactUrl('http://host:3000')).toBe('http://host:3000');
+    expect(redactUrl('http://host:3000/a/')).toBe('http://host:3000/a/');
     expect(redactUrl('not a url')).toBe('not a url');
+  });
+  it('hides every query value (keys kept) and a fragment: a token often travels there (was: shown and stored whole)', () => {
+    expect(redactUrl('http://127.0.0.1:4101/?token=QSECRET123')).toBe('http://127.0.0.1:4101/?token=***');
+    expect(redactUrl('ws://127.0.0.1:4101/feed?token=QSECRET123&debug&room=a')).toBe('ws://127.0.0.1:4101/feed?token=***&debug&room=***');
+    expect(redactUrl('https://h/#access_token=QSECRET123')).toBe('https://h/#***');
+    expect(redactUrl('http://127.0.0.1:4101/?debug')).toBe('http://127.0.0.1:4101/?debug');
+    expect(storedCredentialsProblem('aws', 'http://h/?token=QSECRET123')).toMatch(/^target http:\/\/h\/\?token=\*\*\* carries credentials or query values, which on --platform aws/);
+    expect(storedCredentialsProblem('local', 'http://h/?token=QSECRET123')).toBeUndefined();
+  });
+  it('a URL that does not parse is redacted as text: anything before the last @ of the authority, the query (was: echoed whole)', () => {
+    expect(redactUrl('http://bob:pa/ss99@127.0.0.1:4101')).toBe('http://***:***@127.0.0.1:4101');
+    expect(redactUrl('http://bob:p@ss@127.0.0.1:99999/x?token=abc')).toBe('http://***:***@127.0.0.1:99999/x?token=***');
+    expect(redactUrl('bob:pw@127.0.0.1:4101')).toBe('***:***@127.0.0.1:4101');
+    expect(redactText('--target "http://bob:pa/ss99@127.0.0.1:4101" is not a URL')).toBe('--target "http://***:***@127.0.0.1:4101" is not a URL');
+    expect(redactText('GET ws://h:1/feed?token=abc failed')).toBe('GET ws://h:1/feed?token=*** failed');
+    // In JSON text (--json, --output) the URL ends at the backslash escaping its closing quote.
+    const json = redactText(JSON.stringify({ error: '--target "http://bob:pa/ss99@127.0.0.1:4101" is not a URL' }));
+    expect(JSON.parse(json)).toEqual({ error: '--target "http://***:***@127.0.0.1:4101" is not a URL' });
   });
   it('redacts inside free text', () => {
     expect(redactText('--target http://u:secret@127.0.0.1:9 is unreachable')).toBe('--target http://***:***@127.0.0.1:9 is unreachable');

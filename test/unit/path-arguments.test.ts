@@ -73,8 +73,8 @@ describe('relative paths start where the command was run (npm run starts scripts
     const sub = tempDir('rig-invoked-');
     fs.writeFileSync(path.join(sub, 'mine.yml'), 'config:\n  target: "http://127.0.0.1:1"\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n');
     const r = await runCli(['--scenario', './mine.yml', '--platform', 'local'], { env: { INIT_CWD: sub }, timeoutMs: 60_000 });
-    expect(r.code).toBe(2);
-    // Found and read: the refusal is the target's (nothing listens on port 1), not the file's.
+    // Found and read: the refusal is the target's (nothing listens on port 1: exit 3), not the file's.
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^target: http:\/\/127\.0\.0\.1:1 \(config\.target of mine\.yml/m);
     expect(r.stderr).not.toMatch(/no such file/);
   }, 60_000);

@@ -211,6 +211,7 @@ test('a TCP connect with no answer names security group, network ACL or route', 
   expect(connectFailure(timedOut, 'alb.example', '10.0.1.7', 80, 5000)).toEqual({
     step: 'tcp',
     message: 'TCP connect to 10.0.1.7:80 timed out after 5000 ms: a security group, network ACL or route drops the traffic (an internet-facing load balancer that admits clients only by security group does exactly this)',
+    config: false,
   });
   expect(connectFailure(Object.assign(new Error('x'), { code: 'EHOSTUNREACH' }), 'h', '10.0.1.7', 80, 5000).message).toMatch(/no route \(EHOSTUNREACH\): check the subnet's route table and network ACL/);
 });

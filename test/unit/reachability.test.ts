@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkReachable } from '../../scripts/adapters/reachability';
-import { UsageError } from '../../scripts/errors';
+import { TargetFailure } from '../../scripts/errors';
 import { freePort } from '../aws/moto';
 
 describe('checkReachable', () => {
@@ -37,11 +37,11 @@ describe('checkReachable', () => {
     expect(requests).toEqual(['GET /socket.io/?EIO=4&transport=polling']);
   });
 
-  test('nothing listening: unreachable, bad input, either way', async () => {
+  test("nothing listening: unreachable, the target's failure (exit 3, as the preflight says it), either way", async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     for (const opts of [{ http: false }, {}]) {
       const err = await checkReachable(closed, 2000, false, opts).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UsageError);
+      expect(err).toBeInstanceOf(TargetFailure);
       expect((err as Error).message).toMatch(/^target http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); start the target or fix the URL/);
     }
   });

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
 import { loadScenario } from '../../scripts/scenario';
-import { chooseTarget } from '../../scripts/target-choice';
+import { checkTargetUrl, chooseTarget } from '../../scripts/target-choice';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-target-'));
@@ -101,5 +101,28 @@ describe('chooseTarget', () => {
 
   test('a built-in scenario refuses a ws:// target (it fetches its cookie over HTTP)', () => {
     expect(() => choose({ scenario: 'connect', target: 'ws://127.0.0.1:1' })).toThrow(/must be http:\/\/ or https:\/\/ for the built-in scenarios/);
+  });
+});
+
+describe('a mistyped target URL: one line naming what is wrong, never its password or query', () => {
+  const refusal = (value: string) => {
+    try {
+      checkTargetUrl(value, '--target', true);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'accepted';
+  };
+  test('a password with a / makes it no URL: the line hides the credentials (was: echoed whole, into --output too)', () => {
+    expect(refusal('http://bob:pa/ss99@127.0.0.1:4101')).toBe('--target "http://***:***@127.0.0.1:4101" is not a URL; e.g. http://127.0.0.1:3000 or ws://127.0.0.1:3000/path');
+    expect(() => validateFlags({ target: 'http://bob:pa/ss99@127.0.0.1:4101' })).toThrow(/^--target "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:4101" is not a URL/);
+  });
+  test('no scheme, a port out of range, port 0: named, with the fix', () => {
+    expect(refusal('127.0.0.1:4101')).toMatch(/^--target "127\.0\.0\.1:4101" has no scheme; write it as http:\/\/127\.0\.0\.1:4101 /);
+    expect(refusal('localhost:4101')).toMatch(/^--target "localhost:4101" has no scheme; write it as http:\/\/localhost:4101 /);
+    expect(refusal('bob:pw@127.0.0.1:4101')).toMatch(/^--target "\*\*\*:\*\*\*@127\.0\.0\.1:4101" has no scheme/);
+    expect(refusal('http://127.0.0.1:99999')).toMatch(/^--target "http:\/\/127\.0\.0\.1:99999" is not a URL: port 99999 is out of range \(1-65535\); /);
+    expect(refusal('http://127.0.0.1:0')).toBe("--target http://127.0.0.1:0 has port 0, which no server listens on; give the target's port (1-65535)");
+    expect(refusal('not a url')).toMatch(/^--target "not a url" is not a URL; /);
   });
 });

@@ -4,6 +4,7 @@
  * environment once; nothing below reads process.env.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { capacityPerGenerator } from '../../core/capacity';
@@ -88,7 +89,18 @@ function lookUpTargetIsPrivate(url: string): Promise<boolean> {
   return Promise.race([sourceAddresses.targetIsPrivate(url), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Whether a URL names this machine's loopback (localhost, 127.0.0.0/8, ::1, or the unspecified 0.0.0.0 / ::). */
+/** This machine's addresses: 127.0.0.0/8, ::1 and the unspecified 0.0.0.0 / ::. */
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('0.0.0.0', 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addAddress('::', 'ipv6');
+
+/**
+ * Whether a URL names this machine's loopback: localhost, or an address in {@link LOOPBACK} in any of its forms
+ * (the URL parser writes `2130706433` and `0x7f.1` as 127.0.0.1; BlockList matches an IPv4-mapped IPv6 address,
+ * `[::ffff:127.0.0.1]`, by its IPv4 rules).
+ */
 export function loopbackHost(url: string): boolean {
   let host: string;
   try {
@@ -96,7 +108,9 @@ export function loopbackHost(url: string): boolean {
   } catch {
     return false;
   }
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0' || host === '::1' || host === '::';
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const family = net.isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**
