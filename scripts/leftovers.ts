@@ -1,8 +1,10 @@
 /**
- * `npm run leftovers -- [--region R] [--json]`: after a teardown, lists what still carries the rig's tag
- * (`loadtest-rig=true`, set on every stack in bin/rig.ts) through the Resource Groups Tagging API, and
- * names what stays by design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it
- * also restores a target scale-in that a killed run left suspended past its deadline (scale-in.ts).
+ * `npm run leftovers -- [--region R]… [--json]`: after a teardown, lists in every region it knows (cdk-outputs.json's
+ * regions plus each --region; else AWS_REGION) what still carries the rig's tag (`loadtest-rig=true`, set on every
+ * stack in bin/rig.ts) through the Resource Groups Tagging API, the auto-scaling groups with that tag (GetResources
+ * does not return them), and every rig stack CloudFormation still has (DELETE_FAILED named); and names what stays by
+ * design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it also restores a target
+ * scale-in that a killed run left suspended past its deadline (scale-in.ts).
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
 import * as fs from 'node:fs';
@@ -13,6 +15,7 @@ import { ExitCode, UsageError } from './errors';
 import { explainAwsError, isNoCredentials, isUnreachable } from './platforms/aws/aws-errors';
 import type { AwsApi } from './platforms/aws/clients';
 import { RigOutputs, describeRigStacks, parseOutputsFile } from './platforms/aws/discovery';
+import { recordedRegions, standingStacks } from './platforms/aws/rig-stacks';
 import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
 import { s3Store } from '../load-generators/lib/run-store';
 
@@ -24,11 +27,15 @@ export const STAYS_BY_DESIGN = [
   'the CDK bootstrap stack CDKToolkit (its assets bucket and ECR repository, with the agent bundle and target app assets): shared by every CDK app in the account and region; remove it only if nothing else uses CDK there',
 ];
 
-/** One tagged resource still present. */
+/** One resource of the rig still present. */
 export interface Leftover {
   readonly arn: string;
   /** e.g. `ec2 instance`, `logs log-group`. */
   readonly kind: string;
+  /** The region it was found in (set by {@link scanRegion}). */
+  readonly region?: string;
+  /** A stack's CloudFormation status (e.g. DELETE_FAILED). */
+  readonly status?: string;
 }
 
 /** The service and resource type of an ARN (`arn:aws:ec2:eu-west-1:123:instance/i-1` → `ec2 instance`). Pure. */
@@ -53,22 +60,75 @@ export async function findLeftovers(api: AwsApi): Promise<Leftover[]> {
   return out.sort((a, b) => a.kind.localeCompare(b.kind) || a.arn.localeCompare(b.arn));
 }
 
-/** The report as lines. Pure. */
+/** The auto-scaling groups with the rig's tag (the Tagging API's GetResources does not return them), every page. */
+export async function findRigGroups(api: AwsApi): Promise<Leftover[]> {
+  const out: Leftover[] = [];
+  let token: string | undefined;
+  do {
+    const page = await api.describeAutoScalingGroups({ Filters: [{ Name: `tag:${RIG_TAG.key}`, Values: [RIG_TAG.value] }], ...(token ? { NextToken: token } : {}) });
+    for (const g of page.AutoScalingGroups ?? []) {
+      const arn = g.AutoScalingGroupARN ?? g.AutoScalingGroupName;
+      if (arn) out.push({ arn, kind: kindOf(arn) });
+    }
+    token = page.NextToken || undefined;
+  } while (token);
+  return out;
+}
+
+/**
+ * Everything of the rig in the API's region: tagged resources, tagged auto-scaling groups, and rig stacks in any
+ * status but DELETE_COMPLETE; one entry per ARN, sorted by kind then ARN. `step` is told what is being asked.
+ */
+export async function scanRegion(api: AwsApi, step: (doing: string) => void = () => undefined): Promise<Leftover[]> {
+  step('listing the rig\'s tagged resources (tag:GetResources)');
+  const tagged = await findLeftovers(api);
+  step('listing the rig\'s auto-scaling groups (autoscaling:DescribeAutoScalingGroups)');
+  const groups = await findRigGroups(api);
+  step('looking up the rig stacks (cloudformation:DescribeStacks)');
+  const stacks = (await standingStacks(() => api, [api.region])).map((s) => ({ arn: s.stackId ?? s.name, kind: 'cloudformation stack', status: s.status }));
+  const byArn = new Map<string, Leftover>();
+  for (const l of [...tagged, ...groups, ...stacks]) byArn.set(l.arn, { ...byArn.get(l.arn), ...l, region: api.region });
+  return [...byArn.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.arn.localeCompare(b.arn));
+}
+
+/** One region's report as lines. Pure. */
 export function leftoverLines(region: string, found: readonly Leftover[]): string[] {
-  const lines = found.length === 0
-    ? [`leftovers: nothing tagged ${RIG_TAG.key}=${RIG_TAG.value} in ${region}`]
-    : [`leftovers: ${found.length} resource${found.length === 1 ? '' : 's'} tagged ${RIG_TAG.key}=${RIG_TAG.value} still in ${region}:`, ...found.map((l) => `  ${l.kind}: ${l.arn}`),
-      'finish the teardown with `npm run teardown` (or delete them in the console); the tagging index can lag a few minutes behind deletions'];
-  return [...lines, ...STAYS_BY_DESIGN.map((s) => `stays by design: ${s}`)];
+  if (found.length === 0) return [`leftovers: nothing of the rig in ${region} (nothing tagged ${RIG_TAG.key}=${RIG_TAG.value}, no LoadTestRig-* stack)`];
+  const failed = found.some((l) => l.status === 'DELETE_FAILED')
+    ? ['a DELETE_FAILED stack: its events in the CloudFormation console name the resource that blocked the delete; delete that, then the stack again']
+    : [];
+  return [
+    `leftovers: ${found.length} resource${found.length === 1 ? '' : 's'} of the rig still in ${region}:`,
+    ...found.map((l) => `  ${l.kind}: ${l.arn}${l.status ? ` (${l.status})` : ''}`),
+    ...failed,
+    'finish the teardown with `npm run teardown` (or delete them in the console); the tagging index can lag a few minutes behind deletions',
+  ];
+}
+
+/** What stays by design, as lines (said once, after every region). */
+export const staysByDesignLines = (): string[] => STAYS_BY_DESIGN.map((s) => `stays by design: ${s}`);
+
+/** A --region value, checked for a region name's shape. @throws UsageError */
+function regionFlag(flag: string): string {
+  // A region name's shape (eu-west-1, us-gov-west-1, ap-southeast-5): a typo is said here, not as an unreachable endpoint.
+  if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(flag)) throw new UsageError(`--region "${flag}" is not an AWS region name; pass the region you deployed to, e.g. --region eu-west-1`);
+  return flag;
+}
+
+/**
+ * Every region to look in: the regions cdk-outputs.json records (the home region first, then the other generator
+ * regions), then each --region; with none of those, AWS_REGION / AWS_DEFAULT_REGION. Pure. @throws UsageError
+ */
+export function regionsOf(flags: readonly string[], outputsText: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  const checked = flags.map(regionFlag);
+  const recorded = recordedRegions(outputsText);
+  const known = [...(recorded.home ? [recorded.home] : []), ...recorded.remote.map((r) => r.region), ...checked];
+  return known.length ? [...new Set(known)] : [regionOf(undefined, outputsText, env)];
 }
 
 /** The region: --region, else the deployed stacks' Region output, else AWS_REGION / AWS_DEFAULT_REGION. */
 export function regionOf(flag: string | undefined, outputsText: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag !== undefined) {
-    // A region name's shape (eu-west-1, us-gov-west-1, ap-southeast-5): a typo is said here, not as an unreachable endpoint.
-    if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(flag)) throw new UsageError(`--region "${flag}" is not an AWS region name; pass the region you deployed to, e.g. --region eu-west-1`);
-    return flag;
-  }
+  if (flag !== undefined) return regionFlag(flag);
   if (outputsText) {
     try {
       const json = JSON.parse(outputsText) as Record<string, Record<string, string> | undefined>;
@@ -108,8 +168,8 @@ export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | unde
 
 async function main(argv: string[]): Promise<number> {
   const program = new Command('leftovers')
-    .description('List what still carries the rig\'s tag after a teardown')
-    .option('--region <region>', 'the region the rig was deployed to (default: cdk-outputs.json, else AWS_REGION)')
+    .description('List what is left of the rig after a teardown')
+    .option('--region <region>', 'a region to look in besides cdk-outputs.json\'s (repeatable; without either, AWS_REGION)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--json', 'print the leftovers as JSON on stdout')
     .exitOverride()
     .allowExcessArguments(false);
@@ -123,21 +183,30 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     return (err as { code?: string }).code === 'commander.helpDisplayed' ? ExitCode.ok : ExitCode.badInput;
   }
-  const o = program.opts<{ region?: string; json?: boolean }>();
+  const o = program.opts<{ region: string[]; json?: boolean }>();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const outputsFile = path.resolve(__dirname, '..', 'cdk-outputs.json');
+  const outputsText = fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined;
   let region = 'the configured region';
+  let doing = 'listing the rig\'s tagged resources (tag:GetResources)';
   try {
-    region = regionOf(o.region, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, process.env);
+    const regions = regionsOf(o.region, outputsText, process.env);
     const { createAwsApi } = await import('./platforms/aws/clients');
-    const api = createAwsApi({ region });
-    await restoreLeftScaleIn(api, fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined, outputsFile, log);
-    const found = await findLeftovers(api);
-    for (const line of leftoverLines(region, found)) log(line);
-    if (o.json) process.stdout.write(`${JSON.stringify({ region, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
+    const found: Leftover[] = [];
+    for (const [k, r] of regions.entries()) {
+      region = r;
+      const api = createAwsApi({ region: r });
+      // The target, its scale-in alarm and the results bucket named by the outputs are the home region's (the first).
+      if (k === 0) await restoreLeftScaleIn(api, outputsText, outputsFile, log);
+      const here = await scanRegion(api, (d) => (doing = d));
+      for (const line of leftoverLines(r, here)) log(line);
+      found.push(...here);
+    }
+    for (const line of staysByDesignLines()) log(line);
+    if (o.json) process.stdout.write(`${JSON.stringify({ region: regions[0], regions, leftovers: found, staysByDesign: STAYS_BY_DESIGN }, null, 2)}\n`);
     return found.length === 0 ? ExitCode.ok : ExitCode.thresholdsBreached;
   } catch (err) {
-    const e = explainAwsError(err, { region, doing: 'listing the rig\'s tagged resources (tag:GetResources)', localAlternative: false, regionFrom: o.region !== undefined ? '--region' : 'the region (cdk-outputs.json, else AWS_REGION)' });
+    const e = explainAwsError(err, { region, doing, localAlternative: false, regionFrom: o.region.includes(region) ? '--region' : 'the region (cdk-outputs.json, else AWS_REGION)' });
     log(`${e instanceof UsageError ? 'error' : 'rig failure'}: ${e.message}`);
     return e instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
   }

@@ -1,7 +1,7 @@
 /**
  * `npm run soak -- [--runs 100] [--vusers 4] [--generators 2]`: small local runs back to back, to catch rare
  * rig failures (races between processes) that one run does not show. Not part of CI (minutes of load).
- * Prints one line per run and the tally; exits 0 when no run failed, 3 otherwise, 2 on bad input (its own flags,
+ * Always `--platform local` (a deployed rig is not used). Prints one line per run and the tally; exits 0 when no run failed, 3 otherwise, 2 on bad input (its own flags,
  * or a first run refused as bad input: nothing more is run), 130 when interrupted.
  */
 import { spawn } from 'node:child_process';
@@ -67,7 +67,8 @@ export async function soak(set: SoakSettings, deps: SoakDeps, tally: (line: stri
   try {
     for (let i = 1; i <= set.runs && !deps.stopped(); i++) {
       const out = path.join(work, `run-${i}`);
-      const r = await deps.runOnce(['--vusers', String(set.vusers), '--generators', String(set.generators), '--ramp', '1s', '--hold', '1s', '--out', out]);
+      // Local on purpose (docs/reliability.md): without --platform the CLI picks aws whenever cdk-outputs.json exists.
+      const r = await deps.runOnce(['--platform', 'local', '--vusers', String(set.vusers), '--generators', String(set.generators), '--ramp', '1s', '--hold', '1s', '--out', out]);
       done++;
       const ok = r.code === ExitCode.ok;
       deps.log(`soak ${i}/${set.runs}: exit ${r.code}${ok ? '' : ` — ${r.last}`}`);

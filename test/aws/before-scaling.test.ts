@@ -49,3 +49,13 @@ test('--target elsewhere: the rig\'s target neither scales nor carries load, so 
   expect(lines).toContain('vCPU quota L-1216C47A: 4 of 100 needed (other usage in the account not reported by AWS/Usage: not counted)');
   expect(lines.some((l) => /target instances|load balancer/.test(l))).toBe(false);
 });
+
+test('one region of a run over several: its quotas are checked, its cost is left to the run\'s total (no per-region estimate, no per-region --max-cost)', async () => {
+  const limits = awsGenerator('c5.large', 0).limits;
+  const plan = planLoad({ phases: [{ duration: 600, arrivalCount: 6000 }], generators: 2, limits, sessionSeconds: 600 });
+  const lines: string[] = [];
+  const outputs: RigOutputs = { ...OUTPUTS, costedWithOtherRegions: true };
+  await checkBeforeScaling({ api: createAwsApi({ region: 'us-east-1' }), outputs, plan, generatorInstanceType: 'c5.large', processesPerGenerator: 2, externalTarget: true, maxCost: 0.01, log: (l) => lines.push(l), now: () => 0 });
+  expect(lines.some((l) => l.startsWith('vCPU quota L-1216C47A'))).toBe(true);
+  expect(lines.some((l) => /estimated cost|--max-cost/.test(l))).toBe(false);
+});

@@ -55,7 +55,10 @@ test('--teardown over two regions: both groups to 0, the home stacks deleted in 
   const home = awsPlatform({ ...common, outputs: OUTPUTS, api: createAwsApi({ region: 'eu-west-2' }) });
   const region = OUTPUTS.regions![0]!;
   const remote = awsPlatform({ ...common, outputs: remoteOutputs(OUTPUTS, region), api: createAwsApi({ region: 'us-east-1' }) });
-  const p = multiRegionPlatform([{ region: 'eu-west-2', weight: 3, platform: home }, { region: 'us-east-1', weight: 1, platform: remote }], 'http://127.0.0.1:9');
+  const p = multiRegionPlatform([
+    { region: 'eu-west-2', weight: 3, platform: home, cost: { outputs: OUTPUTS, externalTarget: true } },
+    { region: 'us-east-1', weight: 1, platform: remote, natAddresses: 2, cost: { outputs: remoteOutputs(OUTPUTS, region), externalTarget: true } },
+  ], 'http://127.0.0.1:9');
   const regional = planRegions({ phases: [{ duration: 10, arrivalCount: 4 }], sessionSeconds: 1, generators: 2, regions: p.regions });
   p.useRegions(regional);
   const run = await p.open({ runId: 'r1', runDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rig-teardown-')), plan: regional.plan });

@@ -16,6 +16,8 @@ import { tempDir } from '../helpers/cli';
 
 const GEN = { GeneratorAsgName: 'home-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'home-bucket', Region: 'eu-west-2', MaxGenerators: '10' };
 const EU = { GeneratorAsgName: 'us-asg', GeneratorAgentHome: '/opt/a', ResultsBucketName: 'us-bucket', Region: 'us-east-1', MaxGenerators: '4', RegionWeight: '1', EgressAddress1: '198.51.100.2', EgressAddress0: '198.51.100.1' };
+/** Outputs a region's cost estimate reads (no target: the estimate counts only the generators). */
+const OUTPUTS_FOR_COST = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [] };
 
 describe('discovery of generator regions', () => {
   test('the outputs file names every region\'s stack, weight and public target URL', () => {
@@ -119,7 +121,8 @@ test('multiRegionPlatform: each region probes the URL its generators load, other
       },
     }),
   });
-  const p = multiRegionPlatform([{ region: 'eu-west-2', weight: 3, platform: part('eu-west-2', true) }, { region: 'us-east-1', weight: 1, platform: part('us-east-1') }], 'http://public');
+  const cost = { outputs: OUTPUTS_FOR_COST, externalTarget: true };
+  const p = multiRegionPlatform([{ region: 'eu-west-2', weight: 3, platform: part('eu-west-2', true), cost }, { region: 'us-east-1', weight: 1, platform: part('us-east-1'), cost }], 'http://public');
   expect(p.regions.map((r) => [r.region, r.weight, r.maxGenerators])).toEqual([['eu-west-2', 3, 4], ['us-east-1', 1, 4]]);
   const regional = planRegions({ phases: [{ duration: 10, arrivalCount: 40 }], sessionSeconds: 1, generators: 3, regions: p.regions });
   p.useRegions(regional);
@@ -129,6 +132,45 @@ test('multiRegionPlatform: each region probes the URL its generators load, other
   expect([0, 1, 2].map((i) => p.generatorTarget(i))).toEqual([undefined, undefined, 'http://public']);
   await run.close();
   expect(finished.sort()).toEqual(['eu-west-2', 'us-east-1']);
+});
+
+test('--max-cost caps the run, not each region: three regions each under the cap but above it together are refused before any region opens', async () => {
+  const limits = { processes: 2, openFiles: 60_000, ephemeralPorts: 60_000, sourceAddresses: 1, memoryBytes: 4e9, bytesPerVuser: 50_000, socketsPerVuser: 1 };
+  const opened: string[] = [];
+  const part = (region: string): Platform => ({
+    name: 'aws', limits, maxGenerators: 10, portRange: 64_512, secretsInEnvironment: false,
+    sourceAddress: () => undefined,
+    open: async () => {
+      opened.push(region);
+      throw new Error('not in this test');
+    },
+  });
+  const regions = ['eu-west-2', 'us-east-1', 'ap-south-1'];
+  const build = (maxCost?: number, lines: string[] = []) => {
+    const p = multiRegionPlatform(regions.map((region, k) => ({
+      region, weight: 1, platform: part(region), ...(k > 0 ? { natAddresses: 2 } : {}),
+      cost: { outputs: { ...OUTPUTS_FOR_COST, generatorInstanceType: 'c5.large' }, externalTarget: true },
+    })), 'http://public', (l) => lines.push(l), maxCost);
+    const regional = planRegions({ phases: [{ duration: 600, arrivalCount: 30_000 }], sessionSeconds: 600, generators: 6, regions: p.regions });
+    p.useRegions(regional);
+    return { p, plan: regional.plan, lines };
+  };
+  // What the run costs, all regions summed, and what each region costs alone.
+  const { p: free, plan, lines } = build();
+  await expect(free.open({ runId: 'r0', runDir: tempDir('rig-cost-'), plan })).rejects.toThrow('not in this test');
+  const total = Number(/^estimated cost of this run: \$(\d+\.\d\d) \(eu-west-2 \$[\d.]+ \+ us-east-1 \$[\d.]+ \+ ap-south-1 \$[\d.]+\)$/.exec(lines[0] ?? '')?.[1]);
+  const each = [...(lines[0] ?? '').matchAll(/ \$(\d+\.\d\d)/g)].slice(1).map((m) => Number(m[1]));
+  expect(each).toHaveLength(3);
+  expect(total).toBeCloseTo(each.reduce((a, b) => a + b, 0), 2);
+  // The other regions' generators leave through NAT: their boot downloads and load are priced there.
+  expect(lines.some((l) => l.startsWith('  us-east-1 NAT gateway data: $'))).toBe(true);
+  expect(lines.some((l) => l.startsWith('  eu-west-2 NAT gateway data'))).toBe(false);
+
+  opened.length = 0;
+  const cap = Math.max(...each) + 0.01; // every region fits alone
+  const capped = build(cap);
+  await expect(capped.p.open({ runId: 'r1', runDir: tempDir('rig-cost-'), plan: capped.plan })).rejects.toThrow(`the run is estimated at $${total.toFixed(2)} (all 3 regions), above --max-cost ${cap}; lower --vusers, --ramp/--hold or --generators, or raise --max-cost`);
+  expect(opened).toEqual([]);
 });
 
 test('a region planned past its NAT addresses\' connections to one destination gets a warning naming the bound', () => {

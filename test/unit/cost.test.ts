@@ -1,7 +1,7 @@
 /** The run's cost estimate (pure) and --max-cost. */
 import { validateFlags } from '../../scripts/options';
 import { loadSecondsOf } from '../../scripts/platforms/aws/before-scaling';
-import { INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal } from '../../scripts/platforms/aws/cost';
+import { BOOT_DOWNLOAD_GB, INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal, sumRegions } from '../../scripts/platforms/aws/cost';
 import type { CostInputs } from '../../scripts/platforms/aws/cost';
 
 // The issue's 96,000-vuser run: 20-minute ramp, every vuser held to the end, 2 c5.large generators, up to 4 t3.small targets.
@@ -81,4 +81,35 @@ test('S3 requests count every object a run writes and the live view\'s LISTs (on
   // Per generator: 2 processes × 240 periods + 480 health samples + 1,200 LISTs + 50 control objects.
   expect(line.basis).toContain('~4420 PUT/LIST');
   expect(line.usd).toBeCloseTo((4420 / 1000) * PRICES.s3PutPer1000, 2);
+});
+
+test('a T3 target pegged at 100% in unlimited mode: the surplus credits above its baseline, at the stated price', () => {
+  const e = estimateRunCost(RUN);
+  const line = e.lines.find((l) => l.item === 'target CPU credits (at most)')!;
+  // t3.small: 2 vCPUs, 20% baseline each; 4 instances over 40 min of load.
+  expect(line.usd).toBeCloseTo(4 * (2400 / 3600) * 2 * 0.8 * PRICES.t3SurplusVcpuHour, 2);
+  expect(PRICES.t3SurplusVcpuHour).toBe(0.05);
+  expect(e.assumptions).toContain('a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)');
+  // Not burstable, or Fargate: no credits.
+  expect(estimateRunCost({ ...RUN, target: { kind: 'ec2', instanceType: 'c5.large', maxCapacity: 4 } }).lines.some((l) => l.item.includes('credits'))).toBe(false);
+});
+
+test('generators behind NAT: their boot downloads and their load are processed by the gateway, at the stated price', () => {
+  const e = estimateRunCost({ ...RUN, viaNat: true });
+  const line = e.lines.find((l) => l.item === 'NAT gateway data')!;
+  const loadGb = (96_000 * 50 * 2400) / 1e9;
+  expect(line.usd).toBeCloseTo((2 * BOOT_DOWNLOAD_GB + loadGb) * PRICES.natGb, 2);
+  expect(PRICES.natGb).toBe(0.045);
+  expect(e.assumptions.some((a) => a.startsWith(`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed)`))).toBe(true);
+  expect(estimateRunCost(RUN).lines.some((l) => l.item === 'NAT gateway data')).toBe(false);
+});
+
+test('several regions: one total (what --max-cost is compared with), each region named', () => {
+  const a = estimateRunCost(RUN);
+  const b = estimateRunCost({ ...RUN, target: undefined, viaLoadBalancer: false, viaNat: true, region: 'eu-west-2' });
+  const sum = sumRegions([{ region: 'us-east-1', estimate: a }, { region: 'eu-west-2', estimate: b }]);
+  expect(sum.totalUsd).toBeCloseTo(a.totalUsd + b.totalUsd, 2);
+  expect(costLines(sum)[0]).toBe(`estimated cost of this run: $${sum.totalUsd.toFixed(2)} (us-east-1 $${a.totalUsd.toFixed(2)} + eu-west-2 $${b.totalUsd.toFixed(2)})`);
+  expect(sum.lines.map((l) => l.item)).toContain('eu-west-2 NAT gateway data');
+  expect(maxCostRefusal(sum, Math.max(a.totalUsd, b.totalUsd) + 0.01)).toMatch(/^the run is estimated at \$[\d.]+ \(all 2 regions\), above --max-cost/);
 });

@@ -46,10 +46,12 @@ describe('the soak loop', () => {
   const run = async (codes: number[], makeFolder: boolean) => {
     const work = fs.mkdtempSync(path.join(base, 'work-'));
     const lines: string[] = [];
+    const argvs: (readonly string[])[] = [];
     let i = 0;
     const code = await soak({ runs: codes.length, vusers: 4, generators: 2 }, {
       work: () => work,
       runOnce: async (args) => {
+        argvs.push(args);
         const out = args[args.indexOf('--out') + 1] as string;
         if (makeFolder) fs.mkdirSync(out, { recursive: true });
         const c = codes[i++] as number;
@@ -58,7 +60,7 @@ describe('the soak loop', () => {
       log: (l) => lines.push(l),
       stopped: () => false,
     });
-    return { code, lines, work, ran: i };
+    return { code, lines, work, ran: i, argvs };
   };
 
   test('a first run refused as bad input stops the soak: exit 2, no more runs, no folder left', async () => {
@@ -73,6 +75,12 @@ describe('the soak loop', () => {
     const r = await run([0, 0], true);
     expect(r.code).toBe(0);
     expect(fs.existsSync(r.work)).toBe(false);
+  });
+
+  test('every run is local, even where cdk-outputs.json would make the CLI pick aws', async () => {
+    const r = await run([0, 0], false);
+    expect(r.argvs).toHaveLength(2);
+    for (const argv of r.argvs) expect(argv.slice(argv.indexOf('--platform'), argv.indexOf('--platform') + 2)).toEqual(['--platform', 'local']);
   });
 
   test('a failed run leaves its folder: kept and named, exit 3', async () => {

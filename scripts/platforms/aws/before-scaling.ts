@@ -1,14 +1,15 @@
 /**
  * What the AWS platform checks after its preflight and before the fleet scales: the vCPU quotas and
  * zone offerings (quotas.ts), then the run's estimated cost and `--max-cost` (cost.ts). Either refusal
- * is a UsageError: exit 2, nothing scaled.
+ * is a UsageError: exit 2, nothing scaled. A region of a run over several regions checks its quotas only: the
+ * run's cost is every region's estimate summed and compared once, before any region opens (multi-region.ts).
  */
 import type { Plan } from '../../core/plan';
 import { secondsOfPhase } from '../../core/phases';
 import { UsageError } from '../../errors';
 import type { AwsApi } from './clients';
 import { costLines, estimateRunCost, maxCostRefusal } from './cost';
-import type { CostInputs } from './cost';
+import type { CostEstimate, CostInputs } from './cost';
 import type { RigOutputs } from './discovery';
 import { checkCapacity } from './quotas';
 
@@ -41,12 +42,45 @@ function targetOf(o: RigOutputs): CostInputs['target'] {
   return undefined;
 }
 
+/** What one region's estimate is made from. */
+export interface RegionCostProps {
+  readonly region: string;
+  readonly outputs: RigOutputs;
+  readonly plan: Plan;
+  readonly generatorInstanceType: string;
+  readonly processesPerGenerator: number;
+  /** --target given (or another region's generators, which load the target the home region counts). */
+  readonly externalTarget: boolean;
+  /** The region's generators leave through NAT gateways (a region other than the target's). */
+  readonly viaNat: boolean;
+}
+
+/** One region's estimated cost. Pure. */
+export function estimateRegion(p: RegionCostProps): CostEstimate {
+  // With --target elsewhere the rig's own target carries no load: it neither scales out nor adds LCUs.
+  const target = p.externalTarget ? undefined : targetOf(p.outputs);
+  return estimateRunCost({
+    region: p.region,
+    generatorInstanceType: p.generatorInstanceType,
+    generators: p.plan.generators.length,
+    processesPerGenerator: p.processesPerGenerator,
+    loadSeconds: loadSecondsOf(p.plan),
+    peakConnections: p.plan.peakConcurrent,
+    peakArrivalRate: p.plan.peakArrivalRate,
+    ...(target ? { target } : {}),
+    viaLoadBalancer: !p.externalTarget,
+    viaNat: p.viaNat,
+  });
+}
+
+/** True when these outputs are one region of a run over several: its cost is summed with the others' (multi-region.ts). */
+export const costedAcrossRegions = (o: RigOutputs): boolean => (o.regions?.length ?? 0) > 0 || o.costedWithOtherRegions === true;
+
 /**
  * Quotas, zones, cost: logs each, throws UsageError on a refusal.
  */
 export async function checkBeforeScaling(p: BeforeScalingProps): Promise<void> {
   const { api, outputs, plan, log } = p;
-  // With --target elsewhere the rig's own target carries no load: it neither scales out nor adds LCUs.
   const target = p.externalTarget ? undefined : targetOf(outputs);
   await checkCapacity(api, {
     region: api.region,
@@ -58,17 +92,8 @@ export async function checkBeforeScaling(p: BeforeScalingProps): Promise<void> {
     log,
     ...(p.now ? { now: p.now } : {}),
   });
-  const estimate = estimateRunCost({
-    region: api.region,
-    generatorInstanceType: p.generatorInstanceType,
-    generators: plan.generators.length,
-    processesPerGenerator: p.processesPerGenerator,
-    loadSeconds: loadSecondsOf(plan),
-    peakConnections: plan.peakConcurrent,
-    peakArrivalRate: plan.peakArrivalRate,
-    ...(target ? { target } : {}),
-    viaLoadBalancer: !p.externalTarget,
-  });
+  if (costedAcrossRegions(outputs)) return;
+  const estimate = estimateRegion({ region: api.region, outputs, plan, generatorInstanceType: p.generatorInstanceType, processesPerGenerator: p.processesPerGenerator, externalTarget: p.externalTarget, viaNat: false });
   for (const line of costLines(estimate)) log(line);
   if (p.maxCost !== undefined) {
     const refusal = maxCostRefusal(estimate, p.maxCost);

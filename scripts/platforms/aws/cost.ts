@@ -40,7 +40,23 @@ export const PRICES = {
   getMetricDataPer1000: 0.01,
   /** S3 PUT/LIST per 1,000 requests. */
   s3PutPer1000: 0.005,
+  /** NAT gateway, per GB it processes (either direction): "Amazon VPC pricing", NAT Gateway Pricing. */
+  natGb: 0.045,
+  /** CPU credits a T3 instance in unlimited mode spends beyond its earned ones, per vCPU-hour (Linux): "Amazon EC2 On-Demand Pricing", T2/T3/T4g Unlimited Mode Pricing. */
+  t3SurplusVcpuHour: 0.05,
 } as const;
+
+/**
+ * vCPUs and baseline CPU per vCPU of the T3 types ("Burstable performance instances", Key concepts: the baseline
+ * table of the Amazon EC2 User Guide). The target's launch template sets unlimited credits (target-stack/ec2-target.ts).
+ */
+export const T3_BASELINE: Readonly<Record<string, { readonly vcpus: number; readonly baseline: number }>> = {
+  't3.nano': { vcpus: 2, baseline: 0.05 }, 't3.micro': { vcpus: 2, baseline: 0.1 }, 't3.small': { vcpus: 2, baseline: 0.2 },
+  't3.medium': { vcpus: 2, baseline: 0.2 }, 't3.large': { vcpus: 2, baseline: 0.3 }, 't3.xlarge': { vcpus: 4, baseline: 0.4 }, 't3.2xlarge': { vcpus: 8, baseline: 0.4 },
+};
+
+/** What one generator downloads through a NAT gateway while it boots: Node's tarball (~30 MB) and the agent's npm tree from the public registry (an assumption, not measured; dnf and the S3 assets go through the free S3 gateway endpoint). */
+export const BOOT_DOWNLOAD_GB = 0.2;
 
 const HOURS_PER_MONTH = 730;
 
@@ -70,6 +86,12 @@ export interface CostInputs {
    * @default 900 seconds
    */
   readonly overheadSeconds?: number;
+  /**
+   * The generators leave through NAT gateways (a generator region other than the target's): their boot downloads
+   * and the load's bytes are processed there.
+   * @default false
+   */
+  readonly viaNat?: boolean;
 }
 
 /** One priced item. */
@@ -86,6 +108,8 @@ export interface CostEstimate {
   readonly assumptions: readonly string[];
   /** Items without a price (an instance type not in the table): the total leaves them out. */
   readonly unpriced: readonly string[];
+  /** Each region's total, when the estimate sums several ({@link sumRegions}). */
+  readonly regions?: readonly { readonly region: string; readonly totalUsd: number }[];
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -109,6 +133,11 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     const p = INSTANCE_PRICE_USD_PER_HOUR[t.instanceType];
     if (p === undefined) unpriced.push(`${t.instanceType} targets`);
     else lines.push({ item: 'target instances (at most)', usd: t.maxCapacity * loadHours * p, basis: `up to ${t.maxCapacity} × ${t.instanceType} × ${loadHours.toFixed(2)} h × $${p}/h` });
+    const burst = T3_BASELINE[t.instanceType];
+    if (burst) {
+      const surplus = burst.vcpus * (1 - burst.baseline);
+      lines.push({ item: 'target CPU credits (at most)', usd: t.maxCapacity * loadHours * surplus * PRICES.t3SurplusVcpuHour, basis: `up to ${t.maxCapacity} × ${loadHours.toFixed(2)} h × ${burst.vcpus} vCPU × (100% − ${Math.round(burst.baseline * 100)}% baseline) × $${PRICES.t3SurplusVcpuHour}/vCPU-h, unlimited mode at 100% CPU` });
+    }
   } else if (t?.kind === 'fargate') {
     const perTask = t.taskVcpu * PRICES.fargateVcpuHour + t.taskGb * PRICES.fargateGbHour;
     lines.push({ item: 'target tasks (at most)', usd: t.maxTasks * loadHours * perTask, basis: `up to ${t.maxTasks} tasks × ${loadHours.toFixed(2)} h × $${perTask.toFixed(4)}/h (${t.taskVcpu} vCPU, ${t.taskGb} GB)` });
@@ -120,6 +149,10 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     lines.push({ item: 'load balancer capacity units', usd: lcu * loadHours * PRICES.albLcuHour, basis: `${lcu.toFixed(1)} LCU (max of ${i.peakArrivalRate.toFixed(0)} new/s ÷ 25, ${i.peakConnections} active ÷ 3,000, GB/h) × ${loadHours.toFixed(2)} h × $${PRICES.albLcuHour}` });
   }
   lines.push({ item: 'data between public addresses', usd: gb * 2 * PRICES.inRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.inRegionGb}/GB` });
+  if (i.viaNat) {
+    const natGb = i.generators * BOOT_DOWNLOAD_GB + gb;
+    lines.push({ item: 'NAT gateway data', usd: natGb * PRICES.natGb, basis: `(${i.generators} × ${BOOT_DOWNLOAD_GB} GB boot downloads + ${gb.toFixed(2)} GB of load) × $${PRICES.natGb}/GB` });
+  }
 
   // Each load process stores a period every ~10 s; each generator a health sample every 5 s (DEFAULTS.healthIntervalMs)
   // and ~50 control objects; the live view lists a generator's periods at most once per IDLE_LIST_MS (2 s, scripts/live.ts).
@@ -135,16 +168,33 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     `us-east-1 On-Demand list prices${i.region === 'us-east-1' ? '' : ` (the run is in ${i.region}: up to ~30% higher there)`}`,
     `generators bill ${Math.round(overhead / 60)} min beyond the ${Math.round(i.loadSeconds / 60)} min of load (boot, install, report, scale-in)`,
     ...(t ? ['the target counted at its maximum size for the whole load (an upper bound); it bills while idle anyway (docs/aws.md)'] : []),
+    ...(t?.kind === 'ec2' && T3_BASELINE[t.instanceType] ? ['a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)'] : []),
+    ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed); the load's transfer to the target's region priced at the in-region rate (transfer between regions costs more)`] : []),
     `${bps} bytes/s per open connection`,
     'excludes the standing stacks\' idle cost, taxes, free tier and Savings Plans',
   ];
   return { lines: lines.map((l) => ({ ...l, usd: round2(l.usd) })), totalUsd, assumptions, unpriced };
 }
 
+/**
+ * Several regions' estimates as one: the run's total (what --max-cost is compared with, once), each region's lines
+ * named by region. Pure.
+ */
+export function sumRegions(parts: readonly { readonly region: string; readonly estimate: CostEstimate }[]): CostEstimate {
+  return {
+    lines: parts.flatMap((p) => p.estimate.lines.map((l) => ({ ...l, item: `${p.region} ${l.item}` }))),
+    totalUsd: round2(parts.reduce((a, p) => a + p.estimate.totalUsd, 0)),
+    assumptions: [...new Set(parts.flatMap((p) => p.estimate.assumptions))],
+    unpriced: parts.flatMap((p) => p.estimate.unpriced.map((u) => `${u} in ${p.region}`)),
+    regions: parts.map((p) => ({ region: p.region, totalUsd: p.estimate.totalUsd })),
+  };
+}
+
 /** The estimate as log lines (total first). */
 export function costLines(e: CostEstimate): string[] {
+  const split = e.regions ? ` (${e.regions.map((r) => `${r.region} $${r.totalUsd.toFixed(2)}`).join(' + ')})` : '';
   return [
-    `estimated cost of this run: $${e.totalUsd.toFixed(2)}${e.unpriced.length ? ` plus ${e.unpriced.join(', ')} (no list price in scripts/platforms/aws/cost.ts)` : ''}`,
+    `estimated cost of this run: $${e.totalUsd.toFixed(2)}${split}${e.unpriced.length ? ` plus ${e.unpriced.join(', ')} (no list price in scripts/platforms/aws/cost.ts)` : ''}`,
     ...e.lines.filter((l) => l.usd >= 0.005).map((l) => `  ${l.item}: $${l.usd.toFixed(2)} (${l.basis})`),
     `  assumptions: ${e.assumptions.join('; ')}`,
   ];
@@ -156,5 +206,5 @@ export function maxCostRefusal(e: CostEstimate, maxUsd: number): string | undefi
     return `--max-cost ${maxUsd} cannot be enforced: no list price for ${e.unpriced.join(', ')}; add it to INSTANCE_PRICE_USD_PER_HOUR in scripts/platforms/aws/cost.ts or drop --max-cost`;
   }
   if (e.totalUsd <= maxUsd) return undefined;
-  return `the run is estimated at $${e.totalUsd.toFixed(2)}, above --max-cost ${maxUsd}; lower --vusers, --ramp/--hold or --generators, or raise --max-cost`;
+  return `the run is estimated at $${e.totalUsd.toFixed(2)}${e.regions ? ` (all ${e.regions.length} regions)` : ''}, above --max-cost ${maxUsd}; lower --vusers, --ramp/--hold or --generators, or raise --max-cost`;
 }

@@ -76,6 +76,12 @@ export interface RigOutputs extends GeneratorGroupOutputs {
   readonly regions?: readonly RegionalOutputs[];
   /** Regions the home generator stack names (RemoteGeneratorRegions), found or not. */
   readonly remoteRegionNames?: readonly string[];
+  /**
+   * Set on another region's outputs (multi-region.ts remoteOutputs): the run's cost is estimated and capped for every
+   * region at once, not per region.
+   * @default false
+   */
+  readonly costedWithOtherRegions?: boolean;
 }
 
 type OutputMap = Readonly<Record<string, string>>;

@@ -4,7 +4,8 @@
  * composed into one Platform. The run sequence (scripts/run.ts) is unchanged: it plans with the regional split
  * (scripts/core/regions.ts), and this platform routes each generator to its region's fleet and store.
  *
- * Per region: the checks before anything scales (credentials, bucket, group, quotas, cost), the preflight probe
+ * Before any region opens: the run's estimated cost, every region's summed, and `--max-cost` compared with that total
+ * once. Per region: the checks before anything scales (credentials, bucket, group, quotas), the preflight probe
  * from the region's first generator (against the URL that region's generators load), the fleet, and its scale to 0
  * afterwards; `--teardown` deletes the home stacks, then every region's.
  */
@@ -12,7 +13,9 @@ import type { Plan } from '../../core/plan';
 import { RegionalPlan, generatorId } from '../../core/regions';
 import { UsageError } from '../../errors';
 import type { OpenRun, Platform, RegionalPlatform } from '../platform';
-import { copyStoreToFolder } from './aws';
+import { DEFAULT_GENERATOR_INSTANCE_TYPE, copyStoreToFolder } from './aws';
+import { estimateRegion } from './before-scaling';
+import { costLines, maxCostRefusal, sumRegions } from './cost';
 import type { RegionalOutputs, RigOutputs } from './discovery';
 import { regionalFleet, regionalStore } from './regional';
 
@@ -23,6 +26,32 @@ export interface RegionPart {
   readonly platform: Platform;
   /** NAT addresses its generators leave from (other regions); undefined for the home region. */
   readonly natAddresses?: number;
+  /** What its share of the cost is estimated from: its outputs, and whether the target it loads is counted elsewhere (--target, or another region). */
+  readonly cost: { readonly outputs: RigOutputs; readonly externalTarget: boolean };
+}
+
+/**
+ * The run's estimated cost — every region's, each on its own share of the plan, summed — logged, and `--max-cost`
+ * compared with the total once. @throws UsageError when the total is above it (nothing opened, nothing scaled).
+ */
+export function checkRunCost(parts: readonly RegionPart[], planOf: (k: number) => Plan, maxCost: number | undefined, log: (line: string) => void): void {
+  const estimate = sumRegions(parts.map((p, k) => ({
+    region: p.region,
+    estimate: estimateRegion({
+      region: p.region,
+      outputs: p.cost.outputs,
+      plan: planOf(k),
+      generatorInstanceType: p.cost.outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,
+      processesPerGenerator: p.platform.limits.processes,
+      externalTarget: p.cost.externalTarget,
+      viaNat: p.natAddresses !== undefined,
+    }),
+  })));
+  for (const line of costLines(estimate)) log(line);
+  if (maxCost === undefined) return;
+  const refusal = maxCostRefusal(estimate, maxCost);
+  if (refusal) throw new UsageError(refusal);
+  log(`--max-cost ${maxCost}: the estimate fits`);
 }
 
 /** Simultaneous connections a NAT gateway holds per address to one destination (address, port, protocol). */
@@ -56,6 +85,7 @@ export function remoteOutputs(home: RigOutputs, r: RegionalOutputs): RigOutputs 
     // These generators load the target's internet-facing URL (their NAT addresses are admitted there).
     ...(home.publicTargetUrl ? { targetUrl: home.publicTargetUrl } : {}),
     stackNames: [r.stackName],
+    costedWithOtherRegions: true,
   };
 }
 
@@ -67,8 +97,8 @@ export function remoteTargetUrl(home: RigOutputs, explicitTarget: string | undef
   throw new UsageError(`the target stack has no PublicTargetUrl output, so generators in ${(home.regions ?? []).map((r) => r.region).join(', ')} cannot reach it; redeploy with the same -c generatorRegions (npm run deploy)`);
 }
 
-/** Composes the regions' platforms (home first) into one. */
-export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: string, log: (line: string) => void = () => undefined): RegionalPlatform {
+/** Composes the regions' platforms (home first) into one; `maxCost` (--max-cost) caps the run's total, all regions summed. */
+export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: string, log: (line: string) => void = () => undefined, maxCost?: number): RegionalPlatform {
   const [home, ...others] = parts;
   if (!home || others.length === 0) throw new Error('multiRegionPlatform: needs the home region and at least one other');
   let regional: RegionalPlan | undefined;
@@ -99,7 +129,8 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
     sourceAddress: () => undefined,
 
     async open({ runId, runDir, plan }) {
-      // Every region's checks before anything scales anywhere (credentials, bucket, group, quotas, cost).
+      // The whole run's cost first, then every region's checks before anything scales anywhere (credentials, bucket, group, quotas).
+      checkRunCost(parts, (k) => planOf(k, plan), maxCost, log);
       const runs: OpenRun[] = [];
       const closeAll = async () => {
         // Every region at once: each fleet goes to 0 without waiting for another region's teardown

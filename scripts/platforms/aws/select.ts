@@ -195,7 +195,7 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
   // Generators in several regions: one platform per region, composed (scripts/platforms/aws/multi-region.ts).
   const multi = multiRegionModule();
   const remoteUrl = multi.remoteTargetUrl(outputs, options.target);
-  const parts: MultiRegion.RegionPart[] = [{ region, weight: outputs.regionWeight ?? 1, platform }];
+  const parts: MultiRegion.RegionPart[] = [{ region, weight: outputs.regionWeight ?? 1, platform, cost: { outputs, externalTarget: options.target !== undefined } }];
   for (const r of outputs.regions) {
     const rOutputs = multi.remoteOutputs(outputs, r);
     const rApi = clientsModule().createAwsApi({ region: r.region });
@@ -216,10 +216,11 @@ export async function selectPlatform(p: SelectProps): Promise<Platform> {
       removeOutputsFile: () => undefined,
     });
     log(`[${r.region}] ${capacityLine(rOutputs, false, remote.generator, p.generatorCapacity)}`);
-    parts.push({ region: r.region, weight: r.weight, platform: remote, natAddresses: r.egressAddresses.length });
+    // Its generators load the target the home region's estimate counts.
+    parts.push({ region: r.region, weight: r.weight, platform: remote, natAddresses: r.egressAddresses.length, cost: { outputs: rOutputs, externalTarget: true } });
   }
   log(`generator regions: ${parts.map((x) => `${x.region} (weight ${x.weight})`).join(', ')}; other regions load ${remoteUrl}`);
-  return multi.multiRegionPlatform(parts, remoteUrl, log);
+  return multi.multiRegionPlatform(parts, remoteUrl, log, options.maxCost);
 }
 
 /** One line: what one generator holds and why (instance type and where its figures came from, addresses used, the limit that binds, heap). */
