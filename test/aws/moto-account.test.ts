@@ -122,7 +122,7 @@ test('a target URL with credentials on AWS: exit 2 naming the secrets path, noth
     timeoutMs: 90_000,
   });
   expect(res.code).toBe(2);
-  expect(res.stderr).toMatch(/carries credentials, which on --platform aws would be stored in the run's S3 slices; .*secrets path/);
+  expect(res.stderr).toMatch(/carries credentials or query values, which on --platform aws would be stored in the run's S3 slices; .*secrets path/);
   expect(`${res.stdout}${res.stderr}`).not.toContain('s3cret-pw');
   expect(fs.existsSync(out)).toBe(false);
   const group = (await new AutoScalingClient(clientConfig(moto)).send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [GEN_ASG] }))).AutoScalingGroups?.[0];
