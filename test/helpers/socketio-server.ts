@@ -28,6 +28,8 @@ export interface SocketIoServer {
   readonly namespaces: string[];
   /** Publishes it acked (socket emits and POSTs). */
   publishes: number;
+  /** `echo` emits it answered. */
+  readonly echoes: number;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 export async function startSocketIoServer(opts: SocketIoServerOptions = {}): Promise<SocketIoServer> {
   const prefix = opts.prefix ?? '';
   const deliver = opts.deliver ?? true;
-  const state = { namespaces: [] as string[], publishes: 0 };
+  const state = { namespaces: [] as string[], publishes: 0, echoes: 0 };
   const httpServer = http.createServer(async (req, res) => {
     const url = req.url ?? '';
     if (url === `${prefix}/set-cookie`) {
@@ -73,7 +75,10 @@ export async function startSocketIoServer(opts: SocketIoServerOptions = {}): Pro
       if (deliver) io.to(msg.room).emit('message', { room: msg.room, payload: msg.payload, serverAt: Date.now() });
       ack?.({ ok: true });
     });
-    socket.on('echo', (data: unknown, ack?: (r: unknown) => void) => ack?.(data));
+    socket.on('echo', (data: unknown, ack?: (r: unknown) => void) => {
+      state.echoes++;
+      ack?.(data);
+    });
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const port = (httpServer.address() as AddressInfo).port;
@@ -88,6 +93,9 @@ export async function startSocketIoServer(opts: SocketIoServerOptions = {}): Pro
     },
     set publishes(n: number) {
       state.publishes = n;
+    },
+    get echoes() {
+      return state.echoes;
     },
     close: async () => {
       io.disconnectSockets(true);
