@@ -1,10 +1,10 @@
 /**
  * Live view of a running test: reads new period files from the run store as agents write them,
  * merges each period across generators (exactly: the same merge as the final report) and produces
- * one progress line per period once every generator still running has moved past it. Each line is
+ * one progress line per period, once and in order, when every load process still running has shipped it. Each line is
  * labelled by the period's end (UTC and T+ from the shared start: never before the run began).
  */
-import { CONTROL, KEY_KIND, generatorKeys } from '../load-generators/lib/run-protocol';
+import { CONTROL, KEY_KIND, SPOOL, generatorKeys } from '../load-generators/lib/run-protocol';
 import type { RunStore, StartControl } from './contracts';
 import { PeriodMetrics, deserializePeriod, mergePeriods, summarize } from './core/merge';
 import { elapsed } from './report/findings';
@@ -69,20 +69,43 @@ export function formatPeriodLine(period: PeriodMetrics, totals: Totals, startAt?
   );
 }
 
-/** Tracks which period files were read and which periods were already shown. */
+/** Counters a period line adds to the run's totals. */
+function addTotals(totals: Totals, c: Record<string, number>): void {
+  totals.created += c['vusers.created'] ?? 0;
+  totals.completed += c['vusers.completed'] ?? 0;
+  totals.failed += c['vusers.failed'] ?? 0;
+  totals.received += c['pubsub.messages_received'] ?? 0;
+  totals.expected += c['pubsub.messages_expected'] ?? 0;
+}
+
+/**
+ * Tracks which period files were read and which periods were already shown. A period's line is printed once,
+ * in order: when every load process of every generator still running has shipped it or a later one (Artillery
+ * emits a process's periods in order, each once), has written its final report, or when it is `settleMs` old —
+ * then marked partial. A process's file for a period already shown is never printed again: its counters go
+ * into the totals of the next line, which says so (before, a slower process re-printed a period already shown,
+ * so the lines went back in time).
+ */
 export class LiveMerger {
   private readonly seen = new Set<string>();
   private readonly pending = new Map<number, PeriodMetrics[]>();
   private readonly latestByProcess = new Map<string, number>();
+  /** Load processes (`generators/<id>/p<k>`) whose final report is in: they ship no more periods. */
+  private readonly finished = new Set<string>();
   private readonly done = new Set<string>();
   private readonly totals: Totals = { created: 0, completed: 0, failed: 0, errors: 0, received: 0, expected: 0 };
   /** Per generator: the earliest instant a LIST of its periods can find a new one. */
   private readonly nextListAt = new Map<string, number>();
   private startAt: number | undefined;
+  /** The last period shown: files of it or of an earlier one are late. */
+  private shownUpTo = -Infinity;
+  /** Created vusers of late files not yet mentioned on a line. */
+  private lateCreated: number | undefined;
 
   /**
-   * @param now the clock: a period is also shown once it is `settleMs` old, because Artillery emits no
-   *            period at all while its vusers only hold (think), which would otherwise freeze the line
+   * @param now the clock: a period is also shown once it is `settleMs` old (from its start), because
+   *            Artillery emits no period at all while a process's vusers only hold (think), and a process may
+   *            be slow or stuck; such a line is marked partial
    */
   constructor(
     private readonly store: RunStore,
@@ -91,14 +114,14 @@ export class LiveMerger {
     private readonly settleMs: number = PERIOD_MS + 15_000,
   ) {}
 
-  /** A generator that has ended no longer holds periods back. */
+  /** A generator that has ended (or was lost) no longer holds periods back. */
   markDone(id: string): void {
     this.done.add(id);
   }
 
   /**
-   * Reads new files; returns the lines of periods that every running generator has passed. A generator's
-   * periods are listed only when one can be new (see {@link nextList}); `all` lists every generator.
+   * Reads new files; returns the lines of the periods now due, in order. A generator's periods are listed
+   * only when one can be new (see {@link nextList}); `all` lists every generator.
    */
   async poll(all = false): Promise<string[]> {
     if (this.startAt === undefined) {
@@ -111,13 +134,7 @@ export class LiveMerger {
       const found = await this.readNewPeriods(g.id);
       this.nextListAt.set(g.id, this.nextList(g, found));
     }
-    const running = this.generators.map((g) => g.id).filter((id) => !this.done.has(id));
-    const horizons = running.flatMap((id) => {
-      const procs = [...this.latestByProcess].filter(([proc]) => proc.startsWith(generatorKeys(id).prefix));
-      return procs.length ? procs.map(([, latest]) => latest) : [-Infinity];
-    });
-    const settled = this.now() - this.settleMs;
-    return this.emitUpTo(running.length === 0 ? Infinity : Math.max(Math.min(...horizons) - 1, settled));
+    return this.emitDue();
   }
 
   /** Shows every period still held back (end of run). */
@@ -132,22 +149,56 @@ export class LiveMerger {
    */
   private async readNewPeriods(id: string): Promise<number> {
     let found = 0;
-    const keys = (await this.store.list(`${generatorKeys(id).prefix}p`)).filter((k) => KEY_KIND.period.test(k));
-    for (const key of keys) {
-      if (this.seen.has(key)) continue;
+    for (const key of await this.store.list(`${generatorKeys(id).prefix}p`)) {
+      if (key.endsWith(`/${SPOOL.final}`)) this.finished.add(key.slice(0, -SPOOL.final.length - 1));
+      if (!KEY_KIND.period.test(key) || this.seen.has(key)) continue;
       const text = await this.store.get(key);
       if (text === undefined) continue;
       this.seen.add(key);
       found++;
       const p = deserializePeriod(text);
+      // Keyed per load process: each emits its periods in order, but processes run side by side.
+      const proc = key.split('/periods/')[0] ?? id;
+      this.latestByProcess.set(proc, Math.max(this.latestByProcess.get(proc) ?? -Infinity, p.period));
+      if (p.period <= this.shownUpTo) {
+        this.foldLate(p);
+        continue;
+      }
       const list = this.pending.get(p.period) ?? [];
       list.push(p);
       this.pending.set(p.period, list);
-      // Keyed per load process: each emits its periods in order, but processes run side by side.
-      const proc = key.split('/periods/')[0] ?? id;
-      this.latestByProcess.set(proc, Math.max(this.latestByProcess.get(proc) ?? 0, p.period));
     }
     return found;
+  }
+
+  /** A file of a period already shown: into the totals, said on the next line, never a line of its own. */
+  private foldLate(p: PeriodMetrics): void {
+    const merged = mergePeriods([p])[0];
+    if (!merged) return;
+    addTotals(this.totals, merged.counters);
+    this.lateCreated = (this.lateCreated ?? 0) + (merged.counters['vusers.created'] ?? 0);
+  }
+
+  /** The load processes of generator `g` a period waits for: its planned ones, else those seen so far. */
+  private processesOf(g: LiveGenerator): string[] {
+    const prefix = generatorKeys(g.id).prefix;
+    if (g.processes !== undefined) return Array.from({ length: g.processes }, (_, k) => `${prefix}p${k}`);
+    const seen = [...this.latestByProcess.keys()].filter((proc) => proc.startsWith(prefix));
+    return seen.length ? seen : [`${prefix}p?`];
+  }
+
+  /** How many load processes of generators still running have not shipped `period` (nor a later one) yet. */
+  private missing(period: number): { missing: number; of: number } {
+    let missing = 0;
+    let of = 0;
+    for (const g of this.generators) {
+      if (this.done.has(g.id)) continue;
+      for (const proc of this.processesOf(g)) {
+        of++;
+        if (!this.finished.has(proc) && (this.latestByProcess.get(proc) ?? -Infinity) < period) missing++;
+      }
+    }
+    return { missing, of };
   }
 
   /**
@@ -165,20 +216,23 @@ export class LiveMerger {
     return Math.max(idle, Math.min(...latest) + 2 * PERIOD_MS);
   }
 
-  private emitUpTo(limit: number): string[] {
+  /** The lines of the pending periods now due, oldest first; stops at the first one still waited for. */
+  private emitDue(): string[] {
     const lines: string[] = [];
+    const settled = this.now() - this.settleMs;
     for (const period of [...this.pending.keys()].sort((a, b) => a - b)) {
-      if (period > limit) break;
+      const { missing, of } = this.missing(period);
+      if (missing > 0 && period > settled) break;
       const merged = mergePeriods(this.pending.get(period) ?? [])[0];
       this.pending.delete(period);
+      this.shownUpTo = period;
       if (!merged) continue;
-      const c = merged.counters;
-      this.totals.created += c['vusers.created'] ?? 0;
-      this.totals.completed += c['vusers.completed'] ?? 0;
-      this.totals.failed += c['vusers.failed'] ?? 0;
-      this.totals.received += c['pubsub.messages_received'] ?? 0;
-      this.totals.expected += c['pubsub.messages_expected'] ?? 0;
-      lines.push(formatPeriodLine(merged, this.totals, this.startAt));
+      addTotals(this.totals, merged.counters);
+      const notes: string[] = [];
+      if (missing > 0) notes.push(`partial: ${missing} of ${of} load processes not in`);
+      if (this.lateCreated !== undefined) notes.push(`late data of an earlier period included (+${this.lateCreated} created)`);
+      this.lateCreated = undefined;
+      lines.push([formatPeriodLine(merged, this.totals, this.startAt), ...notes].join('  '));
     }
     return lines;
   }

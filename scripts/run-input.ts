@@ -47,10 +47,11 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);
   const { loads } = checkScriptFiles(scenario);
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
+  // The built-in scenarios' own rules first (their words say what is wrong: too large, not in digits, a path without
+  // its /): names they read, values they can run as given; without --target URL they run against the reference target.
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
-  // Then the built-in scenarios' own rules: names they read, values they can run as given.
-  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
   try {
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);

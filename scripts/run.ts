@@ -237,7 +237,7 @@ interface RunStage {
 async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
   const { input, platform, ctx, plan, runId, runDir } = s;
   const { target, store, fleet } = run;
-  ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${countsList(plan.generators.map((g) => g.arrivals))}), run folder ${runDir}`);
+  ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${countsList(plan.generators.map((g) => g.arrivals))})`);
   if (s.regional) ctx.log(`regions: ${s.regional.regions.map((r) => `${r.region} ${r.plan.totalArrivals} vusers on ${r.plan.generators.length} generator(s)`).join(', ')}; one start instant for all`);
   // Agents that get a credentialed target URL through their environment find it redacted in their slices.
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
@@ -249,6 +249,8 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
   for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir)) ctx.log(line);
   s.beforeLaunch();
+  // Named once it will hold the run: a refusal before this point (the preflight's exit 2) leaves no folder behind.
+  ctx.log(`run folder ${runDir}`);
   // Target-side figures (the reference target's /metrics; silently none for targets without it).
   run.metrics.start();
   const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };

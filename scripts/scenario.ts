@@ -10,6 +10,7 @@ import * as yaml from 'js-yaml';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
+import { MAX_TIMER_SECONDS } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
@@ -259,7 +260,7 @@ export function withTarget(script: ArtilleryScript, target: string): ArtillerySc
 }
 
 /** Node's timers hold at most 2^31 - 1 ms (~24.8 days); a longer think would fire after ~1 ms. */
-const MAX_THINK_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const MAX_THINK_SECONDS = MAX_TIMER_SECONDS;
 
 /** Variables the script's flows use as a think time (`think: "{{ hold }}"`): seconds, so numbers a timer can hold. */
 export function thinkVariables(script: ArtilleryScript): Set<string> {
@@ -289,7 +290,9 @@ function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars
     const example = typeof d === 'number' ? d : 10;
     const usedAs = thinks.has(key) ? `a think time in seconds${typeof d === 'number' ? ` (default ${d})` : ''}` : `a number (default ${d})`;
     if ((typeof d === 'number' || thinks.has(key)) && typeof value !== 'number') {
-      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as ${usedAs}; pass a number, e.g. --var ${key}=${example}`);
+      // `1e9`, `99999999999999999999`: a number, but not in the digits --var reads as one (it stays text).
+      const how = typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? 'write it in digits, at most 9007199254740991 for a whole number' : 'pass a number';
+      throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as ${usedAs}; ${how}, e.g. --var ${key}=${example}`);
     }
     if (typeof value !== 'number') continue;
     if (((typeof d === 'number' && d >= 0) || thinks.has(key)) && value < 0) {

@@ -9,14 +9,15 @@
  * broadcast.echo_half_rtt (ms, round trip of an `echo` emit with ack, halved — TechRacers' method),
  * broadcast.messages_received, broadcast.messages_sent (publisher), clock.offset_ms.
  */
-const { syncClock, targetOf, numVar, strVar, isDutyProcess, phaseSeconds } = require('./clock');
+const { syncClock, targetOf, numVar, strVar, boolVar, isDutyProcess, phaseSeconds } = require('./clock');
 const { startPublisher } = require('./shared');
 const { fetchCookie, openSocket, closeSocket } = require('./connect');
 
 /** @param {any} context @param {import('node:events').EventEmitter} events */
 async function broadcastPublisher(context, events) {
   if (!isDutyProcess()) return;
-  const interval = Math.max(0.01, numVar(context, 'interval', 1));
+  // At least 1 ms (the publisher's timer resolution; scripts/builtin-variables.ts refuses less, was clamped to 10 ms unsaid).
+  const interval = Math.max(0.001, numVar(context, 'interval', 1));
   startPublisher({
     target: targetOf(context),
     rooms: [strVar(context, 'room', 'broadcast')],
@@ -34,7 +35,8 @@ async function broadcastPublisher(context, events) {
 async function broadcastJoin(context, events) {
   const socket = context.rigSocket.socket;
   const offset = Number(context.vars.clockOffset) || 0;
-  const echo = strVar(context, 'echo', 'true') !== 'false';
+  // `--var echo=0` is off too (was on: only the text 'false' turned it off).
+  const echo = boolVar(context, 'echo', true);
   socket.on('message', (/** @type {any} */ msg) => {
     const now = Date.now();
     events.emit('counter', 'broadcast.messages_received', 1);

@@ -53,6 +53,18 @@ function strVar(context, name, dflt) {
 }
 
 /**
+ * A switch variable: `true`/`1` on, `false`/`0` off (typed or as text: a `--var` arrives typed, a YAML default as
+ * written), anything else the default (the rig refuses other values before the run: scripts/builtin-variables.ts).
+ * @param {any} context @param {string} name @param {boolean} dflt
+ */
+function boolVar(context, name, dflt) {
+  const v = context && context.vars ? context.vars[name] : undefined;
+  if (v === true || v === 1 || v === 'true' || v === '1') return true;
+  if (v === false || v === 0 || v === 'false' || v === '0') return false;
+  return dflt;
+}
+
+/**
  * One HTTP request with an optional JSON body; resolves with status and parsed JSON (or undefined).
  * @param {string} method @param {string} url @param {unknown} [body] @param {{ keepAlive?: boolean, timeoutMs?: number }} [opts]
  * @returns {Promise<{ status: number, body: any }>}
@@ -186,4 +198,4 @@ function phaseFieldSeconds(v) {
 /** Epoch second now (for per-second counters that merge exactly across generators). */
 const epochSecond = () => Math.floor(Date.now() / 1000);
 
-module.exports = { syncClock, measureClock, requestJson, targetOf, numVar, strVar, isDutyProcess, phaseSeconds, sleep, epochSecond };
+module.exports = { syncClock, measureClock, requestJson, targetOf, numVar, strVar, boolVar, isDutyProcess, phaseSeconds, sleep, epochSecond };

@@ -7,8 +7,8 @@
  *
  *   fetchCookie  GET /set-cookie, retried up to 3 times (exponential backoff with full jitter) on a
  *                network error or a 5xx           → cookie.ok | cookie.retry (+ cookie.retry_reason.<http_503|ECONNRESET…>) | cookie.failed
- *   openSocket   Socket.IO over websocket carrying the cookie
- *                                                  → ws.connected | ws.connect_failed (+ ws.connect_failed_reason.<ECONNREFUSED|EMFILE…>), ws.connect_time (ms)
+ *   openSocket   Socket.IO over websocket carrying the cookie, namespace /, at the target's path prefix + socketPath
+ *                                                  → ws.connected | ws.connect_failed (+ ws.connect_failed_reason.<ECONNREFUSED|EMFILE|unauthorized…>), ws.connect_time (ms)
  *   (think)      hold for {{ hold }} seconds;      a loss during the hold → ws.dropped
  *   closeSocket  clean disconnect
  *
@@ -95,6 +95,31 @@ function targetOf(context) {
   return t.endsWith('/') ? t.replace(/\/+$/, '') : t;
 }
 
+/**
+ * Where the Socket.IO connection goes: the target's origin, namespace `/`, at the target's path prefix + `socketPath`
+ * (both appended as text, as `/set-cookie` is: docs/scenarios.md). Before, `io(target)` read a prefix as a
+ * namespace (`http://host/base` asked for `/base`: every vuser failed, "Invalid namespace").
+ * @param {any} context
+ */
+function socketTarget(context) {
+  const url = new URL(targetOf(context));
+  return { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${context.vars.socketPath || '/socket.io'}` };
+}
+
+/**
+ * The reason a connect failed, as a counter suffix: the network error's code (ECONNREFUSED is the target's,
+ * EMFILE or EADDRNOTAVAIL this generator's own, which the rig's verdict counts as such), else the message the
+ * server or the transport gave (`unauthorized`, `Invalid_namespace`, `timeout`, `websocket_error`).
+ * @param {any} err
+ * @returns {string | undefined}
+ */
+function connectFailedReason(err) {
+  const cause = err?.description?.error?.code;
+  if (typeof cause === 'string' && /^E[A-Z]+$/.test(cause)) return cause;
+  const slug = String(err?.message || '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40);
+  return slug || undefined;
+}
+
 /** The vuser's source address, chosen once so its cookie request and its socket leave from the same one. @param {any} context */
 function sourceOf(context) {
   if (context.rigSource === undefined) context.rigSource = pickSourceAddress() || '';
@@ -161,9 +186,9 @@ async function fetchCookie(context, events) {
 async function openSocket(context, events) {
   const startedAt = Date.now();
   const localAddress = sourceOf(context);
-  const target = targetOf(context);
-  const socket = io(target, {
-    path: context.vars.socketPath || '/socket.io',
+  const { origin, path } = socketTarget(context);
+  const socket = io(origin, {
+    path,
     transports: ['websocket'],
     forceNew: true,
     reconnection: false,
@@ -171,7 +196,7 @@ async function openSocket(context, events) {
     extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
     ...(AUTH_TOKEN ? { auth: { token: AUTH_TOKEN } } : {}),
     // engine.io-client hands the agent to `ws`: the upgrade leaves from the source address on a named port.
-    ...(localAddress ? { agent: /** @type {any} */ (agentFor(localAddress, target.startsWith('https:'))) } : {}),
+    ...(localAddress ? { agent: /** @type {any} */ (agentFor(localAddress, origin.startsWith('https:'))) } : {}),
   });
   try {
     await new Promise((resolve, reject) => {
@@ -181,10 +206,8 @@ async function openSocket(context, events) {
   } catch (err) {
     socket.close();
     events.emit('counter', 'ws.connect_failed', 1);
-    // The network error under a transport error (ws's ErrorEvent): ECONNREFUSED is the target's, EMFILE or
-    // EADDRNOTAVAIL this generator's own, which the rig's verdict counts as such.
-    const cause = /** @type {any} */ (err).description?.error?.code;
-    if (typeof cause === 'string' && /^E[A-Z]+$/.test(cause)) events.emit('counter', `ws.connect_failed_reason.${cause}`, 1);
+    const reason = connectFailedReason(err);
+    if (reason) events.emit('counter', `ws.connect_failed_reason.${reason}`, 1);
     const message = /** @type {Error} */ (err).message || 'connect_error';
     throw Object.assign(new Error(`socket.io connect failed: ${message}`), { code: `WS_CONNECT_FAILED` });
   }

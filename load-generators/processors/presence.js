@@ -12,7 +12,7 @@
  *   presence.target_announcements_sent  presenceOut difference (the target's own count: the expected figure)
  *   target.peak_send_rate_per_sec       histogram, the target's peakSendRatePerSec (since it started)
  */
-const { syncClock, targetOf, numVar, strVar, isDutyProcess, phaseSeconds, requestJson, sleep } = require('./clock');
+const { syncClock, targetOf, numVar, strVar, boolVar, isDutyProcess, phaseSeconds, requestJson, sleep } = require('./clock');
 const { fetchCookie, openSocket, closeSocket } = require('./connect');
 
 /** @type {{ baseline: number, startedAt: number } | undefined | null} */
@@ -27,7 +27,7 @@ function roomName(context, i) {
 /** Claims the ground-truth monitor for this vuser (duty process, first vuser) and takes the baseline. */
 /** @param {any} context @param {import('node:events').EventEmitter} _events */
 async function presenceBaseline(context, _events) {
-  if (monitor !== undefined || !isDutyProcess() || strVar(context, 'targetMetrics', 'true') === 'false') return;
+  if (monitor !== undefined || !isDutyProcess() || !boolVar(context, 'targetMetrics', true)) return;
   monitor = null;
   const startedAt = Date.now();
   try {

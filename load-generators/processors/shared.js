@@ -25,6 +25,21 @@ const { requestJson, sleep } = require('./clock');
 /** @type {Map<string, number>} */
 const latestSeq = new Map();
 
+/** The first seq this process learned of, per publisher (a receiver that subscribed before knows nothing earlier). */
+/** @type {Map<string, number>} */
+const firstSeq = new Map();
+
+/**
+ * The ticks published (acked by the target, or seen delivered by any socket of this process) between two snapshots,
+ * per publisher, as seq ranges (from, to]. A publisher unknown at `since` counts from just before the first seq the
+ * process learned of it.
+ * @param {Map<string, number>} since @param {Map<string, number>} until
+ * @returns {Array<{ publisher: string, from: number, to: number }>}
+ */
+function ticksBetween(since, until) {
+  return [...until].map(([publisher, to]) => ({ publisher, from: since.get(publisher) ?? (firstSeq.get(publisher) ?? to + 1) - 1, to }));
+}
+
 /** @returns {Map<string, number>} a snapshot (a publisher or two: tiny) */
 function snapshotLatest() {
   return new Map(latestSeq);
@@ -123,11 +138,7 @@ class Receiver {
       } else {
         this.duplicates++;
       }
-      const l = latestSeq.get(pub);
-      if (l === undefined || seq > l) {
-        latestSeq.set(pub, seq);
-        bookTicks(seq - (l ?? 0));
-      }
+      markPublished(pub, seq);
     }
     const sentAt = Number(p.sentAt);
     if (Number.isFinite(sentAt)) {
@@ -137,6 +148,31 @@ class Receiver {
     }
     return p;
   }
+}
+
+/**
+ * A tick this process's own publisher published: the target acked it (200) for every room. It counts as seen, as
+ * a received message does, so this process's receivers expect it even when the target delivers nothing (before,
+ * only a delivered message told them a tick had been published: a target that acked and never delivered read as
+ * nothing expected, nothing lost).
+ * @param {string} pub publisher id @param {number} seq
+ */
+function markPublished(pub, seq) {
+  if (!firstSeq.has(pub)) firstSeq.set(pub, seq);
+  const l = latestSeq.get(pub);
+  if (l === undefined || seq > l) {
+    latestSeq.set(pub, seq);
+    bookTicks(seq - (l ?? 0));
+  }
+}
+
+/**
+ * A publish the target did not take: `publish.failed`, and what it answered as `publish.failed_reason.<http_413|ECONNRESET…>`.
+ * @param {import('node:events').EventEmitter} events @param {string} reason
+ */
+function publishFailed(events, reason) {
+  events.emit('counter', 'publish.failed', 1);
+  events.emit('counter', `publish.failed_reason.${reason}`, 1);
 }
 
 /** @type {{ running: boolean } | undefined} */
@@ -162,20 +198,23 @@ function startPublisher(o) {
       if (wait > 0) await sleep(wait);
       const sentAt = Date.now();
       const payload = { sentAt, offsetMs: o.clockOffset, publisher: o.id, seq: tick, ...(o.filler ? { filler: o.filler } : {}) };
-      await Promise.all(
+      const acked = await Promise.all(
         o.rooms.map(async (room) => {
           try {
             const { status } = await requestJson('POST', `${o.target}/publish`, { room, payload }, { keepAlive: true });
             if (status === 200) o.events.emit('counter', o.sentMetric, 1);
-            else o.events.emit('counter', 'publish.failed', 1);
-          } catch {
-            o.events.emit('counter', 'publish.failed', 1);
+            else publishFailed(o.events, `http_${status}`);
+            return status === 200;
+          } catch (err) {
+            publishFailed(o.events, String(/** @type {any} */ (err).code || 'network'));
+            return false;
           }
         }),
       );
+      if (acked.every(Boolean)) markPublished(o.id, tick);
     }
     state.running = false;
   })();
 }
 
-module.exports = { Receiver, startPublisher, snapshotLatest, ticksSince, expectMessages };
+module.exports = { Receiver, startPublisher, snapshotLatest, ticksSince, ticksBetween, expectMessages };

@@ -158,18 +158,26 @@ export function findingsOf(r: ReportJson): Finding[] {
   if (retries > 0 || c['cookie.failed']) {
     out.push({ id: 'retries', label: 'cookie retries', value: retries, severity: c['cookie.failed'] ? 'bad' : retries > 0 ? 'warn' : 'ok', text: `${n(retries)}${retryCauses(c)}${c['cookie.failed'] ? `; ${n(c['cookie.failed'])} gave up` : ''}` });
   }
-  const held = heldText(r.rig);
+  const held = heldText(r.rig, r.scenario);
   if (held) out.push({ id: 'peak-held', label: 'peak held at once', value: held.value, severity: held.short ? 'warn' : 'ok', text: held.text });
   return out;
 }
+
+/** The built-in scenarios whose load processes hold a publisher's HTTP connections besides the vusers' sockets. */
+const PUBLISHING = new Set(['pubsub', 'broadcast', 'recovery']);
 
 /**
  * The most vusers held at once, next to what was asked: the target's own connection count and the generators'
  * established sockets (`rig.held`, measured only: `memoryPerVuser.peakHeld` falls back to the plan, so it is not
  * used here); `short` when the target held fewer than 95% of `--vusers N` (N held at once is what `--vusers`
- * without `--hold` means).
+ * without `--hold` means). The generators' figure counts every TCP connection of the load processes: with a
+ * publisher (`pubsub`, `broadcast`, `recovery`), its keep-alive HTTP connections too (one per room it posts to at
+ * once), so it is labelled connections, not sockets of vusers (13 "of --vusers 10" on pubsub with 3 rooms).
+ * Sessions shorter than the 5-s sampling: "not sampled", not a number caught by chance.
  */
-export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>): { value: number; text: string; short: boolean } | undefined {
+export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>, scenario?: string): { value: number | null; text: string; short: boolean } | undefined {
+  const notSampled = rig.held?.notSampled;
+  if (notSampled) return { value: null, text: `not sampled (${notSampled})${rig.held?.requested !== undefined ? ` (of --vusers ${n(rig.held.requested)})` : ''}`, short: false };
   const target = rig.held?.targetConnections;
   const sockets = rig.held?.generatorSockets;
   const value = target ?? sockets;
@@ -177,9 +185,10 @@ export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>): { value
   const requested = rig.held?.requested;
   // Nothing held and nothing asked to be held (a script of HTTP requests): "0 generator sockets (plan: 6 at once)" read as a shortfall.
   if (value === 0 && requested === undefined) return undefined;
+  const generators = scenario !== undefined && PUBLISHING.has(scenario) ? "generator connections (the vusers' and the publisher's)" : 'generator sockets';
   const parts = [
     target !== undefined ? `${n(target)} target connections` : undefined,
-    sockets !== undefined ? `${n(sockets)} generator sockets` : undefined,
+    sockets !== undefined ? `${n(sockets)} ${generators}` : undefined,
   ].filter(Boolean);
   const of = requested !== undefined ? `of --vusers ${n(requested)}` : `plan: ${n(rig.plan.peakConcurrent)} at once`;
   return { value, text: `${parts.join(', ')} (${of})`, short: requested !== undefined && target !== undefined && target < 0.95 * requested };

@@ -4,11 +4,12 @@
  * so they can never disagree.
  */
 import { ExitCode } from '../errors';
+import { deliveryReasons } from './delivery';
 import { metricVariables } from './thresholds';
 import type { RunResult, RunSummary, ThresholdResult } from './types';
 
 /** What the result is decided from: the summary without its result. */
-export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & {
+export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & Partial<Pick<RunSummary, 'scenario'>> & {
   readonly rig: Pick<RunSummary['rig'], 'lostGenerators' | 'askedExitCodes' | 'failedAfterLoad'>;
 };
 
@@ -38,8 +39,8 @@ export function thresholdReason(t: ThresholdResult, aggregate: ResultInput['aggr
 }
 
 /**
- * Decides the result. Exit code precedence: interrupted (130), rig failure (3), thresholds or failed
- * vusers (1), else 0; the reasons list every cause, not only the one that chose the code.
+ * Decides the result. Exit code precedence: interrupted (130), rig failure (3), thresholds, failed
+ * vusers or a built-in delivery scenario that delivered nothing (1), else 0; the reasons list every cause, not only the one that chose the code.
  */
 export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   const failures: string[] = [];
@@ -90,6 +91,12 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
     raise(ExitCode.thresholdsBreached);
     failures.push(`${vusers} > --max-error-rate ${percent(maxErrorRate)}`);
   } else held.push(`${vusers} ≤ --max-error-rate ${percent(maxErrorRate)}`);
+
+  // A built-in delivery scenario with nothing delivered, or publishes refused: the test of that service failed.
+  for (const d of deliveryReasons(s.scenario, c)) {
+    if (d.fails) raise(ExitCode.thresholdsBreached);
+    (d.fails ? failures : held).push(d.text);
+  }
 
   for (const t of s.thresholds) {
     if (t.ok) held.push(thresholdReason(t, s.aggregate));

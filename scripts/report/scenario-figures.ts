@@ -109,6 +109,27 @@ export function clockRows(agg: FiguresSection): FigureRow[] {
   return [{ label: 'clock offset vs target (per process)', value: value(spread), unit: 'ms', text: `${ms(o.min)} … ${ms(o.max)} over ${num(o.count)} process(es)` }];
 }
 
+/** The publisher's publishes the target refused (`publish.failed`), when there were any. */
+function publishFailedRows(c: Record<string, number>): FigureRow[] {
+  return c['publish.failed'] ? [count('publishes refused by the target', c['publish.failed'])] : [];
+}
+
+/** The recovery scenario's rows. */
+function recoveryRows(c: Record<string, number>, s: FiguresSection['summaries']): FigureRow[] {
+  const rec = c['recovery.messages_recovered'] ?? 0;
+  const lost = c['recovery.messages_lost'] ?? 0;
+  return [
+    count('sessions recovered', c['recovery.sessions_recovered'] ?? 0),
+    count('sessions not recovered', c['recovery.sessions_not_recovered'] ?? 0),
+    count('reconnects failed', c['recovery.reconnect_failed'] ?? 0),
+    count('messages recovered', rec),
+    count('messages lost', lost),
+    ...publishFailedRows(c),
+    pctRow('recovered / (recovered + lost)', rec, rec + lost),
+    ...latencyRows('delivery latency', s['recovery.delivery_latency'], false),
+  ];
+}
+
 /** The scenario-specific rows for the summary and the report; [] for scenarios without any. */
 export function scenarioFigures(scenario: string, aggregate: FiguresSection, intermediate: readonly FiguresPeriod[]): FigureRow[] {
   const c = aggregate.counters;
@@ -119,6 +140,7 @@ export function scenarioFigures(scenario: string, aggregate: FiguresSection, int
       const zero = c['pubsub.vusers_zero_messages'] ?? 0;
       return [
         count('messages published', c['pubsub.messages_sent']),
+        ...publishFailedRows(c),
         count('messages received', c['pubsub.messages_received']),
         count('messages expected', c['pubsub.messages_expected']),
         pctRow('receipt ratio', c['pubsub.messages_received'], c['pubsub.messages_expected']),
@@ -140,8 +162,10 @@ export function scenarioFigures(scenario: string, aggregate: FiguresSection, int
     }
     case 'broadcast':
       return [
-        count('broadcasts published', c['broadcast.messages_sent']),
-        count('messages received', c['broadcast.messages_received']),
+        // 0, not "–": the publisher ran (its refused publishes are the row below, and a result reason).
+        count('broadcasts published', c['broadcast.messages_sent'] ?? 0),
+        ...publishFailedRows(c),
+        count('messages received', c['broadcast.messages_received'] ?? 0),
         ...latencyRows('one-way latency (serverAt)', s['broadcast.latency'], true),
         ...latencyRows('echo round trip / 2', s['broadcast.echo_half_rtt'], false),
       ];
@@ -173,19 +197,8 @@ export function scenarioFigures(scenario: string, aggregate: FiguresSection, int
         count('total sessions', c['ws.connected'] ?? 0),
       ];
     }
-    case 'recovery': {
-      const rec = c['recovery.messages_recovered'] ?? 0;
-      const lost = c['recovery.messages_lost'] ?? 0;
-      return [
-        count('sessions recovered', c['recovery.sessions_recovered'] ?? 0),
-        count('sessions not recovered', c['recovery.sessions_not_recovered'] ?? 0),
-        count('reconnects failed', c['recovery.reconnect_failed'] ?? 0),
-        count('messages recovered', rec),
-        count('messages lost', lost),
-        pctRow('recovered / (recovered + lost)', rec, rec + lost),
-        ...latencyRows('delivery latency', s['recovery.delivery_latency'], false),
-      ];
-    }
+    case 'recovery':
+      return recoveryRows(c, s);
     default:
       return [];
   }

@@ -160,7 +160,7 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
   } else if (mem && mem.peakHeld > 0) {
     rig.push(['memory per held vuser', `not measured: ${mem.peakHeld} held at the peak, too few for start-up growth not to dominate (from 1,000)`]);
   }
-  const held = heldText(s.rig);
+  const held = heldText(s.rig, s.scenario);
   if (held) rig.push(['peak held at once', held.text]);
   rig.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
   const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);

@@ -71,8 +71,12 @@ export interface RunSummary {
     readonly failedAfterLoad?: ReadonlyArray<{ readonly code: number; readonly why: string; readonly processes: number }>;
     /** Peak memory per held vuser on the generators and on the target (bytes; undefined when not measurable). */
     readonly memoryPerVuser?: { readonly generatorBytes?: number; readonly targetBytes?: number; readonly peakHeld: number };
-    /** The most vusers held at once (target connections, generator sockets) next to `--vusers N`. */
-    readonly held?: { readonly requested?: number; readonly targetConnections?: number; readonly generatorSockets?: number };
+    /**
+     * The most vusers held at once (target connections, generator sockets) next to `--vusers N`; `notSampled` instead
+     * of the counts when the vusers held their connections for less than the 5-s sampling interval (the samples
+     * would have caught a few of them, or none, by chance).
+     */
+    readonly held?: { readonly requested?: number; readonly targetConnections?: number; readonly generatorSockets?: number; readonly notSampled?: string };
   };
   readonly failedRatio: number;
   /** The scenario's own figures (e.g. every row of Relaybox's results table for `rooms`). */

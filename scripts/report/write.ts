@@ -93,7 +93,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput, opts
   });
   const health = data.flatMap((g) => g.health).sort((a, b) => a.at - b.at || a.generator.localeCompare(b.generator) || a.process.localeCompare(b.process));
   const targetSamples = await readTargetSamples(store, note);
-  const held = peakHeldOf(input.requestedVusers, targetSamples, health);
+  const held = peakHeldOf(input.requestedVusers, targetSamples, health, summary.aggregate.summaries['vusers.session_length']);
   const memoryPerVuser = memoryPerHeldVuser(held, input.plan.peakConcurrent, health, targetSamples);
   const regions = input.regions?.length ? regionalBreakdown(input.regions, data) : undefined;
   const finalSummary: RunSummary = {
@@ -122,9 +122,20 @@ export async function writeReport(store: RunStore, input: WriteReportInput, opts
 
 /**
  * The most vusers held at once, seen from both sides: the target's open connections and the generators'
- * established sockets (summed over every load process per health interval).
+ * established sockets (summed over every load process per health interval). Both are sampled every 5 s: when
+ * most vusers' sessions (`sessionLength`, Artillery's `vusers.session_length`) are shorter than that, a sample
+ * finds some of them or none by chance ("0 generator sockets" with 20 vusers held 2 s), so no count is given.
  */
-export function peakHeldOf(requested: number | undefined, target: readonly TargetSample[], health: readonly HealthSample[]): NonNullable<RunSummary['rig']['held']> {
+export function peakHeldOf(
+  requested: number | undefined,
+  target: readonly TargetSample[],
+  health: readonly HealthSample[],
+  sessionLength?: { readonly p50?: number; readonly median?: number },
+): NonNullable<RunSummary['rig']['held']> {
+  const typical = sessionLength?.p50 ?? sessionLength?.median;
+  if (typical !== undefined && typical < HEALTH_WINDOW_MS) {
+    return { ...(requested !== undefined ? { requested } : {}), notSampled: `hold shorter than the ${HEALTH_WINDOW_MS / 1000}-s sampling` };
+  }
   const connections = target.map((s) => s.connections).filter((c): c is number => typeof c === 'number');
   const byWindow = new Map<number, Map<string, number>>();
   for (const h of health) {

@@ -35,6 +35,8 @@ describe('a local run of 301 vusers over 3 generators', () => {
     expect(result.json).toBeDefined();
     expect(result.stderr).toMatch(/created \d+/);
     expect(result.stdout).not.toMatch(/created \d+ \(\+/);
+    // Named once the preflight passed and the generators are about to write into it.
+    expect(result.stderr).toContain(`\nrun folder ${out}\n`);
   });
 
   it('creates, completes and connects every vuser, none failed', () => {

@@ -33,7 +33,7 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     args: ['--scenario', write('no-payload.yml', `config:\n${target}${phases}  payload: { path: ./users.csv, fields: [u] }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
     mentions: /config\.payload\.path \.\/users\.csv: no such file/,
   },
-  { name: '--var hold=abc on a scenario that uses hold as a number', args: ['--var', 'hold=abc'], mentions: /--var hold=abc: the scenario uses hold as a think time in seconds \(default 10\); pass a number/ },
+  { name: '--var hold=abc on a scenario that uses hold as a number', args: ['--var', 'hold=abc'], mentions: /--var hold=abc: the connect scenario needs a number of at least 0 for hold; e\.g\. --var hold=1$/m },
   { name: '--ensure that does not parse', args: ['--ensure', 'vusers.failed =='], mentions: /--ensure "vusers\.failed ==" is not a valid ensure expression/ },
   {
     name: "script ensure condition that does not parse",

@@ -1,4 +1,4 @@
-/** The live progress line: periods are shown once every process has passed them, or once they are settled. */
+/** The live progress line: a period is shown once, in order, when every process has shipped it, or once it is settled (partial). */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,19 +37,21 @@ describe('LiveMerger', () => {
     await store.put('generators/g02/p0/periods/b.json', serializePeriod(period(T0 + 10_000, 1)));
     now += IDLE_LIST_MS; // a generator with nothing due is listed again after IDLE_LIST_MS
     const lines = await live.poll();
-    expect(lines).toHaveLength(1);
+    expect(lines).toHaveLength(2); // both processes shipped both periods
     expect(lines[0]).toMatch(/created 12 \(\+12\)/);
+    expect(lines[1]).toMatch(/created 14 \(\+2\)/);
   });
 
-  it('shows a period once it is settled even when no later period ever comes (vusers only holding)', async () => {
+  it('shows a period once every process shipped it, even when no later period ever comes (vusers only holding), and once only', async () => {
     let now = T0 + 11_000;
     const live = new LiveMerger(store, [{ id: 'g01' }], () => now);
     await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 3)));
-    expect(await live.poll()).toEqual([]);
-    now = T0 + 25_001;
     const lines = await live.poll();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/created 3 \(\+3\)/);
+    now = T0 + 25_001;
+    expect(await live.poll()).toEqual([]);
+    expect(await live.flush()).toEqual([]);
   });
 
   it('labels a period by its end, never before the shared start, and shows the pub/sub key figures', async () => {
@@ -128,5 +130,73 @@ describe('local run store list', () => {
     expect(await store.list('generators/g01')).toHaveLength(4); // g010 too, as an S3 prefix would
     expect(await store.list('')).toHaveLength(5);
     expect(await store.list('nothing/here')).toEqual([]);
+  });
+});
+
+describe('LiveMerger: a period is shown once, in order (careless-user probe: "T+0:11 created 10" then "T+0:01 created 11 (+1)")', () => {
+  const T0 = 1_800_000_000_000;
+  const at = (line: string) => line.slice(0, 8);
+  let store: ReturnType<typeof localStore>;
+  beforeEach(() => {
+    store = localStore(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-live-order-')));
+  });
+
+  it('waits for every load process of a generator, also one that has shipped nothing yet, instead of re-printing the period', async () => {
+    let now = T0 + 21_000;
+    const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }], () => now);
+    const shown: string[] = [];
+    // p0 is fast: it has shipped two periods; p1 (slower to start) none yet.
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 10)));
+    await store.put('generators/g01/p0/periods/b.json', serializePeriod(period(T0 + 10_000, 0)));
+    shown.push(...(await live.poll(true)));
+    await store.put('generators/g01/p1/periods/a.json', serializePeriod(period(T0, 1)));
+    now += IDLE_LIST_MS;
+    shown.push(...(await live.poll(true)));
+    await store.put('generators/g01/p1/periods/b.json', serializePeriod(period(T0 + 10_000, 2)));
+    now += IDLE_LIST_MS;
+    shown.push(...(await live.poll(true)));
+    shown.push(...(await live.flush()));
+    expect(shown).toHaveLength(2);
+    expect(shown[0]).toMatch(/created 11 \(\+11\)/);
+    expect(shown[1]).toMatch(/created 13 \(\+2\)/);
+    expect(at(shown[0]!) < at(shown[1]!)).toBe(true);
+    expect(shown.join('\n')).not.toContain('partial');
+  });
+
+  it('after the bounded lag shows the period marked partial, and folds the late process into the next line without re-printing it', async () => {
+    let now = T0 + 12_000;
+    const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }, { id: 'g02', processes: 1 }], () => now);
+    const shown: string[] = [];
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 4)));
+    await store.put('generators/g02/p0/periods/a.json', serializePeriod(period(T0, 5)));
+    shown.push(...(await live.poll(true)));
+    expect(shown).toEqual([]); // g01/p1 may still ship T0
+    now = T0 + 25_001; // 15 s after the period ended
+    shown.push(...(await live.poll(true)));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatch(/created 9 \(\+9\).*partial: 1 of 3 load processes not in/);
+    // The straggler ships T0 late, then everyone ships T0 + 10 s.
+    await store.put('generators/g01/p1/periods/a.json', serializePeriod(period(T0, 3)));
+    for (const k of ['g01/p0', 'g01/p1', 'g02/p0']) await store.put(`generators/${k}/periods/b.json`, serializePeriod(period(T0 + 10_000, 1)));
+    now += IDLE_LIST_MS;
+    shown.push(...(await live.poll(true)));
+    shown.push(...(await live.flush()));
+    expect(shown).toHaveLength(2);
+    expect(shown[1]).toMatch(/created 15 \(\+3\)/);
+    expect(shown[1]).toContain('late data of an earlier period included (+3 created)');
+    expect(at(shown[0]!) < at(shown[1]!)).toBe(true);
+  });
+
+  it('does not wait for a generator that ended or was lost, nor for a process whose final report is in', async () => {
+    const now = T0 + 12_000;
+    const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }, { id: 'g02', processes: 1 }], () => now);
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 4)));
+    await store.put('generators/g01/p1/final.json', '{}');
+    expect(await live.poll(true)).toEqual([]);
+    live.markDone('g02');
+    const lines = await live.poll(true);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/created 4 \(\+4\)/);
+    expect(lines[0]).not.toContain('partial');
   });
 });

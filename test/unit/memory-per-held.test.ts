@@ -44,3 +44,15 @@ describe('memoryPerHeldVuser', () => {
     expect(memoryPerHeldVuser(peakHeldOf(undefined, [], h), 4000, h, [])).toMatchObject({ peakHeld: 4000, generatorBytes: (4 * MB) / 4000 });
   });
 });
+
+describe('peakHeldOf', () => {
+  const at = (t: number, sockets: number): HealthSample => ({ at: t, generator: 'g01', process: 'p0', rssBytes: 100 * MB, socketsEstablished: sockets });
+  test('sessions shorter than the 5-s sampling: not sampled, no count caught by chance (was 0 with 20 vusers held 2 s)', () => {
+    const h = [at(0, 0), at(5000, 0), at(10_000, 0)];
+    expect(peakHeldOf(20, [], h, { p50: 2100 })).toEqual({ requested: 20, notSampled: 'hold shorter than the 5-s sampling' });
+    expect(peakHeldOf(20, [], h)).toEqual({ requested: 20, generatorSockets: 0 });
+  });
+  test('sessions of the sampling interval or longer: the sampled peak', () => {
+    expect(peakHeldOf(20, [{ at: 5000, connections: 20 }], [at(0, 0), at(5000, 20)], { p50: 12_000 })).toEqual({ requested: 20, targetConnections: 20, generatorSockets: 20 });
+  });
+});

@@ -77,3 +77,34 @@ describe('a plugin that asked Artillery for an exit code', () => {
     expect(r.reasons[0]).toMatch(/; plain artillery run would exit 21 \(1 if a failed check here is the script's own ensure\)$/);
   });
 });
+
+describe('a built-in delivery scenario that delivered nothing, or whose publishes were refused (probe: all PASSED)', () => {
+  const run = (scenario: string, counters: Record<string, number>) =>
+    decideResult(base({ scenario, aggregate: { counters: { 'vusers.created': 10, 'vusers.failed': 0, ...counters }, rates: {}, summaries: {} } }), 0);
+
+  test.each([
+    ['pubsub', { 'pubsub.messages_sent': 430 }, 'no message was delivered: 430 published (pubsub.messages_sent), none received by any vuser (pubsub.messages_received = 0)'],
+    ['recovery', { 'pubsub.messages_sent': 430, 'recovery.messages_lost': 400 }, 'no message was delivered: 430 published (pubsub.messages_sent), none received by any vuser (pubsub.messages_received = 0)'],
+    ['rooms', { 'pubsub.messages_sent': 100 }, 'no message was delivered: 100 published (pubsub.messages_sent), none received by any vuser (pubsub.messages_received = 0)'],
+    ['broadcast', { 'broadcast.messages_sent': 12 }, 'no broadcast was delivered: 12 published (broadcast.messages_sent), none received by any vuser (broadcast.messages_received = 0)'],
+    ['presence', { 'presence.joins': 20, 'presence.target_announcements_sent': 95 }, 'no announcement was delivered: the target sent 95 (presence.target_announcements_sent), no vuser received one (presence.announcements_received = 0)'],
+  ])('%s: exit 1, the reason says it plainly', (scenario, counters, reason) => {
+    const r = run(scenario, counters);
+    expect(r.exitCode).toBe(1);
+    expect(r.reasons).toEqual([reason]);
+  });
+
+  test("publishes the target refused (broadcast's payload over its 1 MiB: 413) fail the run, naming the answer", () => {
+    const r = run('broadcast', { 'publish.failed': 6, 'publish.failed_reason.http_413': 6 });
+    expect(r.exitCode).toBe(1);
+    expect(r.reasons[0]).toBe("the publisher's POST /publish failed 6 times (publish.failed_reason.http_413 = 6): those messages were never published, so the delivery figures miss them");
+  });
+
+  test('presence without the target\'s own count is said, not failed; delivered runs and user scripts are not judged', () => {
+    const presence = run('presence', { 'presence.joins': 20 });
+    expect(presence.exitCode).toBe(0);
+    expect(presence.reasons[1]).toMatch(/^no presence announcement was received \(presence.joins = 20/);
+    expect(run('pubsub', { 'pubsub.messages_sent': 430, 'pubsub.messages_received': 1 }).exitCode).toBe(0);
+    expect(run('my-test.yml', { 'pubsub.messages_sent': 430 }).exitCode).toBe(0);
+  });
+});
