@@ -26,6 +26,12 @@ export interface ProbeSpec {
   readonly realtime?: 'socketio' | 'websocket';
   /** Socket.IO path (a WebSocket opens the target itself, path and query included). */
   readonly realtimePath?: string;
+  /**
+   * The built-in scenarios' Socket.IO connection: at the target's origin, namespace `/`, with the target's path prefix
+   * already in `realtimePath` (load-generators/processors/connect.js `socketAddress`); a user's script connects to the
+   * whole target (its path is the namespace), as Artillery's engine does.
+   */
+  readonly realtimeAtOrigin?: boolean;
   /** Per step, ms. */
   readonly timeoutMs?: number;
   /** A user's own script: its first HTTP step's status is the target's answer (a script may expect a 404), reported, not judged. */
@@ -98,6 +104,15 @@ const BUILT_IN_SOCKET_STEP = 'openSocket';
  * handshake of the scenario's engine (`socketio`, `ws`, or the built-in `openSocket`, a Socket.IO connect).
  * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run.
  */
+/** A target's path without its trailing slashes ('' for none); '' for a URL that does not parse (checked elsewhere). */
+function targetPathPrefix(target: string): string {
+  try {
+    return new URL(target).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
 export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true): ProbeSpec {
   const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown[] };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
@@ -124,11 +139,15 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   if (engine === 'ws') realtime = 'websocket';
   const handshake = realtime ? handshakeOptions(script, realtime, flow[0]) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
+  // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
+  const atOrigin = builtIn && realtime === 'socketio';
+  const realtimePath = atOrigin ? `${targetPathPrefix(target)}${socketPath ?? '/socket.io'}` : socketPath;
   return {
     target,
     ...(http ? { http } : {}),
     ...(realtime ? { realtime } : {}),
-    ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),
+    ...(realtime === 'socketio' && realtimePath ? { realtimePath } : {}),
+    ...(atOrigin ? { realtimeAtOrigin: true } : {}),
     ...(handshake.options ? { realtimeOptions: handshake.options } : {}),
     ...(handshake.unknown ? { realtimeUnknown: handshake.unknown } : {}),
     ...(httpNotProbed ? { httpNotProbed } : {}),

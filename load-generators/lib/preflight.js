@@ -19,6 +19,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {{ method: string, path: string }} [http]  the scenario's first HTTP step, when it has one
  * @property {'socketio' | 'websocket'} [realtime]       the handshake the scenario makes, when known
  * @property {string} [realtimePath]              Socket.IO path (default /socket.io); a WebSocket opens the target itself
+ * @property {boolean} [realtimeAtOrigin]        the built-ins: Socket.IO at the target's origin (namespace /), its path prefix in realtimePath
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does

@@ -171,7 +171,7 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
 }
 
 /**
- * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string, realtimeOptions?: { headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string } }} spec
+ * @param {{ realtime?: 'socketio' | 'websocket', realtimePath?: string, realtimeAtOrigin?: boolean, realtimeOptions?: { headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string } }} spec
  *   the probe's handshake (its ProbeSpec), with what the script's engine sends @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {string | undefined} authToken
  * @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
@@ -187,7 +187,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
     const { io } = require('socket.io-client');
     // The whole target, as Artillery's engine and the built-in openSocket pass it: its path is the namespace, its
     // query goes with the handshake.
-    const base = url.href.replace(/^ws/, 'http');
+    // The built-ins connect at the origin, their path prefix already in realtimePath (namespace /).
+    const base = spec.realtimeAtOrigin ? url.origin.replace(/^ws/, 'http') : url.href.replace(/^ws/, 'http');
     return new Promise((resolve, reject) => {
       const socket = io(base, {
         path: spec.realtimePath ?? '/socket.io',

@@ -19,6 +19,7 @@ const seen: string[] = [];
 const servers: http.Server[] = [];
 let plainPort = 0; // HTTP + WebSocket, checking Basic auth and ?token=T
 let sioPort = 0; // Socket.IO, namespace /chat only, checking ?token=T
+let basePort = 0; // HTTP + Socket.IO under the prefix /base (path /base/socket.io), namespace / only
 
 async function listen(server: http.Server): Promise<number> {
   servers.push(server);
@@ -55,6 +56,19 @@ beforeAll(async () => {
     next(socket.handshake.query.token === 'T' ? undefined : new Error('unauthorized'));
   });
   sioPort = await listen(sio);
+  const prefixed = http.createServer((req, res) => {
+    if (req.url?.startsWith('/base/socket.io')) return; // Socket.IO's own
+    seen.push(`${req.method} ${req.url} -`);
+    res.statusCode = req.url === '/base/set-cookie' ? 200 : 404;
+    if (res.statusCode === 200) res.setHeader('set-cookie', 'sid=1; Path=/');
+    res.end();
+  });
+  const underBase = new Server(prefixed, { path: '/base/socket.io' });
+  underBase.of('/').use((_socket, next) => {
+    seen.push('SIO /base/socket.io namespace /');
+    next();
+  });
+  basePort = await listen(prefixed);
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -79,6 +93,12 @@ const rows: Row[] = [
     // The handshake is the next step: only the cookie request is asserted here.
     spec: (t) => ({ ...builtIn(t), realtime: undefined }),
     received: [`GET /set-cookie ${BASIC}`],
+  },
+  {
+    name: 'a built-in at a target with a path prefix: /set-cookie and /socket.io appended to it as text, namespace / (as connect.js connects)',
+    target: () => `http://127.0.0.1:${basePort}/base/`,
+    spec: (t) => builtIn(t),
+    received: ['GET /base/set-cookie -', 'SIO /base/socket.io namespace /'],
   },
   {
     name: "?token= on a user HTTP script: its first GET is target + url as text, as Artillery requests it",
