@@ -72,6 +72,8 @@ export interface RunOptions {
   readonly maxErrorRate: number;
   /** `--max-error-rate` was given (else a script's own ensure.maxErrorRate is the budget: scripts/run-input.ts). */
   readonly maxErrorRateGiven?: true;
+  /** The budget is the script's own `ensure.maxErrorRate` (no `--max-error-rate`): the result says so. */
+  readonly maxErrorRateFromScript?: true;
   /** Port for the local reference target; 0 = any free port. */
   readonly targetPort: number;
   /** File the summary JSON is written to (besides the run folder), or undefined. */

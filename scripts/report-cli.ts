@@ -38,7 +38,7 @@ interface RunRecord {
   platform?: 'local' | 'aws';
   target?: string;
   scenario?: string;
-  options?: { ensure?: string[]; maxErrorRate?: number; vusers?: number };
+  options?: { ensure?: string[]; maxErrorRate?: number; maxErrorRateFromScript?: true; vusers?: number };
   /** Metric names the script's plugins keep out of the printed table (scripts/report/artillery-format.ts). */
   consoleSuppressed?: string[];
 }
@@ -95,6 +95,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
   const { summary } = await writeReport(store, {
     ...outcome,
     maxErrorRate: outcome.maxErrorRate ?? run.options?.maxErrorRate ?? 0,
+    ...(outcome.maxErrorRateFromScript ?? run.options?.maxErrorRateFromScript ? { maxErrorRateFromScript: true as const } : {}),
     runId: run.runId,
     platform: run.platform ?? 'local',
     target: run.target ?? '',

@@ -71,7 +71,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   return {
-    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100 } : {}) },
+    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
     scenario,
     script,
     ensure,

@@ -296,6 +296,7 @@ async function reportRun(
     portRange: platform.portRange,
     ensure: input.ensure,
     maxErrorRate: options.maxErrorRate,
+    ...(options.maxErrorRateFromScript ? { maxErrorRateFromScript: true as const } : {}),
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
     ...(s.regional ? { regions: regionsOf(s.regional) } : {}),

@@ -38,11 +38,15 @@ export function thresholdReason(t: ThresholdResult, aggregate: ResultInput['aggr
   return `threshold \`${t.expression}\` breached${values ? `: ${values}` : ''}${note}`;
 }
 
+/** How a failed-vuser budget taken from the script (not `--max-error-rate`) is named in the result's reasons. */
+export const SCRIPT_BUDGET = "your script's ensure.maxErrorRate";
+
 /**
  * Decides the result. Exit code precedence: interrupted (130), rig failure (3), thresholds, failed
  * vusers or a built-in delivery scenario that delivered nothing (1), else 0; the reasons list every cause, not only the one that chose the code.
+ * `budgetName` names the failed-vuser budget in the reasons (the flag, or {@link SCRIPT_BUDGET}).
  */
-export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
+export function decideResult(s: ResultInput, maxErrorRate: number, budgetName = '--max-error-rate'): RunResult {
   const failures: string[] = [];
   const held: string[] = [];
   let exitCode: number = ExitCode.ok;
@@ -89,8 +93,8 @@ export function decideResult(s: ResultInput, maxErrorRate: number): RunResult {
   const vusers = `${failed} of ${created} vusers failed (${percent(s.failedRatio)})`;
   if (s.failedRatio > maxErrorRate) {
     raise(ExitCode.thresholdsBreached);
-    failures.push(`${vusers} > --max-error-rate ${percent(maxErrorRate)}`);
-  } else held.push(`${vusers} ≤ --max-error-rate ${percent(maxErrorRate)}`);
+    failures.push(`${vusers} > ${budgetName} ${percent(maxErrorRate)}`);
+  } else held.push(`${vusers} ≤ ${budgetName} ${percent(maxErrorRate)}`);
 
   // A built-in delivery scenario with nothing delivered, or publishes refused: the test of that service failed.
   for (const d of deliveryReasons(s.scenario, c)) {

@@ -9,7 +9,7 @@ import { decideVerdict, generatorErrorCode } from '../core/verdict';
 import type { HealthSample } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
-import { decideResult, resultLine } from './result';
+import { SCRIPT_BUDGET, decideResult, resultLine } from './result';
 import { heldText } from './findings';
 import { thresholdStatus } from './threshold-status';
 import { clockRows, scenarioFigures } from './scenario-figures';
@@ -34,6 +34,8 @@ export interface SummaryInput {
   readonly portRange: number;
   /** `--max-error-rate` as a fraction (0 when not given). */
   readonly maxErrorRate?: number;
+  /** The budget is the script's `ensure.maxErrorRate`, not `--max-error-rate`. */
+  readonly maxErrorRateFromScript?: boolean;
   /** Evaluates the run's thresholds on the merged aggregate; none when absent. */
   readonly thresholds?: (aggregate: ArtilleryReportSection) => readonly ThresholdResult[];
 }
@@ -129,7 +131,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
     thresholds: [...(input.thresholds?.(report.aggregate) ?? [])],
   };
-  const summary: RunSummary = { ...partial, result: decideResult(partial, input.maxErrorRate ?? 0) };
+  const summary: RunSummary = { ...partial, result: decideResult(partial, input.maxErrorRate ?? 0, input.maxErrorRateFromScript ? SCRIPT_BUDGET : undefined) };
 
   return { summary, report };
 }

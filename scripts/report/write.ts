@@ -32,6 +32,8 @@ export interface RunOutcomeRecord {
   readonly ensure: ReadonlyArray<EnsureCheck | string>;
   /** `--max-error-rate` as a fraction; absent in run folders written before it was kept (then 0). */
   readonly maxErrorRate?: number;
+  /** The failed-vuser budget is the script's `ensure.maxErrorRate` (no `--max-error-rate`): the result names it so. */
+  readonly maxErrorRateFromScript?: true;
   /** `--baseline`: the baseline's figures as `--ensure` reads them (`baseline.*`), kept so a rebuild is exact. */
   readonly baseline?: BaselineInput;
   /** Generators in several regions: which ran where (the report's per-region section). */
@@ -78,6 +80,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput, opts
     portRange: input.portRange,
     ensure: input.ensure,
     maxErrorRate: input.maxErrorRate ?? 0,
+    ...(input.maxErrorRateFromScript ? { maxErrorRateFromScript: true as const } : {}),
     ...(input.baseline ? { baseline: input.baseline } : {}),
     ...(input.regions ? { regions: input.regions } : {}),
   };
