@@ -157,7 +157,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     sourceAddress: () => undefined,
     publisherFor,
 
-    async open({ runId, runDir, plan }): Promise<OpenRun> {
+    async open({ runId, runDir, plan, sessionSeconds = 0 }): Promise<OpenRun> {
       const url = await prepareTarget(ctx, plan, limits.processes);
       const cleanups = cleanupStack();
       let fleetTouched = false;
@@ -175,7 +175,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
       const publisher = publisherFor(store, runId);
       const publishing = publishingLoop(ctx);
       const { fleet, restoreScaleIn } = runFleet({
-        ...ctx, root: props.root, runId, plan, store, heapLimitMiB: generator.heapLimitMiB,
+        ...ctx, root: props.root, runId, plan, sessionSeconds, store, heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}), ...(props.fleet ? { timings: props.fleet } : {}),
         probe: () => probe, publishing, publisher, onLaunch: () => { fleetTouched = true; },
       });

@@ -23,6 +23,8 @@ export interface RunFleetProps {
   readonly root: string;
   readonly runId: string;
   readonly plan: Plan;
+  /** One vuser's session past its arrival (scripts/run.ts): the run lasts that long past the last arrival. */
+  readonly sessionSeconds: number;
   readonly store: RunStore;
   readonly heapLimitMiB: number;
   readonly signal?: AbortSignal;
@@ -69,7 +71,7 @@ async function suspendTargetScaleIn(props: RunFleetProps): Promise<RestoreScaleI
   const { api, outputs, clock, log } = props;
   try {
     const now = clock.now();
-    const restoreBy = scaleInRestoreBy(now, props.plan, props.timings?.instanceTimeoutMs);
+    const restoreBy = scaleInRestoreBy(now, props.plan, props.sessionSeconds, props.timings?.instanceTimeoutMs);
     return await suspendScaleIn(api, outputs.scaleInAlarmName, log, { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy });
   } catch (err) {
     throw explainAwsError(err, { region: api.region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
