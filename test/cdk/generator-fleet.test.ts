@@ -146,6 +146,18 @@ describe('generator fleet', () => {
     });
   });
 
+  test('the safety net may resume auto-scaling processes (AZRebalance a killed run left suspended) on the generator group and the rig target\'s group only', () => {
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'autoscaling:ResumeProcesses',
+        Resource: [
+          { 'Fn::Join': ['', Match.arrayWith([':autoScalingGroup:*:autoScalingGroupName/', { Ref: Match.stringLikeRegexp('^FleetGroupASG') }])] },
+          { 'Fn::Join': ['', Match.arrayWith([':autoScalingGroup:*:autoScalingGroupName/LoadTestRig-Target-*'])] },
+        ],
+      })]) },
+    });
+  });
+
   test('an arm64 (Graviton) generator type gets the arm64 Amazon Linux image; x86 types the x86_64 one', () => {
     const arm = Template.fromStack(buildTestRig({ generatorInstanceType: 'c7g.large' }).rig.generators);
     arm.hasResourceProperties('AWS::EC2::LaunchTemplate', {
