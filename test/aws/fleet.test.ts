@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, DescribeScalingActivitiesCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { RigError } from '../../scripts/errors';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CancelCommandCommand,
@@ -262,5 +263,34 @@ test('a running generator\'s SSM invocation is read less and less often (≤ eve
   const failedAt = ticks;
   await until(() => fleet.status().get('g03') === 3);
   expect(noticedAt - failedAt).toBeLessThanOrEqual(SSM_CHECK_CEILING_MS / 2000 + 1);
+  await fleet.stop();
+});
+
+// EC2 Auto Scaling User Guide, "Troubleshoot Amazon EC2 Auto Scaling: EC2 instance launch failures": a launch AWS
+// refuses (InsufficientInstanceCapacity, VcpuLimitExceeded, a type the zone lacks) is a Failed scaling activity;
+// moto never fails a launch, so the activity is mocked.
+test('a Failed scaling activity (insufficient capacity) stops the wait on its first poll, quoting AWS\'s message in one line', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([]));
+  const message = 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested (eu-west-1a).\nOur system will be working on provisioning additional capacity. Launching EC2 instance failed.';
+  asg.on(DescribeScalingActivitiesCommand).callsFake(() => ({
+    Activities: [
+      { ActivityId: 'new', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: message, StartTime: new Date(1_700_000_000_000), Cause: 'x' },
+      { ActivityId: 'old', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: 'VcpuLimitExceeded', StartTime: new Date(1_600_000_000_000), Cause: 'x' },
+    ],
+  }));
+  const { fleet } = await setup(['g01']);
+  const err = await fleet.launch(['g01']).catch((e: Error) => e);
+  expect(err).toBeInstanceOf(RigError);
+  expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${message.replace(/\n/, ' ')} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
+  expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)).toHaveLength(0);
+  expect(asg.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(1);
+});
+
+test('a Failed activity from before this launch (an earlier run) does not stop it', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
+  asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [{ ActivityId: 'old', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: 'VcpuLimitExceeded', StartTime: new Date(1_600_000_000_000), Cause: 'x' }] });
+  const { fleet } = await setup(['g01']);
+  await fleet.launch(['g01']);
+  expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
   await fleet.stop();
 });

@@ -35,12 +35,34 @@ export async function scaleGroupTo({ opts }: FleetContext, count: number, why = 
   opts.log(`generator group ${opts.asgName}: desired capacity ${count}${why}`);
 }
 
-/** Waits until `count` instances are in service; returns their ids (undefined when aborted). */
-export async function waitForInstances({ opts, aborted }: FleetContext, count: number, deadline: number): Promise<string[] | undefined> {
+/** A Failed activity this old before the wait began still counts (the local clock against AWS's). */
+const ACTIVITY_SKEW_MS = 60_000;
+
+/**
+ * The group's newest Failed scaling activity since `since` (insufficient capacity, a vCPU limit, a type the zone
+ * does not offer), as one line; undefined when there is none, or when the activities cannot be read (a diagnostic).
+ */
+export async function failedLaunch({ opts }: FleetContext, since: number): Promise<string | undefined> {
+  try {
+    const res = await opts.api.describeScalingActivities({ AutoScalingGroupName: opts.asgName, MaxRecords: 20 });
+    const failed = (res?.Activities ?? []).find((a) => a.StatusCode === 'Failed' && (a.StartTime?.getTime() ?? 0) >= since - ACTIVITY_SKEW_MS);
+    return failed ? (failed.StatusMessage ?? failed.Description ?? 'no message').replace(/\s+/g, ' ').trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until `count` instances are in service; returns their ids (undefined when aborted). Stops at once on a failed launch. */
+export async function waitForInstances(ctx: FleetContext, count: number, deadline: number): Promise<string[] | undefined> {
+  const { opts, aborted } = ctx;
   const { clock, log } = opts;
   const started = clock.now();
   let lastLine = '';
   for (;;) {
+    const failed = await failedLaunch(ctx, started);
+    if (failed) {
+      throw new RigError(`the generator group ${opts.asgName} could not launch instances: ${failed} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
+    }
     const { inService, states } = await groupInstances(opts.api, opts.asgName);
     if (inService.length >= count) return inService.slice(0, count);
     const others = [...states.values()].filter((s) => s !== 'InService');
