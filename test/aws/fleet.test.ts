@@ -200,6 +200,23 @@ describe('preflight from the first ready generator', () => {
     await fleet.stop();
   });
 
+  test('the preflight does not eat the fleet\'s budget: after it, the scale-out gets the whole wait, and the timeout says the time since the launch began', async () => {
+    const pending = group([['i-0000000000000000a', 'Pending']]);
+    // The first instance boots for 50 s of the 60-s budget; the second never comes.
+    let m = asg.on(DescribeAutoScalingGroupsCommand);
+    for (let i = 0; i < 10; i++) m = m.resolvesOnce(pending);
+    m.resolves(group([['i-0000000000000000a', 'InService']]));
+    const { fleet, store } = await setupWithPreflight();
+    ssm.on(SendCommandCommand).callsFakeOnce(async () => {
+      await store.put('preflight/result.json', JSON.stringify({ ok: true, steps: ['tcp 10.0.3.17:80'], ms: 12 }));
+      return { Command: { CommandId: 'probe-1' } };
+    });
+    const err = await fleet.launch(['g01', 'g02']).catch((e: Error) => e);
+    const [, own, total] = /^only 1 of 2 generator instances in service after (\d+) s, (\d+) s since the launch began \(none launching\)/.exec((err as Error).message) ?? [];
+    expect(Number(own)).toBeGreaterThanOrEqual(60);
+    expect(Number(total)).toBeGreaterThanOrEqual(110);
+  });
+
   test('a probe command that cannot run (boot failed) stops the launch before scale-out, naming the command status and its error', async () => {
     asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
     ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)' });

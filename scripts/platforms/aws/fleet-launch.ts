@@ -52,11 +52,15 @@ export async function failedLaunch({ opts }: FleetContext, since: number): Promi
   }
 }
 
-/** Waits until `count` instances are in service; returns their ids (undefined when aborted). Stops at once on a failed launch. */
-export async function waitForInstances(ctx: FleetContext, count: number, deadline: number): Promise<string[] | undefined> {
+/**
+ * Waits until `count` instances are in service; returns their ids (undefined when aborted). Stops at once on a
+ * failed launch. `began`: when the launch began (the timeout line gives the whole time since, preflight included).
+ */
+export async function waitForInstances(ctx: FleetContext, count: number, deadline: number, began?: number): Promise<string[] | undefined> {
   const { opts, aborted } = ctx;
   const { clock, log } = opts;
   const started = clock.now();
+  const secondsSince = (t: number) => Math.round((clock.now() - t) / 1000);
   let lastLine = '';
   for (;;) {
     const failed = await failedLaunch(ctx, started);
@@ -66,12 +70,13 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
     const { inService, states } = await groupInstances(opts.api, opts.asgName);
     if (inService.length >= count) return inService.slice(0, count);
     const others = [...states.values()].filter((s) => s !== 'InService');
-    const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${Math.round((clock.now() - started) / 1000)} s`;
+    const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${secondsSince(started)} s`;
     if (line !== lastLine) log(line);
     lastLine = line;
     if (aborted()) return undefined;
     if (clock.now() > deadline) {
-      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${Math.round((clock.now() - started) / 1000)} s (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
+      const total = began !== undefined && began < started ? `, ${secondsSince(began)} s since the launch began` : '';
+      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${secondsSince(started)} s${total} (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
     }
     await clock.sleep(5000);
   }
