@@ -311,3 +311,23 @@ test('a Failed activity from before this launch (an earlier run) does not stop i
   expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
   await fleet.stop();
 });
+
+test('SSM registration reads every page of DescribeInstanceInformation (50 a page): 60 of 60 registered, not the first page\'s count', async () => {
+  const ids = Array.from({ length: 60 }, (_, i) => `g${String(i + 1).padStart(2, '0')}`);
+  const { store, instances } = await inServiceFleet(ids);
+  const info = instances.map(([InstanceId]) => ({ InstanceId, PingStatus: 'Online' as const }));
+  // SSM's paging: MaxResults a page (10 when not given), NextToken to the next.
+  ssm.on(DescribeInstanceInformationCommand).callsFake((input: { Filters: Array<{ Values: string[] }>; MaxResults?: number; NextToken?: string }) => {
+    const matching = info.filter((i) => input.Filters[0]!.Values.includes(i.InstanceId));
+    const start = Number(input.NextToken ?? 0);
+    const end = start + (input.MaxResults ?? 10);
+    return { InstanceInformationList: matching.slice(start, end), ...(end < matching.length ? { NextToken: String(end) } : {}) };
+  });
+  const lines: string[] = [];
+  const fleet = awsFleet({ api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1', agentHome: '/opt/loadtest-rig/load-generators', clock: fakeClock(), log: (l) => lines.push(l), pollMs: 10, instanceTimeoutMs: 60_000 });
+  await fleet.launch(ids);
+  await fleet.stop();
+  const calls = ssm.commandCalls(DescribeInstanceInformationCommand).map((c) => c.args[0].input);
+  expect(calls.map((c) => [c.Filters?.[0]?.Values?.length, c.MaxResults, c.NextToken])).toEqual([[50, 50, undefined], [10, 50, undefined]]);
+  expect(lines).toContain('ssm: 60/60 instances registered');
+});

@@ -85,8 +85,17 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
 /** SSM registration, where the API answers (moto does not): a diagnostic, the agents' ready markers are the barrier. */
 export async function checkSsmRegistration({ opts }: FleetContext, ids: readonly string[]): Promise<void> {
   try {
-    const res = await opts.api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: [...ids] }] });
-    const online = new Set((res.InstanceInformationList ?? []).filter((i) => i.PingStatus === 'Online').map((i) => i.InstanceId));
+    const online = new Set<string | undefined>();
+    // One page holds 10 by default (50 at most), and a filter takes at most 100 ids: 50 ids a request, every page
+    // (one page of a 50-generator fleet read "10/50 registered").
+    for (let k = 0; k < ids.length; k += 50) {
+      let NextToken: string | undefined;
+      do {
+        const res = await opts.api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: ids.slice(k, k + 50) }], MaxResults: 50, ...(NextToken ? { NextToken } : {}) });
+        for (const i of res.InstanceInformationList ?? []) if (i.PingStatus === 'Online') online.add(i.InstanceId);
+        NextToken = res.NextToken;
+      } while (NextToken);
+    }
     opts.log(`ssm: ${online.size}/${ids.length} instances registered${online.size < ids.length ? ' (commands are retried until they register)' : ''}`);
   } catch (err) {
     opts.log(`ssm: registration check unavailable (${(err as Error).name}); readiness comes from the agents' ready markers`);
