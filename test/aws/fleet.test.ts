@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, DescribeScalingActivitiesCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
-import { RigError } from '../../scripts/errors';
+import { RigError, UsageError } from '../../scripts/errors';
+import { checkGeneratorLifetime, commandTimeoutSeconds } from '../../scripts/platforms/aws/fleet-span';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CancelCommandCommand,
@@ -330,4 +331,30 @@ test('SSM registration reads every page of DescribeInstanceInformation (50 a pag
   const calls = ssm.commandCalls(DescribeInstanceInformationCommand).map((c) => c.args[0].input);
   expect(calls.map((c) => [c.Filters?.[0]?.Values?.length, c.MaxResults, c.NextToken])).toEqual([[50, 50, undefined], [10, 50, undefined]]);
   expect(lines).toContain('ssm: 60/60 instances registered');
+});
+
+test('instances are picked only once the in-service count equals the desired capacity (an instance the group is about to terminate is not given an agent)', async () => {
+  const ids = ['i-0000000000000000a', 'i-0000000000000000b', 'i-0000000000000000c'];
+  const withDesired = (desired: number, inService: string[]) => ({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: desired, Instances: inService.map((InstanceId) => ({ InstanceId, LifecycleState: 'InService', HealthStatus: 'Healthy' })) }] } as never);
+  asg.on(DescribeAutoScalingGroupsCommand).resolvesOnce(withDesired(2, ids)).resolves(withDesired(2, ids.slice(1)));
+  const { fleet } = await setup(['g01', 'g02']);
+  await fleet.launch(['g01', 'g02']);
+  await fleet.stop();
+  expect(ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input.InstanceIds)).toEqual([['i-0000000000000000b'], ['i-0000000000000000c']]);
+});
+
+test('the agents\' SSM executionTimeout comes from the plan (ready barrier + phases + one session + overrun + 10 min), not a fixed 3 hours', () => {
+  const plan = { generators: [{ phases: [{ duration: 1200, arrivalRate: 10 }] }] } as unknown as Parameters<typeof commandTimeoutSeconds>[0];
+  // --ramp 20m --hold 3h: past the old fixed 10,800 s.
+  expect(commandTimeoutSeconds(plan, 10_800)).toBe(600 + 1200 + 10_800 + 120 + 600);
+  expect(commandTimeoutSeconds(plan, 60)).toBe(600 + 1200 + 60 + 120 + 600);
+});
+
+test('a run longer than the deployed generatorMaxLifetimeMinutes is refused before anything scales, in one line (exit 2)', () => {
+  const plan = { generators: [{ phases: [{ duration: 1200, arrivalRate: 10 }] }] } as unknown as Parameters<typeof checkGeneratorLifetime>[0];
+  expect(() => checkGeneratorLifetime(plan, 3600, 180)).not.toThrow();
+  expect(() => checkGeneratorLifetime(plan, 3600, undefined)).not.toThrow();
+  const err = (() => { try { checkGeneratorLifetime(plan, 3 * 3600, 180); } catch (e) { return e as Error; } return undefined; })();
+  expect(err).toBeInstanceOf(UsageError);
+  expect(err?.message).toBe('the run needs its generators for up to 222 min (launch 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=222 (npm run deploy)');
 });

@@ -180,6 +180,9 @@ describe('generator fleet', () => {
   test('outputs the names the CLI reads', () => {
     for (const key of ['GeneratorAsgName', 'ResultsBucketName', 'DashboardName', 'DashboardUrl', 'Region', 'MaxGenerators', 'RigMetricsNamespace']) t.hasOutput(key, {});
     t.hasOutput('MaxGenerators', { Value: '10' });
+    // The CLI refuses a run longer than the safety net lets a generator live (scripts/platforms/aws/fleet-span.ts).
+    t.hasOutput('GeneratorMaxLifetimeMinutes', { Value: '180' });
+    Template.fromStack(buildTestRig({ generatorMaxLifetimeMinutes: 60 }).rig.generators).hasOutput('GeneratorMaxLifetimeMinutes', { Value: '60' });
     t.hasOutput('RigMetricsNamespace', { Value: 'LoadTestRig' });
   });
 });

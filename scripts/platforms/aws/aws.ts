@@ -18,6 +18,7 @@ import { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, RunCheckContext, prepareTarget } from './run-checks';
 import { ProcessesApi, createProcessesApi } from './fleet-processes';
+import { READY_TIMEOUT_MS, checkGeneratorLifetime } from './fleet-span';
 import { runFleet } from './run-fleet';
 import { collectRunCloudWatch, publishLast, publishingLoop } from './run-metrics';
 import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-teardown';
@@ -25,7 +26,7 @@ import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-te
 export { DEFAULT_GENERATOR_INSTANCE_TYPE };
 
 /** Instances take minutes to launch and boot; the start instant must reach agents polling S3. */
-const AWS_TIMINGS: RunTimings = { readyTimeoutMs: 600_000, startLeadMs: 5000 };
+const AWS_TIMINGS: RunTimings = { readyTimeoutMs: READY_TIMEOUT_MS, startLeadMs: 5000 };
 
 /** What the AWS platform is built from (by the CLI, or a test). */
 export interface AwsPlatformProps {
@@ -164,7 +165,8 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     sourceAddress: () => undefined,
     publisherFor,
 
-    async open({ runId, runDir, plan, sessionSeconds = 0 }): Promise<OpenRun> {
+    async open({ runId, runDir, plan, sessionSeconds }): Promise<OpenRun> {
+      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes);
       const url = await prepareTarget(ctx, plan, limits.processes);
       const cleanups = cleanupStack();
       let fleetTouched = false;
@@ -182,7 +184,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
       const publisher = publisherFor(store, runId);
       const publishing = publishingLoop(ctx);
       const { fleet, restoreScaleIn } = runFleet({
-        ...ctx, processes, root: props.root, runId, plan, sessionSeconds, store, heapLimitMiB: generator.heapLimitMiB,
+        ...ctx, processes, root: props.root, runId, plan, ...(sessionSeconds !== undefined ? { sessionSeconds } : {}), store, heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}), ...(props.fleet ? { timings: props.fleet } : {}),
         probe: () => probe, publishing, publisher, onLaunch: () => { fleetTouched = true; },
       });

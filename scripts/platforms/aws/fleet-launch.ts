@@ -67,8 +67,10 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
     if (failed) {
       throw new RigError(`the generator group ${opts.asgName} could not launch instances: ${failed} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
     }
-    const { inService, states } = await groupInstances(opts.api, opts.asgName);
-    if (inService.length >= count) return inService.slice(0, count);
+    const { inService, states, desired } = await groupInstances(opts.api, opts.asgName);
+    // Right after SetDesiredCapacity the group may still hold instances it is about to terminate (a lower desired
+    // count of an earlier run): pick only once in service and desired agree.
+    if (inService.length >= count && (desired === undefined || inService.length === desired)) return inService.slice(0, count);
     const others = [...states.values()].filter((s) => s !== 'InService');
     const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${secondsSince(started)} s`;
     if (line !== lastLine) log(line);

@@ -13,6 +13,7 @@ import type { RigOutputs } from './discovery';
 import { AwsFleetOptions, awsFleet } from './fleet';
 import type { PublishingLoop } from './run-metrics';
 import { ProcessesApi, suspendAzRebalance } from './fleet-processes';
+import { commandTimeoutSeconds } from './fleet-span';
 import { RestoreScaleIn, SuspendingRun, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** What the run's fleet is built from. */
@@ -26,8 +27,11 @@ export interface RunFleetProps {
   readonly root: string;
   readonly runId: string;
   readonly plan: Plan;
-  /** One vuser's session past its arrival (scripts/run.ts): the run lasts that long past the last arrival. */
-  readonly sessionSeconds: number;
+  /**
+   * One vuser's session past its arrival (scripts/run.ts): the run lasts that long past the last arrival.
+   * @default unknown: the scale-in deadline counts none, and the SSM commands keep fleet-context.ts's default timeout
+   */
+  readonly sessionSeconds?: number;
   readonly store: RunStore;
   readonly heapLimitMiB: number;
   readonly signal?: AbortSignal;
@@ -54,7 +58,8 @@ export function runFleet(props: RunFleetProps): { readonly fleet: Fleet; readonl
       inner = awsFleet({
         api, runId: props.runId, store: props.store, root: props.root, asgName: outputs.generatorAsgName, bucket: outputs.resultsBucketName, region: api.region,
         agentHome: outputs.generatorAgentHome, clock, log, ...(probe ? { preflight: probe } : {}),
-        heapLimitMiB: props.heapLimitMiB, ...(props.signal ? { signal: props.signal } : {}), ...props.timings,
+        heapLimitMiB: props.heapLimitMiB,
+        ...(props.sessionSeconds !== undefined ? { commandTimeoutSeconds: commandTimeoutSeconds(props.plan, props.sessionSeconds) } : {}), ...(props.signal ? { signal: props.signal } : {}), ...props.timings,
       });
       await inner.launch(ids);
       if (props.publisher) props.publishing.start(props.publisher);
@@ -84,7 +89,7 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
   const restores: RestoreScaleIn[] = [];
   let doing = `suspending target scale-in (alarm ${outputs.scaleInAlarmName})`;
   try {
-    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds, props.timings?.instanceTimeoutMs);
+    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, props.timings?.instanceTimeoutMs);
     const run: SuspendingRun = { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy };
     restores.push(await suspendScaleIn(api, outputs.scaleInAlarmName, log, run));
     for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) {
