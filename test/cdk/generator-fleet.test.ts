@@ -158,6 +158,16 @@ describe('generator fleet', () => {
     });
   });
 
+  test('user-data retries its first dnf install (unzip, tar, xz) with backoff like the later network steps, on generators and the EC2 target', () => {
+    const lines = launchTemplateUserData(t).split('\n');
+    const at = lines.indexOf('retry 5 dnf install -y unzip tar xz');
+    expect(at).toBeGreaterThan(lines.findIndex((l) => l.startsWith('retry() {')));
+    expect(lines.findIndex((l) => l.startsWith('retry() {'))).toBeGreaterThan(lines.indexOf('set -euxo pipefail'));
+    expect(lines.filter((l) => /^dnf install/.test(l))).toEqual([]);
+    const target = Template.fromStack(buildTestRig({ targetKind: 'ec2' }).rig.target!);
+    expect(launchTemplateUserData(target)).toContain('\nretry 5 dnf install -y unzip tar xz\n');
+  });
+
   test('an arm64 (Graviton) generator type gets the arm64 Amazon Linux image; x86 types the x86_64 one', () => {
     const arm = Template.fromStack(buildTestRig({ generatorInstanceType: 'c7g.large' }).rig.generators);
     arm.hasResourceProperties('AWS::EC2::LaunchTemplate', {
