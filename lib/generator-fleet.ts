@@ -286,14 +286,13 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     });
     // DescribeInstances has no resource-level permissions; AWS requires "*".
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    const groupArn = Arn.format({ service: 'autoscaling', resource: 'autoScalingGroup', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: '*:autoScalingGroupName' }, Stack.of(this));
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['autoscaling:SetDesiredCapacity'], resources: [`${groupArn}/${asg.autoScalingGroupName}`] }));
+    // AZRebalance a killed run left suspended on the generator or target group (lib/safety-net/scale-in-decision.js).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['autoscaling:DescribeAutoScalingGroups'], resources: ['*'] }));
     fn.addToRolePolicy(new iam.PolicyStatement({
-      actions: ['autoscaling:SetDesiredCapacity'],
-      resources: [Arn.format({
-        service: 'autoscaling',
-        resource: 'autoScalingGroup',
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        resourceName: `*:autoScalingGroupName/${asg.autoScalingGroupName}`,
-      }, Stack.of(this))],
+      actions: ['autoscaling:ResumeProcesses'],
+      resources: [`${groupArn}/${asg.autoScalingGroupName}`, `${groupArn}/LoadTestRig-Target-*`],
     }));
     // Scale-in a killed run left suspended (lib/safety-net/scale-in-decision.js): its marks, and the target's alarms.
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('runs/_scale-in/*')] }));
@@ -311,12 +310,13 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     const asgLogicalId = Stack.of(this).getLogicalId(asg.node.defaultChild as autoscaling.CfnAutoScalingGroup);
     acknowledge(fn,
       { id: iam4('service-role/AWSLambdaBasicExecutionRole'), reason: 'AWSLambdaBasicExecutionRole only lets the safety net write its own logs.' },
-      { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement); cloudwatch:DescribeAlarms is read-only, granted on * as in iam/operator-policy.json.' },
+      { id: iam5('Resource::*'), reason: 'ec2:DescribeInstances supports no resource-level permissions (AWS requirement); cloudwatch:DescribeAlarms and autoscaling:DescribeAutoScalingGroups are read-only, granted on * as in iam/operator-policy.json.' },
+      { id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:${regionInFinding(fn)}:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/LoadTestRig-Target-*`), reason: 'ResumeProcesses only on the rig target stack\'s group (CloudFormation names it LoadTestRig-Target-<id>-<suffix>), for the AZRebalance a killed run left suspended.' },
       { id: iam5(`Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/runs/_scale-in/*`), reason: 'The scale-in marks runs leave (one object per target alarm): read, and rewritten as restored.' },
       { id: iam5(`Resource::arn:<AWS::Partition>:cloudwatch:${regionInFinding(fn)}:<AWS::AccountId>:alarm:LoadTestRig-Target-*`), reason: 'EnableAlarmActions only on the rig target stack\'s alarms (CloudFormation names them LoadTestRig-Target-<id>-<suffix>).' },
       {
         id: iam5(`Resource::arn:<AWS::Partition>:autoscaling:${regionInFinding(asg)}:<AWS::AccountId>:autoScalingGroup:*:autoScalingGroupName/<${asgLogicalId}>`),
-        reason: 'SetDesiredCapacity is limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',
+        reason: 'SetDesiredCapacity and ResumeProcesses are limited to the generator group by name; the wildcard stands for the group UUID, unknown until deploy.',
       },
     );
     return fn;

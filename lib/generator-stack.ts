@@ -50,7 +50,7 @@ export function addGeneratorOutputs(
   stack: Stack,
   fleet: GeneratorFleet,
   results: ResultsBucket,
-  props: { readonly instanceType: ec2.InstanceType; readonly maxGenerators: number; readonly secondaryPrivateIps?: number },
+  props: { readonly instanceType: ec2.InstanceType; readonly maxGenerators: number; readonly secondaryPrivateIps?: number; readonly maxLifetime: Duration },
 ): void {
   new CfnOutput(stack, 'GeneratorAsgName', { value: fleet.autoScalingGroup.autoScalingGroupName });
   new CfnOutput(stack, 'GeneratorAgentHome', { value: fleet.agentHome, description: 'Directory of agent.js on each generator' });
@@ -61,6 +61,8 @@ export function addGeneratorOutputs(
   new CfnOutput(stack, 'GeneratorInstanceType', { value: props.instanceType.toString() });
   new CfnOutput(stack, 'GeneratorSecondaryIps', { value: String(props.secondaryPrivateIps ?? 1) });
   new CfnOutput(stack, 'SafetyNetFunctionName', { value: fleet.safetyNet.functionName });
+  // The CLI refuses a run longer than this before anything scales: the safety net would scale it to 0 mid-run.
+  new CfnOutput(stack, 'GeneratorMaxLifetimeMinutes', { value: String(props.maxLifetime.toMinutes()), description: 'The safety net scales the generators to 0 once any has run this long' });
 
   // CDK's singleton that empties the results bucket on destroy (autoDeleteObjects).
   const autoDelete = stack.node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider');

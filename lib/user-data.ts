@@ -98,6 +98,13 @@ export function addHostTuning(scope: Construct, userData: ec2.UserData, grantee:
   userData.addCommands(`bash ${local}`);
 }
 
+/**
+ * `retry <attempts> <command…>`: reruns a failing command after 2, 4, 8 … seconds, as install-generator.sh does for
+ * npm and dnf; under `set -e` the boot fails only once the last attempt has.
+ */
+export const RETRY_FUNCTION =
+  'retry() { local attempts=$1 n=1 delay=2; shift; until "$@"; do if [ "$n" -ge "$attempts" ]; then echo "user-data: failed after $n attempts: $*" >&2; return 1; fi; echo "user-data: attempt $n failed: $*; retrying in ${delay}s" >&2; sleep "$delay"; n=$((n + 1)); delay=$((delay * 2)); done; }';
+
 /** Shell lines common to the start of every rig user-data: fail fast and log to the console. */
 export function userDataPreamble(): string[] {
   return [
@@ -105,7 +112,9 @@ export function userDataPreamble(): string[] {
     // cloud-init output reaches the EC2 console log, which is where a failed boot is debugged.
     'exec > >(tee -a /var/log/loadtest-rig-user-data.log) 2>&1',
     `mkdir -p ${RIG_HOME}`,
-    'dnf install -y unzip tar xz',
+    RETRY_FUNCTION,
+    // A mirror hiccup must not fail the boot at its first network step (the later ones are retried too).
+    'retry 5 dnf install -y unzip tar xz',
   ];
 }
 

@@ -12,7 +12,7 @@
  * laptop) is restored once the run's deadline has passed. Runs leave a mark under runs/_scale-in/ in the
  * results bucket (RESULTS_BUCKET); the decision is scale-in-decision.js, the same the CLI makes.
  */
-const { SCALE_IN_MARK_PREFIX, parseMark, scaleInDecision } = require('./scale-in-decision');
+const { PROCESSES_MARK_PREFIX, SCALE_IN_MARK_PREFIX, parseMark, parseProcessesMark, processesDecision, scaleInDecision } = require('./scale-in-decision');
 
 /**
  * Instances launched at least maxLifetimeMinutes before nowMs.
@@ -131,6 +131,24 @@ function sdkAlarmActions() {
 }
 
 /**
+ * The keys of the marks under a prefix of the results bucket, every page.
+ * @param {MarkStore} store @param {string} bucket @param {string} prefix
+ * @returns {Promise<string[]>}
+ */
+async function markKeys(store, bucket, prefix) {
+  /** @type {string[]} */
+  const keys = [];
+  /** @type {string | undefined} */
+  let ContinuationToken;
+  do {
+    const page = await store.listObjectsV2({ Bucket: bucket, Prefix: prefix, ContinuationToken });
+    for (const o of page.Contents || []) if (o.Key && o.Key.endsWith('.json')) keys.push(o.Key);
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return keys;
+}
+
+/**
  * Restores every target scale-in a run left suspended past its deadline.
  * @param {{ s3?: MarkStore, cloudwatch?: AlarmActions, now?: () => number, env?: Record<string, string | undefined> }} [deps]
  * @returns {Promise<Array<{ alarmName: string, action: string, why: string }>>}
@@ -141,21 +159,12 @@ async function restoreScaleIn(deps = {}) {
   if (!bucket) return [];
   const store = deps.s3 || sdkMarkStore();
   const alarms = deps.cloudwatch || sdkAlarmActions();
-  const list = store.listObjectsV2;
   const get = store.getObject;
   const put = store.putObject;
   const describe = alarms.describeAlarms;
   const enable = alarms.enableAlarmActions;
 
-  /** @type {string[]} */
-  const keys = [];
-  /** @type {string | undefined} */
-  let ContinuationToken;
-  do {
-    const page = await list({ Bucket: bucket, Prefix: `${SCALE_IN_MARK_PREFIX}/`, ContinuationToken });
-    for (const o of page.Contents || []) if (o.Key && o.Key.endsWith('.json')) keys.push(o.Key);
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
+  const keys = await markKeys(store, bucket, `${SCALE_IN_MARK_PREFIX}/`);
 
   const out = [];
   for (const Key of keys) {
@@ -174,16 +183,66 @@ async function restoreScaleIn(deps = {}) {
   return out;
 }
 
-/** Both duties; one failing does not keep the other from running. */
+/**
+ * The auto-scaling calls the processes duty makes: the SDK's in the Lambda, fakes in tests.
+ * @typedef {{
+ *   describeAutoScalingGroups: (input: import('@aws-sdk/client-auto-scaling').DescribeAutoScalingGroupsCommandInput) => Promise<Pick<import('@aws-sdk/client-auto-scaling').DescribeAutoScalingGroupsCommandOutput, 'AutoScalingGroups'>>,
+ *   resumeProcesses: (input: import('@aws-sdk/client-auto-scaling').ResumeProcessesCommandInput) => Promise<unknown>,
+ * }} GroupProcesses
+ */
+
+/** @returns {GroupProcesses} */
+function sdkGroupProcesses() {
+  /** @type {typeof import('@aws-sdk/client-auto-scaling')} */
+  const sdk = require('@aws-sdk/client-auto-scaling');
+  const client = new sdk.AutoScalingClient({});
+  return {
+    describeAutoScalingGroups: (input) => client.send(new sdk.DescribeAutoScalingGroupsCommand(input)),
+    resumeProcesses: (input) => client.send(new sdk.ResumeProcessesCommand(input)),
+  };
+}
+
+/**
+ * Resumes every auto-scaling process (AZRebalance) a run left suspended past its deadline.
+ * @param {{ s3?: MarkStore, autoscaling?: GroupProcesses, now?: () => number, env?: Record<string, string | undefined> }} [deps]
+ * @returns {Promise<Array<{ groupName: string, action: string, why: string }>>}
+ */
+async function resumeProcesses(deps = {}) {
+  const bucket = (deps.env || process.env).RESULTS_BUCKET;
+  if (!bucket) return [];
+  const store = deps.s3 || sdkMarkStore();
+  const groups = deps.autoscaling || sdkGroupProcesses();
+  const keys = await markKeys(store, bucket, `${PROCESSES_MARK_PREFIX}/`);
+  const out = [];
+  for (const Key of keys) {
+    const mark = parseProcessesMark(await store.getObject({ Bucket: bucket, Key }));
+    if (!mark || mark.state !== 'suspended') continue;
+    const res = await groups.describeAutoScalingGroups({ AutoScalingGroupNames: [mark.groupName] });
+    const group = (res.AutoScalingGroups || [])[0];
+    const suspended = group ? (group.SuspendedProcesses || []).map((p) => String(p.ProcessName)) : undefined;
+    const decision = processesDecision({ suspended, mark, now: (deps.now || Date.now)() });
+    if (decision.action === 'restore') {
+      await groups.resumeProcesses({ AutoScalingGroupName: mark.groupName, ScalingProcesses: decision.processes });
+      console.log(JSON.stringify({ msg: 'auto-scaling processes resumed', groupName: mark.groupName, why: decision.why }));
+    }
+    if (decision.action !== 'wait') await store.putObject({ Bucket: bucket, Key, Body: JSON.stringify({ ...mark, state: 'restored' }) });
+    out.push({ groupName: mark.groupName, action: decision.action, why: decision.why });
+  }
+  return out;
+}
+
+/** Every duty; one failing does not keep the others from running. */
 async function handler() {
-  const [generators, scaleIn] = await Promise.allSettled([run(), restoreScaleIn()]);
-  for (const r of [generators, scaleIn]) if (r.status === 'rejected') console.log(JSON.stringify({ msg: 'safety net duty failed', error: String(r.reason && r.reason.message || r.reason) }));
+  const [generators, scaleIn, processes] = await Promise.allSettled([run(), restoreScaleIn(), resumeProcesses()]);
+  for (const r of [generators, scaleIn, processes]) if (r.status === 'rejected') console.log(JSON.stringify({ msg: 'safety net duty failed', error: String(r.reason && r.reason.message || r.reason) }));
   if (generators.status === 'rejected') throw generators.reason;
   if (scaleIn.status === 'rejected') throw scaleIn.reason;
-  return { ...generators.value, scaleIn: scaleIn.value };
+  if (processes.status === 'rejected') throw processes.reason;
+  return { ...generators.value, scaleIn: scaleIn.value, processes: processes.value };
 }
 
 exports.overdueInstances = overdueInstances;
 exports.run = run;
 exports.restoreScaleIn = restoreScaleIn;
+exports.resumeProcesses = resumeProcesses;
 exports.handler = handler;

@@ -15,6 +15,11 @@ export interface OpenRequest {
   /** The local run folder (the report is written there on every platform). */
   readonly runDir: string;
   readonly plan: Plan;
+  /**
+   * How long one vuser's session lasts past its arrival (the run's deadline counts it after the last arrival).
+   * @default 0 (the phases only)
+   */
+  readonly sessionSeconds?: number;
 }
 
 /** How long the run sequence waits on this platform. */

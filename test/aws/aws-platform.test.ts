@@ -1,6 +1,9 @@
-import { AutoScalingClient, DescribeAutoScalingGroupsCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, ResumeProcessesCommand, SetDesiredCapacityCommand, SuspendProcessesCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { GetObjectCommand, HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -8,7 +11,8 @@ import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-ser
 import { mockClient } from 'aws-sdk-client-mock';
 import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
-import { awsPlatform } from '../../scripts/platforms/aws/aws';
+import { COPY_CONCURRENCY, awsPlatform, copyStoreToFolder } from '../../scripts/platforms/aws/aws';
+import { LAST_DATA_GRACE_MS, awaitAgentsData } from '../../scripts/platforms/aws/run-teardown';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import { capacityLine } from '../../scripts/platforms/aws/select';
 import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
@@ -219,4 +223,131 @@ test('--teardown deletes the stacks in reverse order and waits for each', async 
   expect(cfn.commandCalls(DeleteStackCommand).map((c) => c.args[0].input.StackName)).toEqual(['LoadTestRig-Generators', 'LoadTestRig-Target', 'LoadTestRig-Network']);
   expect(removed).toBe(true);
   expect(lines).toContain('teardown: done; nothing of the rig is left billing');
+});
+
+test('the generators are scaled to 0 as soon as the load is over: before CloudWatch is read and before the run store is copied', async () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-order-'));
+  const { p } = platform({ target: 'http://127.0.0.1:9' });
+  s3.on(GetObjectCommand).rejects(Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' }));
+  const run = await p.open({ runId: 'r1', runDir, plan: PLAN });
+  await expect(run.fleet.launch(['g01'])).rejects.toThrow(/no slice for generator g01/);
+  const order: string[] = [];
+  asg.on(SetDesiredCapacityCommand).callsFake((input: { DesiredCapacity: number }) => void order.push(`SetDesiredCapacity(${input.DesiredCapacity})`));
+  cw.on(GetMetricDataCommand).callsFake(() => (order.push('GetMetricData'), { MetricDataResults: [] }));
+  s3.on(ListObjectsV2Command).resolves({ Contents: [{ Key: 'runs/r1/run.json' }], IsTruncated: false });
+  s3.on(GetObjectCommand).callsFake(() => (order.push('GetObject'), { Body: { transformToString: async () => '{}' } }));
+  // What the run sequence does once the orchestrator has returned (scripts/run.ts reportRun), then its close.
+  await run.metrics.collect({ start: 0, end: 60_000 });
+  await run.copyToRunDir();
+  await run.close();
+  expect(order[0]).toBe('SetDesiredCapacity(0)');
+  expect(order).toContain('GetMetricData');
+  expect(order).toContain('GetObject');
+  expect(order.filter((o) => o.startsWith('SetDesiredCapacity'))).toEqual(['SetDesiredCapacity(0)']);
+  expect(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8')).toBe('{}');
+});
+
+test('--keep-generators: the group is left as it is when the load is over, and said once', async () => {
+  const { p, lines } = platform({ keepGenerators: true, target: 'http://127.0.0.1:9' });
+  const run = await open(p);
+  await run.fleet.launch(['g01']).catch(() => undefined);
+  await run.metrics.collect({ start: 0, end: 60_000 });
+  await run.close();
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+  expect(lines.filter((l) => /left running \(--keep-generators\)/.test(l))).toHaveLength(1);
+});
+
+test(`the run store is copied with ${COPY_CONCURRENCY} GETs in flight, not one at a time, and every object arrives`, async () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-copy-'));
+  const keys = Array.from({ length: 200 }, (_, i) => `generators/g${i % 10}/p0/periods/${i}.json`);
+  let inFlight = 0;
+  let most = 0;
+  const pending: Array<() => void> = [];
+  const store = {
+    location: 's3://bkt/runs/r1',
+    list: async () => [...keys, 'bundle/agent.js'],
+    put: async () => undefined,
+    get: (key: string) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      return new Promise<string>((resolve) => pending.push(() => (inFlight--, resolve(key))));
+    },
+  };
+  let copied = false;
+  const copy = copyStoreToFolder(store as never, runDir).then(() => void (copied = true));
+  // Answer the GETs as they queue up: each answer lets one more start.
+  while (!copied) {
+    await new Promise((r) => setImmediate(r));
+    pending.splice(0).forEach((answer) => answer());
+  }
+  await copy;
+  expect(most).toBe(COPY_CONCURRENCY);
+  expect(COPY_CONCURRENCY).toBeGreaterThanOrEqual(16);
+  expect(COPY_CONCURRENCY).toBeLessThanOrEqual(32);
+  expect(fs.readFileSync(path.join(runDir, keys[199]!), 'utf8')).toBe(keys[199]);
+  expect(fs.existsSync(path.join(runDir, 'bundle'))).toBe(false);
+});
+
+test("an agent still running when the load stopped gets up to 30 s for its last data (done.json) before its instance goes; one that ended is not waited for", async () => {
+  let t = 0;
+  const fakeClock = { now: () => t, sleep: async (ms: number) => void (t += ms) };
+  const reads: string[] = [];
+  const fleet = { status: () => new Map<string, number | undefined>([['g01', 0], ['g02', undefined]]) };
+  const late = { get: async (key: string) => (reads.push(key), t >= 4000 ? '{}' : undefined) };
+  await awaitAgentsData(fleet, late, fakeClock);
+  expect(t).toBe(4000);
+  expect(new Set(reads)).toEqual(new Set(['generators/g02/done.json']));
+  t = 0;
+  await awaitAgentsData(fleet, { get: async () => undefined }, fakeClock);
+  expect(t).toBe(LAST_DATA_GRACE_MS);
+});
+
+// EC2 Auto Scaling User Guide, "Rebalancing activities": after a zone imbalance the group launches in another zone
+// and then terminates instances. moto does not rebalance, so the order of the calls is the test.
+test('AZRebalance is suspended on the target group and the generator group (each marked first) before the generators scale, and resumed when the run closes', async () => {
+  const order: string[] = [];
+  const slice = JSON.stringify({ generator: 'g01', index: 0, scriptDir: path.join(__dirname, '..', '..', 'load-generators', 'scenarios'), processes: [] });
+  s3.on(GetObjectCommand).callsFake((input: { Key: string }) => ({ Body: { transformToString: async () => (input.Key.endsWith('slice.json') ? slice : '') } }));
+  s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: string }) => {
+    if (input.Key.startsWith('runs/_scale-in/processes/')) order.push(`mark ${input.Key.slice(25)} ${JSON.parse(input.Body).state}`);
+  });
+  asg.on(SuspendProcessesCommand).callsFake((input: { AutoScalingGroupName: string; ScalingProcesses: string[] }) => void order.push(`SuspendProcesses ${input.AutoScalingGroupName} ${input.ScalingProcesses.join()}`));
+  asg.on(ResumeProcessesCommand).callsFake((input: { AutoScalingGroupName: string; ScalingProcesses: string[] }) => void order.push(`ResumeProcesses ${input.AutoScalingGroupName} ${input.ScalingProcesses.join()}`));
+  asg.on(SetDesiredCapacityCommand).callsFake((input: { DesiredCapacity: number }) => void order.push(`SetDesiredCapacity ${input.DesiredCapacity}`));
+  asg.on(DescribeAutoScalingGroupsCommand).callsFake((input: { AutoScalingGroupNames: string[] }) => ({ AutoScalingGroups: [{ AutoScalingGroupName: input.AutoScalingGroupNames[0], Instances: [], SuspendedProcesses: [] }] }));
+  const stopped = new AbortController();
+  stopped.abort();
+  const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, targetAsgName: 'tgt' }, root: path.join(__dirname, '..', '..'), signal: stopped.signal });
+  const run = await open(p);
+  await run.fleet.launch(['g01']);
+  await run.close();
+  expect(order).toEqual([
+    'mark tgt.json suspended', 'SuspendProcesses tgt AZRebalance',
+    'mark gen.json suspended', 'SuspendProcesses gen AZRebalance',
+    'SetDesiredCapacity 1',
+    'SetDesiredCapacity 0',
+    'ResumeProcesses gen AZRebalance', 'mark gen.json restored',
+    'ResumeProcesses tgt AZRebalance', 'mark tgt.json restored',
+  ]);
+});
+
+test('AZRebalance the operator had suspended is left suspended after the run', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', Instances: [], SuspendedProcesses: [{ ProcessName: 'AZRebalance' }] } as never] });
+  s3.on(GetObjectCommand).rejects(Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' }));
+  const { p, lines } = platform({ target: 'http://127.0.0.1:9' });
+  const run = await open(p);
+  await run.fleet.launch(['g01']).catch(() => undefined);
+  await run.close();
+  expect(asg.commandCalls(SuspendProcessesCommand)).toHaveLength(0);
+  expect(asg.commandCalls(ResumeProcessesCommand)).toHaveLength(0);
+  expect(lines).toContain('group gen: AZRebalance already suspended; left as it is');
+});
+
+test('a plan longer than the stack\'s GeneratorMaxLifetimeMinutes is refused when the run opens, before anything is suspended or scaled', async () => {
+  const plan = { ...PLAN, generators: [{ index: 0, phases: [{ duration: 1200, arrivalRate: 10 }], processes: [], arrivals: 12_000, peakConcurrent: 12_000 }] } as never;
+  const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, generatorMaxLifetimeMinutes: 60 } });
+  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(UsageError);
+  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(/^the run needs its generators for up to 102 min .*generatorMaxLifetimeMinutes 60: /);
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+  expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
 });

@@ -32,8 +32,9 @@ test('parseOutputsFile reads the generator and target stacks', () => {
   expect(o).toMatchObject({ generatorAsgName: 'gen-asg', resultsBucketName: 'results', maxGenerators: 10, region: 'eu-west-1', targetUrl: 'http://alb', targetAsgName: 't-asg' });
   expect(o?.stackNames).toEqual(['LoadTestRig-Network', 'LoadTestRig-Target', 'LoadTestRig-Generators']);
   expect(o?.generatorInstanceType).toBeUndefined(); // outputs of an older stack: the platform assumes the default
-  const typed = parseOutputsFile(JSON.stringify({ 'LoadTestRig-Generators': { ...GEN_OUTPUTS, GeneratorInstanceType: 'c5.xlarge', GeneratorSecondaryIps: '2' } }), 'f.json');
-  expect(typed).toMatchObject({ generatorInstanceType: 'c5.xlarge', generatorSecondaryIps: 2 });
+  const typed = parseOutputsFile(JSON.stringify({ 'LoadTestRig-Generators': { ...GEN_OUTPUTS, GeneratorInstanceType: 'c5.xlarge', GeneratorSecondaryIps: '2', GeneratorMaxLifetimeMinutes: '60' } }), 'f.json');
+  expect(typed).toMatchObject({ generatorInstanceType: 'c5.xlarge', generatorSecondaryIps: 2, generatorMaxLifetimeMinutes: 60 });
+  expect(o?.generatorMaxLifetimeMinutes).toBeUndefined(); // an older stack: no lifetime check
   expect(parseOutputsFile('{}', 'f.json')).toBeUndefined();
   expect(() => parseOutputsFile('nope', 'f.json')).toThrow(/not valid JSON/);
   expect(() => parseOutputsFile(JSON.stringify({ 'LoadTestRig-Generators': { GeneratorAsgName: 'x' } }), 'f.json')).toThrow(/no output GeneratorAgentHome; redeploy/);

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeAutoScalingGroupsCommandOutput, DescribeScalingActivitiesCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
+import { RigError, UsageError } from '../../scripts/errors';
+import { checkGeneratorLifetime, commandTimeoutSeconds } from '../../scripts/platforms/aws/fleet-span';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CancelCommandCommand,
@@ -211,6 +213,23 @@ describe('preflight from the first ready generator', () => {
     await fleet.stop();
   });
 
+  test('the preflight does not eat the fleet\'s budget: after it, the scale-out gets the whole wait, and the timeout says the time since the launch began', async () => {
+    const pending = group([['i-0000000000000000a', 'Pending']]);
+    // The first instance boots for 50 s of the 60-s budget; the second never comes.
+    let m = asg.on(DescribeAutoScalingGroupsCommand);
+    for (let i = 0; i < 10; i++) m = m.resolvesOnce(pending);
+    m.resolves(group([['i-0000000000000000a', 'InService']]));
+    const { fleet, store } = await setupWithPreflight();
+    ssm.on(SendCommandCommand).callsFakeOnce(async () => {
+      await store.put('preflight/result.json', JSON.stringify({ ok: true, steps: ['tcp 10.0.3.17:80'], ms: 12 }));
+      return { Command: { CommandId: 'probe-1' } };
+    });
+    const err = await fleet.launch(['g01', 'g02']).catch((e: Error) => e);
+    const [, own, total] = /^only 1 of 2 generator instances in service after (\d+) s, (\d+) s since the launch began \(none launching\)/.exec((err as Error).message) ?? [];
+    expect(Number(own)).toBeGreaterThanOrEqual(60);
+    expect(Number(total)).toBeGreaterThanOrEqual(110);
+  });
+
   test('a probe command that cannot run (boot failed) stops the launch before scale-out, naming the command status and its error', async () => {
     asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
     ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'generator boot (user-data) failed (cloud-init status 1): loadtest-rig boot step: install Node (checksum-verified)' });
@@ -275,4 +294,79 @@ test('a running generator\'s SSM invocation is read less and less often (≤ eve
   await until(() => fleet.status().get('g03') === 3);
   expect(noticedAt - failedAt).toBeLessThanOrEqual(SSM_CHECK_CEILING_MS / 2000 + 1);
   await fleet.stop();
+});
+
+// EC2 Auto Scaling User Guide, "Troubleshoot Amazon EC2 Auto Scaling: EC2 instance launch failures": a launch AWS
+// refuses (InsufficientInstanceCapacity, VcpuLimitExceeded, a type the zone lacks) is a Failed scaling activity;
+// moto never fails a launch, so the activity is mocked.
+test('a Failed scaling activity (insufficient capacity) stops the wait on its first poll, quoting AWS\'s message in one line', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([]));
+  const message = 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested (eu-west-1a).\nOur system will be working on provisioning additional capacity. Launching EC2 instance failed.';
+  asg.on(DescribeScalingActivitiesCommand).callsFake(() => ({
+    Activities: [
+      { ActivityId: 'new', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: message, StartTime: new Date(1_700_000_000_000), Cause: 'x' },
+      { ActivityId: 'old', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: 'VcpuLimitExceeded', StartTime: new Date(1_600_000_000_000), Cause: 'x' },
+    ],
+  }));
+  const { fleet } = await setup(['g01']);
+  const err = await fleet.launch(['g01']).catch((e: Error) => e);
+  expect(err).toBeInstanceOf(RigError);
+  expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${message.replace(/\n/, ' ')} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
+  expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)).toHaveLength(0);
+  expect(asg.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(1);
+});
+
+test('a Failed activity from before this launch (an earlier run) does not stop it', async () => {
+  asg.on(DescribeAutoScalingGroupsCommand).resolves(group([['i-0000000000000000a', 'InService']]));
+  asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [{ ActivityId: 'old', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: 'VcpuLimitExceeded', StartTime: new Date(1_600_000_000_000), Cause: 'x' }] });
+  const { fleet } = await setup(['g01']);
+  await fleet.launch(['g01']);
+  expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
+  await fleet.stop();
+});
+
+test('SSM registration reads every page of DescribeInstanceInformation (50 a page): 60 of 60 registered, not the first page\'s count', async () => {
+  const ids = Array.from({ length: 60 }, (_, i) => `g${String(i + 1).padStart(2, '0')}`);
+  const { store, instances } = await inServiceFleet(ids);
+  const info = instances.map(([InstanceId]) => ({ InstanceId, PingStatus: 'Online' as const }));
+  // SSM's paging: MaxResults a page (10 when not given), NextToken to the next.
+  ssm.on(DescribeInstanceInformationCommand).callsFake((input: { Filters: Array<{ Values: string[] }>; MaxResults?: number; NextToken?: string }) => {
+    const matching = info.filter((i) => input.Filters[0]!.Values.includes(i.InstanceId));
+    const start = Number(input.NextToken ?? 0);
+    const end = start + (input.MaxResults ?? 10);
+    return { InstanceInformationList: matching.slice(start, end), ...(end < matching.length ? { NextToken: String(end) } : {}) };
+  });
+  const lines: string[] = [];
+  const fleet = awsFleet({ api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store, root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1', agentHome: '/opt/loadtest-rig/load-generators', clock: fakeClock(), log: (l) => lines.push(l), pollMs: 10, instanceTimeoutMs: 60_000 });
+  await fleet.launch(ids);
+  await fleet.stop();
+  const calls = ssm.commandCalls(DescribeInstanceInformationCommand).map((c) => c.args[0].input);
+  expect(calls.map((c) => [c.Filters?.[0]?.Values?.length, c.MaxResults, c.NextToken])).toEqual([[50, 50, undefined], [10, 50, undefined]]);
+  expect(lines).toContain('ssm: 60/60 instances registered');
+});
+
+test('instances are picked only once the in-service count equals the desired capacity (an instance the group is about to terminate is not given an agent)', async () => {
+  const ids = ['i-0000000000000000a', 'i-0000000000000000b', 'i-0000000000000000c'];
+  const withDesired = (desired: number, inService: string[]) => ({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: desired, Instances: inService.map((InstanceId) => ({ InstanceId, LifecycleState: 'InService', HealthStatus: 'Healthy' })) }] } as never);
+  asg.on(DescribeAutoScalingGroupsCommand).resolvesOnce(withDesired(2, ids)).resolves(withDesired(2, ids.slice(1)));
+  const { fleet } = await setup(['g01', 'g02']);
+  await fleet.launch(['g01', 'g02']);
+  await fleet.stop();
+  expect(ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input.InstanceIds)).toEqual([['i-0000000000000000b'], ['i-0000000000000000c']]);
+});
+
+test('the agents\' SSM executionTimeout comes from the plan (ready barrier + phases + one session + overrun + 10 min), not a fixed 3 hours', () => {
+  const plan = { generators: [{ phases: [{ duration: 1200, arrivalRate: 10 }] }] } as unknown as Parameters<typeof commandTimeoutSeconds>[0];
+  // --ramp 20m --hold 3h: past the old fixed 10,800 s.
+  expect(commandTimeoutSeconds(plan, 10_800)).toBe(600 + 1200 + 10_800 + 120 + 600);
+  expect(commandTimeoutSeconds(plan, 60)).toBe(600 + 1200 + 60 + 120 + 600);
+});
+
+test('a run longer than the deployed generatorMaxLifetimeMinutes is refused before anything scales, in one line (exit 2)', () => {
+  const plan = { generators: [{ phases: [{ duration: 1200, arrivalRate: 10 }] }] } as unknown as Parameters<typeof checkGeneratorLifetime>[0];
+  expect(() => checkGeneratorLifetime(plan, 3600, 180)).not.toThrow();
+  expect(() => checkGeneratorLifetime(plan, 3600, undefined)).not.toThrow();
+  const err = (() => { try { checkGeneratorLifetime(plan, 3 * 3600, 180); } catch (e) { return e as Error; } return undefined; })();
+  expect(err).toBeInstanceOf(UsageError);
+  expect(err?.message).toBe('the run needs its generators for up to 222 min (launch 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=222 (npm run deploy)');
 });

@@ -146,6 +146,28 @@ describe('generator fleet', () => {
     });
   });
 
+  test('the safety net may resume auto-scaling processes (AZRebalance a killed run left suspended) on the generator group and the rig target\'s group only', () => {
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'autoscaling:ResumeProcesses',
+        Resource: [
+          { 'Fn::Join': ['', Match.arrayWith([':autoScalingGroup:*:autoScalingGroupName/', { Ref: Match.stringLikeRegexp('^FleetGroupASG') }])] },
+          { 'Fn::Join': ['', Match.arrayWith([':autoScalingGroup:*:autoScalingGroupName/LoadTestRig-Target-*'])] },
+        ],
+      })]) },
+    });
+  });
+
+  test('user-data retries its first dnf install (unzip, tar, xz) with backoff like the later network steps, on generators and the EC2 target', () => {
+    const lines = launchTemplateUserData(t).split('\n');
+    const at = lines.indexOf('retry 5 dnf install -y unzip tar xz');
+    expect(at).toBeGreaterThan(lines.findIndex((l) => l.startsWith('retry() {')));
+    expect(lines.findIndex((l) => l.startsWith('retry() {'))).toBeGreaterThan(lines.indexOf('set -euxo pipefail'));
+    expect(lines.filter((l) => /^dnf install/.test(l))).toEqual([]);
+    const target = Template.fromStack(buildTestRig({ targetKind: 'ec2' }).rig.target!);
+    expect(launchTemplateUserData(target)).toContain('\nretry 5 dnf install -y unzip tar xz\n');
+  });
+
   test('an arm64 (Graviton) generator type gets the arm64 Amazon Linux image; x86 types the x86_64 one', () => {
     const arm = Template.fromStack(buildTestRig({ generatorInstanceType: 'c7g.large' }).rig.generators);
     arm.hasResourceProperties('AWS::EC2::LaunchTemplate', {
@@ -168,6 +190,9 @@ describe('generator fleet', () => {
   test('outputs the names the CLI reads', () => {
     for (const key of ['GeneratorAsgName', 'ResultsBucketName', 'DashboardName', 'DashboardUrl', 'Region', 'MaxGenerators', 'RigMetricsNamespace']) t.hasOutput(key, {});
     t.hasOutput('MaxGenerators', { Value: '10' });
+    // The CLI refuses a run longer than the safety net lets a generator live (scripts/platforms/aws/fleet-span.ts).
+    t.hasOutput('GeneratorMaxLifetimeMinutes', { Value: '180' });
+    Template.fromStack(buildTestRig({ generatorMaxLifetimeMinutes: 60 }).rig.generators).hasOutput('GeneratorMaxLifetimeMinutes', { Value: '60' });
     t.hasOutput('RigMetricsNamespace', { Value: 'LoadTestRig' });
   });
 });

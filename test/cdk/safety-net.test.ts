@@ -6,6 +6,17 @@ describe('lib/safety-net', () => {
   afterEach(() => { jest.restoreAllMocks(); });
   const now = Date.parse('2025-01-01T12:00:00Z');
   const ago = (min: number): Date => new Date(now - min * 60_000);
+  /** The results bucket's marks in memory, with the writes made. */
+  function markBucket(marks: Record<string, object>) {
+    const calls: string[] = [];
+    const objects = new Map(Object.entries(marks).map(([k, v]) => [k, JSON.stringify(v)]));
+    const s3 = {
+      listObjectsV2: async (input: { Prefix: string }) => ({ Contents: [...objects.keys()].filter((k) => k.startsWith(input.Prefix)).map((Key) => ({ Key })) }),
+      getObject: async (input: { Key: string }) => objects.get(input.Key),
+      putObject: async (input: { Key: string; Body: string }) => void (calls.push(`put ${input.Key} ${JSON.parse(input.Body).state}`), objects.set(input.Key, input.Body)),
+    };
+    return { s3, calls };
+  }
 
   test('an instance older than the limit is overdue; a younger one is not', () => {
     const overdue = net.overdueInstances([{ instanceId: 'old', launchTime: ago(181) }, { instanceId: 'young', launchTime: ago(179) }], now, 180);
@@ -43,13 +54,7 @@ describe('lib/safety-net', () => {
     };
     /** The bucket's marks and the alarms' states, with the calls made. */
     function account(marks: Record<string, object>, enabled: Record<string, boolean>) {
-      const calls: string[] = [];
-      const objects = new Map(Object.entries(marks).map(([k, v]) => [k, JSON.stringify(v)]));
-      const s3 = {
-        listObjectsV2: async (input: { Prefix: string }) => ({ Contents: [...objects.keys()].filter((k) => k.startsWith(input.Prefix)).map((Key) => ({ Key })) }),
-        getObject: async (input: { Key: string }) => objects.get(input.Key),
-        putObject: async (input: { Key: string; Body: string }) => void (calls.push(`put ${input.Key} ${JSON.parse(input.Body).state}`), objects.set(input.Key, input.Body)),
-      };
+      const { s3, calls } = markBucket(marks);
       const cloudwatch = {
         describeAlarms: async (input: { AlarmNames: string[] }) => ({ MetricAlarms: input.AlarmNames.filter((n) => n in enabled).map((AlarmName) => ({ AlarmName, ActionsEnabled: enabled[AlarmName] })) }),
         enableAlarmActions: async (input: { AlarmNames: string[] }) => void calls.push(`enable ${input.AlarmNames.join(',')}`),
@@ -76,6 +81,36 @@ describe('lib/safety-net', () => {
 
     test('no RESULTS_BUCKET (a stack deployed before this duty): nothing read', async () => {
       await expect(restoreScaleIn({ env: {}, s3: {}, cloudwatch: {} })).resolves.toEqual([]);
+    });
+  });
+
+  describe('AZRebalance a killed run left suspended', () => {
+    const pmark = (groupName: string, restoreBy: number, state = 'suspended') => ({ groupName, processes: ['AZRebalance'], runId: 'r1', suspendedAt: now - 3_600_000, restoreBy, state });
+    function account(marks: Record<string, object>, suspended: Record<string, string[]>) {
+      const { s3, calls } = markBucket(marks);
+      const autoscaling = {
+        describeAutoScalingGroups: async (input: { AutoScalingGroupNames: string[] }) => ({
+          AutoScalingGroups: input.AutoScalingGroupNames.filter((n) => n in suspended).map((n) => ({ AutoScalingGroupName: n, SuspendedProcesses: suspended[n]!.map((ProcessName) => ({ ProcessName })) })),
+        }),
+        resumeProcesses: async (input: { AutoScalingGroupName: string; ScalingProcesses: string[] }) => void calls.push(`resume ${input.AutoScalingGroupName} ${input.ScalingProcesses.join()}`),
+      };
+      return { s3, autoscaling, calls };
+    }
+
+    test('past the deadline: resumed and the mark rewritten as restored; before it, or never suspended by a run, left alone', async () => {
+      const a = account(
+        {
+          'runs/_scale-in/processes/gen.json': pmark('gen', now - 1),
+          'runs/_scale-in/processes/tgt.json': pmark('tgt', now + 60_000),
+          'runs/_scale-in/processes/old.json': pmark('old', now - 1, 'restored'),
+          'runs/_scale-in/LoadTestRig-Target-In.json': { alarmName: 'LoadTestRig-Target-In', runId: 'r1', suspendedAt: 0, restoreBy: 0, state: 'suspended' },
+        },
+        { gen: ['AZRebalance', 'Launch'], tgt: ['AZRebalance'], old: ['AZRebalance'] },
+      );
+      const resume = net.resumeProcesses as unknown as (deps: object) => Promise<Array<{ groupName: string; action: string }>>;
+      const out = await resume({ env: { RESULTS_BUCKET: 'results' }, now: () => now, s3: a.s3, autoscaling: a.autoscaling });
+      expect(a.calls).toEqual(['resume gen AZRebalance', 'put runs/_scale-in/processes/gen.json restored']);
+      expect(out.map((o) => `${o.groupName} ${o.action}`)).toEqual(['gen restore', 'tgt wait']);
     });
   });
 });

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { IAM_ACTIONS } from '../../scripts/platforms/aws/clients';
+import { PROCESSES_IAM_ACTIONS } from '../../scripts/platforms/aws/fleet-processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -111,4 +112,13 @@ test('the policy\'s rig names follow the stacks, the namespace and the generator
   const text = fs.readFileSync(path.join(ROOT, 'bin', 'rig.ts'), 'utf8');
   expect(text).toContain("RIG_METRICS_NAMESPACE = 'LoadTestRig'");
   expect(fs.readFileSync(path.join(ROOT, 'lib', 'generator-fleet.ts'), 'utf8')).toContain("GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' }");
+});
+
+test('AZRebalance is suspended and resumed (fleet-processes.ts) on the rig\'s generator and target groups only', () => {
+  const targetGroup = RIG.group.replace('LoadTestRig-Generators-FleetGroupA1B2C3', 'LoadTestRig-Target-Ec2AsgA1B2C3');
+  for (const action of PROCESSES_IAM_ACTIONS) {
+    for (const group of [RIG.group, targetGroup]) expect({ action, group, n: allowing(action, group).length }).toEqual({ action, group, n: 1 });
+    expect(allowing(action, RIG.group.replace('LoadTestRig-Generators-', 'Prod-'))).toEqual([]);
+    expect(allowing(action, '*')).toEqual([]);
+  }
 });

@@ -17,14 +17,16 @@ import type { AwsApi } from './clients';
 import { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, RunCheckContext, prepareTarget } from './run-checks';
+import { ProcessesApi, createProcessesApi } from './fleet-processes';
+import { READY_TIMEOUT_MS, checkGeneratorLifetime } from './fleet-span';
 import { runFleet } from './run-fleet';
 import { collectRunCloudWatch, publishLast, publishingLoop } from './run-metrics';
-import { scaleGeneratorsToZero, teardownStacks } from './run-teardown';
+import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-teardown';
 
 export { DEFAULT_GENERATOR_INSTANCE_TYPE };
 
 /** Instances take minutes to launch and boot; the start instant must reach agents polling S3. */
-const AWS_TIMINGS: RunTimings = { readyTimeoutMs: 600_000, startLeadMs: 5000 };
+const AWS_TIMINGS: RunTimings = { readyTimeoutMs: READY_TIMEOUT_MS, startLeadMs: 5000 };
 
 /** What the AWS platform is built from (by the CLI, or a test). */
 export interface AwsPlatformProps {
@@ -49,6 +51,11 @@ export interface AwsPlatformProps {
    * @default the capacity model's fixed table
    */
   readonly instanceSpec?: InstanceSpec;
+  /**
+   * Suspends and resumes the groups' AZRebalance for the run.
+   * @default the SDK's (fleet-processes.ts createProcessesApi, in the API's region)
+   */
+  readonly processes?: ProcessesApi;
   /** Aborted on Ctrl-C: stops waiting for instances. */
   readonly signal?: AbortSignal;
   /** @default the wall clock */
@@ -87,14 +94,48 @@ export function deployedGeneratorOf(outputs: RigOutputs, targetIsPrivate: boolea
 
 const wallClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
+/**
+ * GETs in flight while a run store is copied: a 100-generator run is ~50,000 small objects, which one at a time
+ * takes most of an hour; the SDK's default agent keeps 50 sockets, so this many never queue behind each other.
+ */
+export const COPY_CONCURRENCY = 24;
+
 /** Copies a run store into the local run folder, without the agent bundle (the home region's, or another's under regions/<region>/). */
-export async function copyStoreToFolder(store: RunStore, runDir: string): Promise<void> {
+export async function copyStoreToFolder(store: RunStore, runDir: string, concurrency = COPY_CONCURRENCY): Promise<void> {
   const local = localStore(runDir);
   const keys = (await store.list('')).filter((k) => !/^(regions\/[^/]+\/)?bundle\//.test(k));
-  for (const key of keys) {
-    const body = await store.get(key);
-    if (body !== undefined) await local.put(key, body);
-  }
+  let next = 0;
+  const copyNext = async (): Promise<void> => {
+    for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
+      const body = await store.get(key);
+      if (body !== undefined) await local.put(key, body);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, keys.length)) }, copyNext));
+}
+
+/**
+ * What runs give back: the generators (each run's, once it no longer needs them) and, with --teardown, the stacks
+ * (once for the platform).
+ */
+function afterRuns(ctx: RunCheckContext, removeOutputsFile?: () => void) {
+  const { options, outputs, log } = ctx;
+  let teardownDone = false;
+  return {
+    /** The generators are no longer needed: scaled to 0 once they were launched (unless --keep-generators). */
+    async releaseGenerators(fleetTouched: boolean) {
+      if (fleetTouched && !options.keepGenerators) {
+        await scaleGeneratorsToZero(ctx.api, outputs, log);
+      } else if (options.keepGenerators) {
+        log(`generator group ${outputs.generatorAsgName}: left running (--keep-generators); the safety net scales it to 0 after its maximum lifetime`);
+      }
+    },
+    async tearDown() {
+      if (!options.teardown || teardownDone) return;
+      teardownDone = true;
+      await teardownStacks({ ...ctx, ...(removeOutputsFile ? { removeOutputsFile } : {}) });
+    },
+  };
 }
 
 /** The AWS platform with what the CLI reads from it besides the {@link Platform} contract. */
@@ -108,21 +149,8 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
   const limits = generator.limits;
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(props.api, s, outputs.rigMetricsNamespace, id) : undefined;
-  let teardownDone = false;
-
-  /** After the run: scale the generators to 0 once they were launched (unless --keep-generators); tear down when asked. */
-  const scaleDown = async (fleetTouched: boolean) => {
-    const { options, log } = ctx;
-    if (fleetTouched && !options.keepGenerators) {
-      await scaleGeneratorsToZero(ctx.api, outputs, log);
-    } else if (options.keepGenerators) {
-      log(`generator group ${outputs.generatorAsgName}: left running (--keep-generators); the safety net scales it to 0 after its maximum lifetime`);
-    }
-    if (options.teardown && !teardownDone) {
-      teardownDone = true;
-      await teardownStacks({ ...ctx, ...(props.removeOutputsFile ? { removeOutputsFile: props.removeOutputsFile } : {}) });
-    }
-  };
+  const { releaseGenerators, tearDown } = afterRuns(ctx, props.removeOutputsFile);
+  const processes = props.processes ?? createProcessesApi(props.api.region);
 
   return {
     name: 'aws',
@@ -137,18 +165,26 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     sourceAddress: () => undefined,
     publisherFor,
 
-    async open({ runId, runDir, plan }): Promise<OpenRun> {
+    async open({ runId, runDir, plan, sessionSeconds }): Promise<OpenRun> {
+      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes);
       const url = await prepareTarget(ctx, plan, limits.processes);
       const cleanups = cleanupStack();
       let fleetTouched = false;
-      cleanups.push(() => scaleDown(fleetTouched));
+      // Once, as soon as the load is over and the agents' data is in S3 (before CloudWatch's wait and the copy:
+      // the generators bill by the second), else when the run closes.
+      let released: Promise<void> | undefined;
+      const release = () => (released ??= releaseGenerators(fleetTouched));
+      cleanups.push(async () => {
+        await release();
+        await tearDown();
+      });
       const store = s3Store(`s3://${outputs.resultsBucketName}/${runPrefix(runId)}`, ctx.api.s3);
       // From inside the VPC, as the load will: the first ready generator probes before the group scales out.
       let probe: ProbeSpec | undefined;
       const publisher = publisherFor(store, runId);
       const publishing = publishingLoop(ctx);
       const { fleet, restoreScaleIn } = runFleet({
-        ...ctx, root: props.root, runId, plan, store, heapLimitMiB: generator.heapLimitMiB,
+        ...ctx, processes, root: props.root, runId, plan, ...(sessionSeconds !== undefined ? { sessionSeconds } : {}), store, heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}), ...(props.fleet ? { timings: props.fleet } : {}),
         probe: () => probe, publishing, publisher, onLaunch: () => { fleetTouched = true; },
       });
@@ -164,6 +200,10 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
         extra: async (window) => {
           await publishing.stop();
           if (publisher) await publishLast(ctx, publisher, runId);
+          // The load is over (the run sequence collects once the orchestrator has stopped the fleet): the generators
+          // go before CloudWatch's wait and the copy, once every agent's data is in S3.
+          if (window) await awaitAgentsData(fleet, store, ctx.clock);
+          await release();
           return window ? collectRunCloudWatch(ctx, window, runDir) : undefined;
         },
       });

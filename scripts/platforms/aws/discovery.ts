@@ -29,6 +29,8 @@ export interface GeneratorGroupOutputs {
   /** Secondary private IPv4 addresses per generator. */
   readonly generatorSecondaryIps?: number;
   readonly safetyNetFunctionName?: string;
+  /** generatorMaxLifetimeMinutes: the safety net scales the group to 0 once any generator is this old. */
+  readonly generatorMaxLifetimeMinutes?: number;
 }
 
 /** The generators of one region other than the target's (stack LoadTestRig-Generators-<region>). */
@@ -113,6 +115,7 @@ function generatorOutputs(gen: OutputMap, stackName: string, source: string): Ge
     generatorInstanceType: gen.GeneratorInstanceType || undefined,
     generatorSecondaryIps: whole(gen.GeneratorSecondaryIps, 0),
     safetyNetFunctionName: gen.SafetyNetFunctionName,
+    generatorMaxLifetimeMinutes: whole(gen.GeneratorMaxLifetimeMinutes, 1),
   };
 }
 

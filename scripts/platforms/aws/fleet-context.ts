@@ -48,8 +48,8 @@ export interface AwsFleetOptions {
    */
   readonly preflightTimeoutMs?: number;
   /**
-   * SSM executionTimeout of each command, seconds.
-   * @default 10_800 (3 hours, the fleet's maximum lifetime)
+   * SSM executionTimeout of each command, seconds (the run's: fleet-span.ts commandTimeoutSeconds).
+   * @default 10_800 (3 hours, the default generatorMaxLifetimeMinutes)
    */
   readonly commandTimeoutSeconds?: number;
 }

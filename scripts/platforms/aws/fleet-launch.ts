@@ -35,21 +35,50 @@ export async function scaleGroupTo({ opts }: FleetContext, count: number, why = 
   opts.log(`generator group ${opts.asgName}: desired capacity ${count}${why}`);
 }
 
-/** Waits until `count` instances are in service; returns their ids (undefined when aborted). */
-export async function waitForInstances({ opts, aborted }: FleetContext, count: number, deadline: number): Promise<string[] | undefined> {
+/** A Failed activity this old before the wait began still counts (the local clock against AWS's). */
+const ACTIVITY_SKEW_MS = 60_000;
+
+/**
+ * The group's newest Failed scaling activity since `since` (insufficient capacity, a vCPU limit, a type the zone
+ * does not offer), as one line; undefined when there is none, or when the activities cannot be read (a diagnostic).
+ */
+export async function failedLaunch({ opts }: FleetContext, since: number): Promise<string | undefined> {
+  try {
+    const res = await opts.api.describeScalingActivities({ AutoScalingGroupName: opts.asgName, MaxRecords: 20 });
+    const failed = (res?.Activities ?? []).find((a) => a.StatusCode === 'Failed' && (a.StartTime?.getTime() ?? 0) >= since - ACTIVITY_SKEW_MS);
+    return failed ? (failed.StatusMessage ?? failed.Description ?? 'no message').replace(/\s+/g, ' ').trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until `count` instances are in service; returns their ids (undefined when aborted). Stops at once on a
+ * failed launch. `began`: when the launch began (the timeout line gives the whole time since, preflight included).
+ */
+export async function waitForInstances(ctx: FleetContext, count: number, deadline: number, began?: number): Promise<string[] | undefined> {
+  const { opts, aborted } = ctx;
   const { clock, log } = opts;
   const started = clock.now();
+  const secondsSince = (t: number) => Math.round((clock.now() - t) / 1000);
   let lastLine = '';
   for (;;) {
-    const { inService, states } = await groupInstances(opts.api, opts.asgName);
-    if (inService.length >= count) return inService.slice(0, count);
+    const failed = await failedLaunch(ctx, started);
+    if (failed) {
+      throw new RigError(`the generator group ${opts.asgName} could not launch instances: ${failed} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
+    }
+    const { inService, states, desired } = await groupInstances(opts.api, opts.asgName);
+    // Right after SetDesiredCapacity the group may still hold instances it is about to terminate (a lower desired
+    // count of an earlier run): pick only once in service and desired agree.
+    if (inService.length >= count && (desired === undefined || inService.length === desired)) return inService.slice(0, count);
     const others = [...states.values()].filter((s) => s !== 'InService');
-    const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${Math.round((clock.now() - started) / 1000)} s`;
+    const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${secondsSince(started)} s`;
     if (line !== lastLine) log(line);
     lastLine = line;
     if (aborted()) return undefined;
     if (clock.now() > deadline) {
-      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${Math.round((clock.now() - started) / 1000)} s (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
+      const total = began !== undefined && began < started ? `, ${secondsSince(began)} s since the launch began` : '';
+      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${secondsSince(started)} s${total} (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
     }
     await clock.sleep(5000);
   }
@@ -58,8 +87,17 @@ export async function waitForInstances({ opts, aborted }: FleetContext, count: n
 /** SSM registration, where the API answers (moto does not): a diagnostic, the agents' ready markers are the barrier. */
 export async function checkSsmRegistration({ opts }: FleetContext, ids: readonly string[]): Promise<void> {
   try {
-    const res = await opts.api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: [...ids] }] });
-    const online = new Set((res.InstanceInformationList ?? []).filter((i) => i.PingStatus === 'Online').map((i) => i.InstanceId));
+    const online = new Set<string | undefined>();
+    // One page holds 10 by default (50 at most), and a filter takes at most 100 ids: 50 ids a request, every page
+    // (one page of a 50-generator fleet read "10/50 registered").
+    for (let k = 0; k < ids.length; k += 50) {
+      let NextToken: string | undefined;
+      do {
+        const res = await opts.api.describeInstanceInformation({ Filters: [{ Key: 'InstanceIds', Values: ids.slice(k, k + 50) }], MaxResults: 50, ...(NextToken ? { NextToken } : {}) });
+        for (const i of res.InstanceInformationList ?? []) if (i.PingStatus === 'Online') online.add(i.InstanceId);
+        NextToken = res.NextToken;
+      } while (NextToken);
+    }
     opts.log(`ssm: ${online.size}/${ids.length} instances registered${online.size < ids.length ? ' (commands are retried until they register)' : ''}`);
   } catch (err) {
     opts.log(`ssm: registration check unavailable (${(err as Error).name}); readiness comes from the agents' ready markers`);

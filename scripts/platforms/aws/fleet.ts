@@ -15,6 +15,7 @@ import { InvocationDoesNotExist } from '@aws-sdk/client-ssm';
 import { agentCommand, instanceLayout, runPrefix } from './bundle';
 import { Backoff, backoff } from '../../../load-generators/lib/backoff';
 import { AwsFleetOptions, FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+import { LAUNCH_TIMEOUT_MS } from './fleet-span';
 import { checkSsmRegistration, preflightFromFirst, scaleGroupTo, sendShellCommand, stageBundle, waitForInstances } from './fleet-launch';
 
 export { groupInstances };
@@ -169,11 +170,14 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
   return {
     instances,
     async launch(ids) {
-      const deadline = clock.now() + (opts.instanceTimeoutMs ?? 600_000);
+      const began = clock.now();
+      const timeoutMs = opts.instanceTimeoutMs ?? LAUNCH_TIMEOUT_MS;
       const layout = await stageBundle(ctx, ids);
-      if (opts.preflight && !(await preflightFromFirst(ctx, opts.preflight, deadline))) return;
+      if (opts.preflight && !(await preflightFromFirst(ctx, opts.preflight, clock.now() + timeoutMs))) return;
       await scaleGroupTo(ctx, ids.length);
-      const ready = await waitForInstances(ctx, ids.length, deadline);
+      // Each stage has the whole budget: the preflight's boot and probe do not eat the rest of the fleet's.
+      const deadline = clock.now() + timeoutMs;
+      const ready = await waitForInstances(ctx, ids.length, deadline, began);
       if (!ready) return;
       await checkSsmRegistration(ctx, ready);
       for (const [i, id] of ids.entries()) {

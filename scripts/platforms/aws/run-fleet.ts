@@ -12,17 +12,26 @@ import type { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { AwsFleetOptions, awsFleet } from './fleet';
 import type { PublishingLoop } from './run-metrics';
-import { RestoreScaleIn, scaleInRestoreBy, suspendScaleIn } from './scale-in';
+import { ProcessesApi, suspendAzRebalance } from './fleet-processes';
+import { commandTimeoutSeconds } from './fleet-span';
+import { RestoreScaleIn, SuspendingRun, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** What the run's fleet is built from. */
 export interface RunFleetProps {
   readonly api: AwsApi;
+  /** Suspends and resumes the groups' AZRebalance (fleet-processes.ts). */
+  readonly processes: ProcessesApi;
   readonly outputs: RigOutputs;
   readonly clock: Clock;
   readonly log: (line: string) => void;
   readonly root: string;
   readonly runId: string;
   readonly plan: Plan;
+  /**
+   * One vuser's session past its arrival (scripts/run.ts): the run lasts that long past the last arrival.
+   * @default unknown: the scale-in deadline counts none, and the SSM commands keep fleet-context.ts's default timeout
+   */
+  readonly sessionSeconds?: number;
   readonly store: RunStore;
   readonly heapLimitMiB: number;
   readonly signal?: AbortSignal;
@@ -36,20 +45,21 @@ export interface RunFleetProps {
   readonly onLaunch: () => void;
 }
 
-/** The run's fleet, and how to restore target scale-in once the run is over (a no-op before launch). */
+/** The run's fleet, and how to restore target scale-in and the groups' AZRebalance once the run is over (a no-op before launch). */
 export function runFleet(props: RunFleetProps): { readonly fleet: Fleet; readonly restoreScaleIn: () => Promise<void> } {
-  let restore: RestoreScaleIn | undefined;
+  let restore: RestoreScaleIn[] = [];
   let inner: Fleet | undefined;
   const fleet: Fleet = {
     async launch(ids) {
       props.onLaunch();
-      restore = await suspendTargetScaleIn(props);
+      restore = await suspendForTheRun(props);
       const probe = props.probe();
       const { api, outputs, clock, log } = props;
       inner = awsFleet({
         api, runId: props.runId, store: props.store, root: props.root, asgName: outputs.generatorAsgName, bucket: outputs.resultsBucketName, region: api.region,
         agentHome: outputs.generatorAgentHome, clock, log, ...(probe ? { preflight: probe } : {}),
-        heapLimitMiB: props.heapLimitMiB, ...(props.signal ? { signal: props.signal } : {}), ...props.timings,
+        heapLimitMiB: props.heapLimitMiB,
+        ...(props.sessionSeconds !== undefined ? { commandTimeoutSeconds: commandTimeoutSeconds(props.plan, props.sessionSeconds) } : {}), ...(props.signal ? { signal: props.signal } : {}), ...props.timings,
       });
       await inner.launch(ids);
       if (props.publisher) props.publishing.start(props.publisher);
@@ -61,17 +71,34 @@ export function runFleet(props: RunFleetProps): { readonly fleet: Fleet; readonl
       await inner?.stop();
     },
   };
-  return { fleet, restoreScaleIn: async () => restore?.() };
+  return {
+    fleet,
+    restoreScaleIn: async () => {
+      for (const r of restore.splice(0).reverse()) await r();
+    },
+  };
 }
 
-/** Suspends target scale-in for the run; the mark (with its deadline) lets the next run, `npm run leftovers` or the safety net restore it after a kill. */
-async function suspendTargetScaleIn(props: RunFleetProps): Promise<RestoreScaleIn> {
+/**
+ * Before anything scales: target scale-in suspended, and AZRebalance on the EC2 target's group and the generator
+ * group; each marked with the run's deadline, so the next run, `npm run leftovers` or the safety net restores it
+ * after a kill. Returns the restores, in the order they were made.
+ */
+async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]> {
   const { api, outputs, clock, log } = props;
+  const restores: RestoreScaleIn[] = [];
+  let doing = `suspending target scale-in (alarm ${outputs.scaleInAlarmName})`;
   try {
-    const now = clock.now();
-    const restoreBy = scaleInRestoreBy(now, props.plan, props.timings?.instanceTimeoutMs);
-    return await suspendScaleIn(api, outputs.scaleInAlarmName, log, { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy });
+    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, props.timings?.instanceTimeoutMs);
+    const run: SuspendingRun = { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy };
+    restores.push(await suspendScaleIn(api, outputs.scaleInAlarmName, log, run));
+    for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) {
+      doing = `suspending AZRebalance on group ${group}`;
+      restores.push(await suspendAzRebalance(props.processes, group, log, run));
+    }
+    return restores;
   } catch (err) {
-    throw explainAwsError(err, { region: api.region, doing: `suspending target scale-in (alarm ${outputs.scaleInAlarmName})` });
+    for (const r of restores.reverse()) await r();
+    throw explainAwsError(err, { region: api.region, doing });
   }
 }

@@ -4,7 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Clock } from '../../contracts';
+import { generatorKeys } from '../../../load-generators/lib/run-protocol';
+import type { Clock, Fleet, RunStore } from '../../contracts';
 import { RigError } from '../../errors';
 import type { AwsApi } from './clients';
 import type { RigOutputs } from './discovery';
@@ -17,6 +18,26 @@ export async function scaleGeneratorsToZero(api: AwsApi, outputs: RigOutputs, lo
     log(`generator group ${outputs.generatorAsgName}: scaled to 0`);
   } catch (err) {
     log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); run: aws autoscaling set-desired-capacity --auto-scaling-group-name ${outputs.generatorAsgName} --desired-capacity 0`);
+  }
+}
+
+/**
+ * How long agents still running when the load stopped (interrupted, timed out, stopped) get to write their last
+ * data (done.json comes after it) before their instances are scaled away.
+ */
+export const LAST_DATA_GRACE_MS = 30_000;
+
+/**
+ * Waits until every agent the fleet did not see end has its done.json in the store (it writes its data first),
+ * at most {@link LAST_DATA_GRACE_MS}; an agent that ended (done.json read, or its command failed) is not waited for.
+ */
+export async function awaitAgentsData(fleet: Pick<Fleet, 'status'>, store: Pick<RunStore, 'get'>, clock: Clock): Promise<void> {
+  let pending = [...fleet.status()].filter(([, code]) => code === undefined).map(([id]) => id);
+  const deadline = clock.now() + LAST_DATA_GRACE_MS;
+  while (pending.length > 0 && clock.now() < deadline) {
+    const done = await Promise.all(pending.map((id) => store.get(generatorKeys(id).done).catch(() => undefined)));
+    pending = pending.filter((_, i) => done[i] === undefined);
+    if (pending.length > 0) await clock.sleep(2000);
   }
 }
 

@@ -15,8 +15,8 @@
 import type { RunStore } from '../../../load-generators/lib/run-store';
 import { ScaleInMark, parseMark, scaleInDecision, scaleInMarkKey } from '../../../lib/safety-net/scale-in-decision';
 import type { Plan } from '../../core/plan';
-import { secondsOfPhase } from '../../core/phases';
 import type { AwsApi } from './clients';
+import { LAUNCH_TIMEOUT_MS, runSeconds } from './fleet-span';
 
 /** Restores what {@link suspendScaleIn} changed; idempotent. */
 export type RestoreScaleIn = () => Promise<void>;
@@ -32,12 +32,11 @@ export interface SuspendingRun {
 }
 
 /**
- * The restore deadline: the fleet's launch timeout, the planned phases, the orchestrator's 2-minute overrun, and
- * 30 minutes' margin (sessions that outlast the phases, collection). Pure.
+ * The restore deadline: the fleet's launch timeout, the run from its start to the orchestrator's give-up (phases,
+ * the last vuser's session, the 2-minute overrun: {@link runSeconds}), and 30 minutes' margin (collection). Pure.
  */
-export function scaleInRestoreBy(now: number, plan: Pick<Plan, 'generators'>, launchTimeoutMs = 600_000): number {
-  const phaseSeconds = Math.max(0, ...plan.generators.map((g) => g.phases.reduce((a, p) => a + secondsOfPhase(p), 0)));
-  return now + launchTimeoutMs + (phaseSeconds + 120) * 1000 + 30 * 60_000;
+export function scaleInRestoreBy(now: number, plan: Pick<Plan, 'generators'>, sessionSeconds: number, launchTimeoutMs = LAUNCH_TIMEOUT_MS): number {
+  return now + launchTimeoutMs + runSeconds(plan, sessionSeconds) * 1000 + 30 * 60_000;
 }
 
 async function alarmState(api: AlarmApi, alarmName: string): Promise<boolean | undefined> {
