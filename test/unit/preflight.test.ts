@@ -18,7 +18,9 @@ describe('preflightSpec: what the probe checks, read from the scenario', () => {
   test('built-in scenarios: GET /set-cookie (fetchCookie) then a Socket.IO handshake (openSocket)', () => {
     for (const name of ['connect', 'pubsub', 'presence']) {
       const { script } = loadScenario(name, path.join(ROOT, 'load-generators', 'scenarios'));
-      expect(preflightSpec(script, 'http://t:3000')).toEqual({ target: 'http://t:3000', http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio', timeoutMs: 5000 });
+      expect(preflightSpec(script, 'http://t:3000')).toEqual({ target: 'http://t:3000', http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio', realtimePath: '/socket.io', realtimeAtOrigin: true, timeoutMs: 5000 });
+      // A path prefix goes in front of the Socket.IO path, as connect.js connects (namespace /).
+      expect(preflightSpec(script, 'http://t:3000/base/')).toMatchObject({ realtimePath: '/base/socket.io', realtimeAtOrigin: true });
     }
   });
 
