@@ -92,7 +92,7 @@ const CASES: Case[] = [
   },
   { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
   // TypeScript: plain bundles it into dist/ beside the script (the rig into each load process's spool): own copies.
-  { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'http.codes.200': 4 } },
+  { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'compat.ts_beside': 12, 'compat.ts_in_dist': 4, 'http.codes.200': 4 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
   // A plugin's exit code (expect: 21) is the script's verdict, not a crash: plain exits 21, the rig 1 and says why.
   { script: 'expect.yml', exit: 21, rigExit: 1, says: [/a plugin asked for exit code 21 \(artillery-plugin-expect: an expectation failed: plugins\.expect\.failed = 3\) in [12] load process(es)?; plain artillery run would exit 21/], expect: { 'vusers.created': 3, 'vusers.completed': 3, 'plugins.expect.ok': 9, 'plugins.expect.failed': 3 } },
