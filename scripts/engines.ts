@@ -32,3 +32,22 @@ export function enginesUsed(script: ScriptShape): Map<string, string[]> {
   });
   return byName;
 }
+
+/**
+ * A scenario's weight as Artillery reads it (runner.js): absent, 1; else parseInt of the value, 0 when that is not
+ * a number. Undefined for a templated weight (`{{ … }}`), known only at run time.
+ */
+export function scenarioWeight(scenario: unknown): number | undefined {
+  const w = isRecord(scenario) ? scenario.weight : undefined;
+  if (w === undefined) return 1;
+  if (typeof w === 'string' && w.includes('{{')) return undefined;
+  const n = parseInt(String(w), 10);
+  return Number.isNaN(n) ? 0 : n;
+}
+
+/** Whether Artillery may pick the scenario: its weight is above 0 (weighted-pick.js never picks one of 0), or templated. */
+export function scenarioCanRun(scenario: unknown): boolean {
+  const w = scenarioWeight(scenario);
+  return w === undefined || w > 0;
+}
+

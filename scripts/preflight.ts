@@ -5,7 +5,7 @@
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
 import { isRecord } from './core/is-record';
-import { enginesUsed, scenarioEngine } from './engines';
+import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 
@@ -56,14 +56,14 @@ export interface ProbeSpec {
 }
 
 /**
- * Whether the scenario the preflight probes (the first) connects with certificate checks off, read as its engine
+ * Whether the scenario the preflight probes (the first Artillery can pick: {@link probedScenario}) connects with certificate checks off, read as its engine
  * reads them in Artillery 2.0.34: `config.tls` for http; for socketio, `config.socketio` and the scenario's own
  * `socketio` with `config.tls` applied over them (engine_socketio.js: `_.extend({}, socketioOpts, tls)`); for ws,
  * `config.ws` applied over `config.tls` (engine_ws.js getWsConfig: `_.extend(tls, ws)`), or instead of `config.ws`
  * the keys of a `connect: {…}` first step. The last layer that sets `rejectUnauthorized` decides.
  */
 export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
-  const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown; socketio?: unknown };
+  const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown; socketio?: unknown };
   const engine = scenarioEngine(script, scenario);
   const { tls, socketio, ws } = script.config as { tls?: unknown; socketio?: unknown; ws?: unknown };
   let layers: unknown[] = [tls];
@@ -99,7 +99,7 @@ const BUILT_IN_SOCKET_STEP = 'openSocket';
  * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run.
  */
 export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true): ProbeSpec {
-  const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown[] };
+  const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown[]; socketio?: unknown };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
   let http: ProbeSpec['http'];
@@ -122,7 +122,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0]) : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   return {
     target,
@@ -141,10 +141,19 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
 const templated = (v: unknown): boolean => JSON.stringify(v ?? null).includes('{{');
 const strings = (v: unknown): Record<string, string> | undefined => (isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : undefined);
 
-/** The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before the run. */
-function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
+/** The scenario the preflight probes: the first Artillery can pick (one of weight 0 never runs). */
+function probedScenario(script: ArtilleryScript): Record<string, unknown> {
+  const sc = script.scenarios.find(scenarioCanRun) ?? script.scenarios[0];
+  return isRecord(sc) ? sc : {};
+}
+
+/**
+ * The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before
+ * the run. Socket.IO's are `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario).
+ */
+function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown, scenarioSocketio?: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
   if (realtime === 'socketio') {
-    const sio = isRecord(script.config.socketio) ? script.config.socketio : {};
+    const sio = { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
     const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import { enginesUsed } from './engines';
+import { enginesUsed, scenarioWeight } from './engines';
 import { InterruptedBeforeStart, UsageError } from './errors';
 import type { LoadedScenario } from './scenario';
 
@@ -164,13 +164,7 @@ function pluginModules(script: LoadedScenario['script']): Array<{ readonly name:
  * (runner.js, weighted-pick.js). A templated weight (`{{ … }}`) is only known at run time and is not judged.
  */
 export function weightProblem(script: LoadedScenario['script']): string | undefined {
-  const weights = (script.scenarios as Array<Record<string, unknown>>).map((sc) => {
-    const w = sc && typeof sc === 'object' ? sc.weight : undefined;
-    if (w === undefined) return 1;
-    if (typeof w === 'string' && w.includes('{{')) return undefined;
-    const n = parseInt(String(w), 10);
-    return Number.isNaN(n) ? 0 : n;
-  });
+  const weights = script.scenarios.map(scenarioWeight);
   if (weights.some((w) => w === undefined || w > 0)) return undefined;
   return `every scenario has a weight of 0 or less (${weights.join(', ')}), so Artillery can pick none; give at least one scenario a weight above 0 (or drop weight: it defaults to 1)`;
 }

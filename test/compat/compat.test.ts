@@ -6,40 +6,13 @@
  * the scripts' own deterministic histograms (compat.*) must agree within DDSketch's 1% relative error.
  * Latency percentiles are not compared: two runs never see the same latencies.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, runCli, tempDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
+import { PlainResult, runPlain } from './plain';
 import { CompatServer, startCompatServer } from './server';
 
 const SCRIPTS = path.join(__dirname, 'scripts');
-const ARTILLERY = path.join(ROOT, 'node_modules', '.bin', 'artillery');
-
-interface PlainResult {
-  code: number | null;
-  stdout: string;
-  report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } };
-}
-
-function runPlain(script: string, args: readonly string[], env: NodeJS.ProcessEnv, outDir: string, scriptsDir = SCRIPTS): Promise<PlainResult> {
-  const output = path.join(outDir, 'plain.json');
-  return new Promise((resolve, reject) => {
-    const child = spawn(ARTILLERY, ['run', ...args, '--output', output, script], {
-      cwd: scriptsDir,
-      env: { ...process.env, ...env, WORKERS: '1', ARTILLERY_DISABLE_TELEMETRY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, report: JSON.parse(fs.readFileSync(output, 'utf8')) });
-    });
-  });
-}
 
 /** Artillery's "Checks:" lines (`ok: expr`, `fail: expr (optional)`), as the rig reports thresholds. */
 function plainChecks(stdout: string): Array<{ expression: string; ok: boolean; optional: boolean }> {
