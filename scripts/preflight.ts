@@ -125,7 +125,8 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   return {
-    target,
+    // A ws scenario whose first step connects to its own URL never contacts the target (engine_ws.js getWsInstance).
+    target: handshake.options?.url ?? target,
     ...(http ? { http } : {}),
     ...(realtime ? { realtime } : {}),
     ...(realtime === 'socketio' && socketPath ? { realtimePath: socketPath } : {}),

@@ -22,6 +22,8 @@ export interface ReachableOptions {
    * is sent: a user's own non-Socket.IO target gets no request its script does not make. @default true
    */
   readonly http?: boolean;
+  /** What names the URL, for the fix an unreachable one's line suggests. @default "--target, or the script's config.target" */
+  readonly namedBy?: string;
 }
 
 /**
@@ -39,7 +41,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
       const where = `target ${redactUrl(url)}`;
       if (UNTRUSTED_CERT.test(code)) reject(new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`));
       else if (connected && code === 'ETIMEDOUT') reject(new UsageError(`${where} accepted the connection but sent no HTTP answer within ${timeoutMs / 1000} s; check that an HTTP server listens there and is not stalled`));
-      else reject(new UsageError(`${where} is unreachable (${code}); start the target or fix the URL (--target, or the script's config.target)`));
+      else reject(new UsageError(`${where} is unreachable (${code}); start the target or fix the URL (${opts.namedBy ?? "--target, or the script's config.target"})`));
     };
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {

@@ -47,6 +47,20 @@ scenarios:
     exit: 0,
     expect: { 'vusers.created': 2, 'vusers.completed': 2, 'socketio.emit': 2 },
   },
+  {
+    name: 'a ws connect step with its own URL, the unused config.target closed (was: exit 2, config.target unreachable)',
+    script: (port) => `config:
+  target: "ws://127.0.0.1:9/placeholder"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+scenarios:
+  - engine: ws
+    flow:
+      - connect: "ws://127.0.0.1:${port}/ws"
+      - send: hello
+`,
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'websocket.messages_sent': 2 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {

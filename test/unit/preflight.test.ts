@@ -75,7 +75,8 @@ describe("the handshake as the script's engine makes it (was: without its header
     const ws = { config: { ws: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } }, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
     expect(preflightSpec(ws, 'ws://t/feed', false)).toMatchObject({ realtime: 'websocket', realtimeOptions: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } });
     const step = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { target: 'ws://t/other', headers: { a: 'b' } } }] }] };
-    expect(preflightSpec(step, 'ws://t', false)).toMatchObject({ realtimeOptions: { headers: { a: 'b' }, url: 'ws://t/other' } });
+    // The run opens the connect step's URL, never the target: the probe's DNS and TCP go there too.
+    expect(preflightSpec(step, 'ws://t', false)).toMatchObject({ target: 'ws://t/other', realtimeOptions: { headers: { a: 'b' }, url: 'ws://t/other' } });
     const fn = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { function: 'mine' } }] }] };
     expect(preflightSpec(fn, 'ws://t', false)).toMatchObject({ realtimeUnknown: 'its connect step is a function' });
   });
