@@ -50,7 +50,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
   // Then the built-in scenarios' own rules: names they read, values they can run as given.
-  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined);
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
   try {
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
@@ -88,4 +88,12 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     ...(baseline ? { baseline } : {}),
     ...(scenario.builtIn ? {} : { scriptFiles: { file: scenario.file, dir: scenario.dir, named: namedFiles(scenario), loads } }),
   };
+}
+
+/** The `--var` values of a built-in scenario, which reads numbers and text: a JSON array or object is refused. */
+function builtInVars(vars: RunOptions['vars']): Readonly<Record<string, string | number | boolean>> {
+  for (const [key, value] of Object.entries(vars)) {
+    if (typeof value === 'object') throw new UsageError(`--var ${key}=${JSON.stringify(value)}: the built-in scenarios read numbers and text, not JSON; e.g. --var ${key}=10`);
+  }
+  return vars as Readonly<Record<string, string | number | boolean>>;
 }

@@ -61,6 +61,23 @@ scenarios:
     exit: 0,
     expect: { 'vusers.created': 2, 'vusers.completed': 2, 'websocket.messages_sent': 2 },
   },
+  {
+    // Artillery picks one element of an array variable per vuser: [["x","y"]] gives every vuser the list x, y.
+    name: 'a loop over an array passed on the command line (was: the rig kept --var rooms=[…] as text, the loop ran zero times)',
+    script: (port) => `config:
+  target: "http://127.0.0.1:${port}"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+scenarios:
+  - flow:
+      - loop:
+          - get: { url: "/items/{{ $loopElement }}" }
+        over: rooms
+`,
+    plainArgs: ['-v', '{"rooms":[["x","y"]]}'],
+    rigArgs: ['--var', 'rooms=[["x","y"]]'],
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.requests': 4, 'http.codes.200': 4 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {
