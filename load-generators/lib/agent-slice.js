@@ -85,13 +85,16 @@ function bundleTypescriptProcessor(script, spool) {
   const name = `${path.basename(cfg.processor, '.ts')}.js`;
   const outfile = path.join(spool, 'processor', name);
   const external = ['@playwright/test', ...((cfg.bundling && Array.isArray(cfg.bundling.external) && cfg.bundling.external) || [])];
-  // __dirname and __filename are what plain Artillery's bundle sees (<processor's folder>/dist/<name>.js), so a
-  // processor reading a file beside it finds it; nothing is written there.
+  // __dirname, __filename and require() are what plain Artillery's bundle has (<processor's folder>/dist/<name>.js),
+  // so a processor reading a file beside it finds it, and a package left external (config.bundling.external) is
+  // found in node_modules beside the script; nothing is written there.
   const plainDir = path.join(path.dirname(cfg.processor), 'dist');
-  const define = { __dirname: JSON.stringify(plainDir), __filename: JSON.stringify(path.join(plainDir, name)) };
+  const plainFile = path.join(plainDir, name);
+  const define = { __dirname: JSON.stringify(plainDir), __filename: JSON.stringify(plainFile) };
+  const banner = { js: `var require = require('node:module').createRequire(${JSON.stringify(plainFile)});` };
   let result;
   try {
-    result = esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, define, logLevel: 'silent', metafile: true });
+    result = esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, define, banner, logLevel: 'silent', metafile: true });
   } catch (err) {
     const reason = `does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`;
     throw new SliceError(`TypeScript processor ${cfg.processor} ${reason}`, reason);

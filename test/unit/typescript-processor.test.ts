@@ -67,6 +67,12 @@ describe('checkScriptFiles with a TypeScript processor', () => {
     fs.writeFileSync(path.join(dir, 'loads-beside.ts'), "import * as fs from 'fs';\nimport * as path from 'path';\nconst text: string = fs.readFileSync(path.join(__dirname, '..', 'beside.txt'), 'utf8');\nexport function typed(ctx: { vars: Record<string, unknown> }): void { ctx.vars.text = text; }\n");
     expect(check('beside.yml', 'config: { target: "http://x", processor: ./loads-beside.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
   });
+  test('a package left external (config.bundling.external) is found in node_modules beside the script, as plain artillery finds it', () => {
+    fs.mkdirSync(path.join(dir, 'node_modules', 'beside-pkg'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'beside-pkg', 'index.js'), 'module.exports = { n: 5 };\n');
+    fs.writeFileSync(path.join(dir, 'external.ts'), "import { n } from 'beside-pkg';\nexport function typed(ctx: { vars: Record<string, unknown> }): void { ctx.vars.n = n; }\n");
+    expect(check('external.yml', 'config: { target: "http://x", processor: ./external.ts, bundling: { external: [beside-pkg] } }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
+  });
   test('a compile error is bad input, with the compiler\'s line', () => {
     expect(check('broken.yml', 'config: { target: "http://x", processor: ./broken.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).toThrow(/config\.processor .*broken\.ts: does not compile: .*Expected identifier/);
   });
