@@ -21,7 +21,7 @@ import { localPlatform } from './platforms/local/local';
 import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
 import { socketIoPolls } from './preflight';
-import { enginesUsed } from './engines';
+import { connectionTargets, enginesUsed } from './engines';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -129,6 +129,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
       socketIoScript: enginesUsed(input.script).has('socketio'),
       userScript: !input.scenario.builtIn,
       ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
+      ...(!input.scenario.builtIn && options.target ? { connectTargets: connectionTargets(input.script, options.target) } : {}),
     });
   };
   if (options.platform === 'local') {

@@ -32,3 +32,41 @@ export function enginesUsed(script: ScriptShape): Map<string, string[]> {
   });
   return byName;
 }
+
+/**
+ * A scenario's weight as Artillery reads it (runner.js): absent, 1; else parseInt of the value, 0 when that is not
+ * a number. Undefined for a templated weight (`{{ … }}`), known only at run time.
+ */
+export function scenarioWeight(scenario: unknown): number | undefined {
+  const w = isRecord(scenario) ? scenario.weight : undefined;
+  if (w === undefined) return 1;
+  if (typeof w === 'string' && w.includes('{{')) return undefined;
+  const n = parseInt(String(w), 10);
+  return Number.isNaN(n) ? 0 : n;
+}
+
+/** Whether Artillery may pick the scenario: its weight is above 0 (weighted-pick.js never picks one of 0), or templated. */
+export function scenarioCanRun(scenario: unknown): boolean {
+  const w = scenarioWeight(scenario);
+  return w === undefined || w > 0;
+}
+
+/**
+ * The URLs a run connects to, given the target it runs against: the target, except for a ws part (a scenario Artillery
+ * may pick, or `before`/`after`) whose first step is a `connect` naming its own URL, which the ws engine opens instead
+ * (engine_ws.js getWsInstance: `connect: URL`, or `connect: { target }`); a URL templated per vuser is not known
+ * before the run and is left out. A `connect` function starts from the target.
+ */
+export function connectionTargets(script: ScriptShape, target: string): string[] {
+  const hooks = (['before', 'after'] as const).map((h) => script[h]).filter(isRecord);
+  const parts = [...hooks.map((h) => ({ part: h, engine: named(h.engine) ?? 'http' })), ...script.scenarios.filter(scenarioCanRun).map((sc) => ({ part: sc, engine: scenarioEngine(script, sc) }))];
+  const urls = new Set<string>();
+  for (const { part, engine } of parts) {
+    const flow = isRecord(part) && Array.isArray(part.flow) ? part.flow : [];
+    const connect = engine === 'ws' && isRecord(flow[0]) ? flow[0].connect : undefined;
+    const own = typeof connect === 'string' ? connect : isRecord(connect) && connect.function === undefined && typeof connect.target === 'string' ? connect.target : undefined;
+    if (own === undefined) urls.add(target);
+    else if (!own.includes('{{')) urls.add(own);
+  }
+  return [...urls];
+}

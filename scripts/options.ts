@@ -55,7 +55,7 @@ export interface RunOptions {
   readonly plateauSeconds?: number;
   /** A built-in scenario name or a path to the user's Artillery script. */
   readonly scenario: string;
-  readonly vars: Readonly<Record<string, string | number | boolean>>;
+  readonly vars: Readonly<Record<string, VarValue>>;
   readonly generators?: number;
   /** An explicit target (`--target`), or a user script's own `config.target` once chosen (scripts/target-choice.ts). */
   readonly target?: string;
@@ -115,13 +115,18 @@ export function parsePositiveInt(flag: string, value: string, max: number, hint:
   return n;
 }
 
+/** A `--var` value: text, a number, a boolean, or a JSON array or object. */
+export type VarValue = string | number | boolean | readonly unknown[] | { readonly [key: string]: unknown };
+
 /**
  * `--var key=value`: a number written the way a number prints (`10`, `-2`, `0.5`) and `true`/`false` become typed;
- * everything else stays the string as written (`007`, `1e3`, `12345678901234567890`, an empty value): read as a
- * number, `--var zip=02134` would have reached the script as 2134.
+ * a value that starts with `[` or `{` is JSON, the array or object it parses to (what plain `artillery run -v '{…}'`
+ * passes, e.g. the list a `loop … over:` reads), and one that does not parse is refused (kept as text, a loop over it
+ * would run zero times and say nothing); everything else stays the string as written (`007`, `1e3`,
+ * `12345678901234567890`, an empty value): read as a number, `--var zip=02134` would have reached the script as 2134.
  */
-export function parseVars(pairs: readonly string[]): Record<string, string | number | boolean> {
-  const vars: Record<string, string | number | boolean> = {};
+export function parseVars(pairs: readonly string[]): Record<string, VarValue> {
+  const vars: Record<string, VarValue> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     const key = eq > 0 ? pair.slice(0, eq).trim() : '';
@@ -130,9 +135,19 @@ export function parseVars(pairs: readonly string[]): Record<string, string | num
     }
     const raw = pair.slice(eq + 1);
     const canonicalNumber = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) && (raw.includes('.') || Number.isSafeInteger(Number(raw)));
-    vars[key] = canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+    vars[key] = /^\s*[[{]/.test(raw) ? jsonVar(key, raw) : canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
   return vars;
+}
+
+/** A `--var` value written as JSON (it starts with `[` or `{`), or the refusal naming the parser's complaint. */
+function jsonVar(key: string, raw: string): VarValue {
+  try {
+    return JSON.parse(raw) as VarValue;
+  } catch (err) {
+    const example = raw.trimStart().startsWith('[') ? `'${key}=["a","b"]'` : `'${key}={"a":1}'`;
+    throw new UsageError(`--var ${key}=${raw} starts with ${raw.trimStart()[0]} so it is read as JSON, and it is not JSON (${(err as Error).message}); write it as JSON, e.g. --var ${example} (quoted for the shell)`);
+  }
 }
 
 function parseTarget(value: string): string {

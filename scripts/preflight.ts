@@ -5,7 +5,7 @@
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
 import { isRecord } from './core/is-record';
-import { enginesUsed, scenarioEngine } from './engines';
+import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 
@@ -62,14 +62,14 @@ export interface ProbeSpec {
 }
 
 /**
- * Whether the scenario the preflight probes (the first) connects with certificate checks off, read as its engine
+ * Whether the scenario the preflight probes (the first Artillery can pick: {@link probedScenario}) connects with certificate checks off, read as its engine
  * reads them in Artillery 2.0.34: `config.tls` for http; for socketio, `config.socketio` and the scenario's own
  * `socketio` with `config.tls` applied over them (engine_socketio.js: `_.extend({}, socketioOpts, tls)`); for ws,
  * `config.ws` applied over `config.tls` (engine_ws.js getWsConfig: `_.extend(tls, ws)`), or instead of `config.ws`
  * the keys of a `connect: {…}` first step. The last layer that sets `rejectUnauthorized` decides.
  */
 export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
-  const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown; socketio?: unknown };
+  const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown; socketio?: unknown };
   const engine = scenarioEngine(script, scenario);
   const { tls, socketio, ws } = script.config as { tls?: unknown; socketio?: unknown; ws?: unknown };
   let layers: unknown[] = [tls];
@@ -114,7 +114,7 @@ function targetPathPrefix(target: string): string {
 }
 
 export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true): ProbeSpec {
-  const scenario = (script.scenarios[0] ?? {}) as { engine?: unknown; flow?: unknown[] };
+  const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown[]; socketio?: unknown };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
   let http: ProbeSpec['http'];
@@ -137,13 +137,14 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0]) : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';
   const realtimePath = atOrigin ? `${targetPathPrefix(target)}${socketPath ?? '/socket.io'}` : socketPath;
   return {
-    target,
+    // A ws scenario whose first step connects to its own URL never contacts the target (engine_ws.js getWsInstance).
+    target: handshake.options?.url ?? target,
     ...(http ? { http } : {}),
     ...(realtime ? { realtime } : {}),
     ...(realtime === 'socketio' && realtimePath ? { realtimePath } : {}),
@@ -160,10 +161,19 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
 const templated = (v: unknown): boolean => JSON.stringify(v ?? null).includes('{{');
 const strings = (v: unknown): Record<string, string> | undefined => (isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : undefined);
 
-/** The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before the run. */
-function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
+/** The scenario the preflight probes: the first Artillery can pick (one of weight 0 never runs). */
+function probedScenario(script: ArtilleryScript): Record<string, unknown> {
+  const sc = script.scenarios.find(scenarioCanRun) ?? script.scenarios[0];
+  return isRecord(sc) ? sc : {};
+}
+
+/**
+ * The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before
+ * the run. Socket.IO's are `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario).
+ */
+function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown, scenarioSocketio?: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
   if (realtime === 'socketio') {
-    const sio = isRecord(script.config.socketio) ? script.config.socketio : {};
+    const sio = { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
     const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };

@@ -49,7 +49,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The built-in scenarios' own rules first (their words say what is wrong: too large, not in digits, a path without
   // its /): names they read, values they can run as given; without --target URL they run against the reference target.
-  if (scenario.builtIn) checkBuiltInVars(flags.scenario, flags.vars, flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
+  if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   const script = applyOptions(scenario.script, flags);
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
@@ -89,4 +89,12 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
     ...(baseline ? { baseline } : {}),
     ...(scenario.builtIn ? {} : { scriptFiles: { file: scenario.file, dir: scenario.dir, named: namedFiles(scenario), loads } }),
   };
+}
+
+/** The `--var` values of a built-in scenario, which reads numbers and text: a JSON array or object is refused. */
+function builtInVars(vars: RunOptions['vars']): Readonly<Record<string, string | number | boolean>> {
+  for (const [key, value] of Object.entries(vars)) {
+    if (typeof value === 'object') throw new UsageError(`--var ${key}=${JSON.stringify(value)}: the built-in scenarios read numbers and text, not JSON; e.g. --var ${key}=10`);
+  }
+  return vars as Readonly<Record<string, string | number | boolean>>;
 }

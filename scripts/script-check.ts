@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import { enginesUsed } from './engines';
+import { enginesUsed, scenarioWeight } from './engines';
 import { InterruptedBeforeStart, UsageError } from './errors';
 import type { LoadedScenario } from './scenario';
 
@@ -164,13 +164,7 @@ function pluginModules(script: LoadedScenario['script']): Array<{ readonly name:
  * (runner.js, weighted-pick.js). A templated weight (`{{ … }}`) is only known at run time and is not judged.
  */
 export function weightProblem(script: LoadedScenario['script']): string | undefined {
-  const weights = (script.scenarios as Array<Record<string, unknown>>).map((sc) => {
-    const w = sc && typeof sc === 'object' ? sc.weight : undefined;
-    if (w === undefined) return 1;
-    if (typeof w === 'string' && w.includes('{{')) return undefined;
-    const n = parseInt(String(w), 10);
-    return Number.isNaN(n) ? 0 : n;
-  });
+  const weights = script.scenarios.map(scenarioWeight);
   if (weights.some((w) => w === undefined || w > 0)) return undefined;
   return `every scenario has a weight of 0 or less (${weights.join(', ')}), so Artillery can pick none; give at least one scenario a weight above 0 (or drop weight: it defaults to 1)`;
 }
@@ -277,18 +271,19 @@ export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[
   const problems: string[] = [];
   const loads: ModuleLoad[] = [];
   const { config } = scenario.script;
-  const rel = (f: string) => path.relative(process.cwd(), f) || f;
+  // Paths as the script writes them, and absolute where a file was looked for: never relative to the rig's folder.
+  const named = `config.processor ${String(config.processor)}`;
   const refs = referencedFunctions(scenario.script);
   let exported: string[] | undefined;
   if (typeof config.processor === 'string') {
     const file = resolveProcessor(path.resolve(scenario.dir, config.processor));
     const missing = notAFile(file);
     if (missing) {
-      problems.push(`config.processor ${config.processor}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
+      problems.push(`${named}: ${missing} (${file}); fix the path (relative to the script)`);
     } else if (!/\.ts$/.test(file)) {
       // .js, .cjs, .mjs or whatever else Artillery import()s.
       const r = processorExports(file);
-      if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
+      if ('error' in r) problems.push(`${named} fails to load: ${r.error}`);
       else {
         exported = r.exports;
         loads.push(...r.loads);
@@ -301,14 +296,14 @@ export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[
         const bundled = bundleTypescriptProcessor(probe, scratch);
         if (bundled) loads.push(...bundledLoads(bundled.metafile, process.cwd()));
         const r = processorExports(probe.config.processor);
-        if ('error' in r) problems.push(`config.processor ${rel(file)} fails to load: ${r.error}`);
+        if ('error' in r) problems.push(`${named} fails to load: ${r.error}`);
         else {
           exported = r.exports;
           // What the bundle still requires at run time (its externals), as asked by the TypeScript file.
           loads.push(...r.loads.map((l) => ({ ...l, from: file })));
         }
       } catch (err) {
-        problems.push(`config.processor ${rel(file)}: ${(err as Error & { reason?: string }).reason ?? (err as Error).message}`);
+        problems.push(`${named}: ${(err as Error & { reason?: string }).reason ?? (err as Error).message}`);
       } finally {
         fs.rmSync(scratch, { recursive: true, force: true });
       }
@@ -319,7 +314,7 @@ export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[
   if (exported) {
     for (const ref of refs) {
       if (!exported.includes(ref.name)) {
-        problems.push(`${ref.where}: function "${ref.name}" is not exported by ${rel(path.resolve(scenario.dir, String(config.processor)))} (exports: ${exported.join(', ') || 'none'})`);
+        problems.push(`${ref.where}: function "${ref.name}" is not exported by ${String(config.processor)} (exports: ${exported.join(', ') || 'none'})`);
       }
     }
   }
@@ -333,7 +328,7 @@ export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[
     }
     const file = path.resolve(scenario.dir, spec.path);
     const missing = notAFile(file);
-    if (missing) problems.push(`${where} ${spec.path}: ${missing} (${rel(file)}); fix the path (relative to the script)`);
+    if (missing) problems.push(`${where} ${spec.path}: ${missing} (${file}); fix the path (relative to the script)`);
   });
   problems.push(...engineProblems(scenario.script, artilleryEngineInstalled));
   const weights = weightProblem(scenario.script);

@@ -71,7 +71,8 @@ function resolveScriptPaths(script, scriptDir) {
  * A TypeScript processor bundled for one load process into its own spool, with Artillery 2.0.34's own esbuild call
  * (lib/util/prepare-test-execution-plan.js: bundle, node, cjs, inline source map, `config.bundling.external`).
  * Left to Artillery, every load process of a generator bundles into the same dist/ beside the script at once (one
- * may read a half-written file) and deletes it when it exits.
+ * may read a half-written file) and deletes it when it exits. On AWS `script` names the generator's copy of the
+ * script folder, so __dirname is the dist/ folder plain Artillery would use there.
  * @param {any} script with paths already absolute @param {string} spool
  * @returns {false | { metafile: any }} false when the processor is not TypeScript; else esbuild's metafile (the files
  *   it bundled, paths relative to the working folder), which the pre-run check reads
@@ -81,11 +82,19 @@ function bundleTypescriptProcessor(script, spool) {
   const cfg = script.config || {};
   if (!isTypescriptProcessor(cfg.processor)) return false;
   const esbuild = createRequire(require.resolve('artillery/package.json'))('esbuild-wasm');
-  const outfile = path.join(spool, 'processor', `${path.basename(cfg.processor, '.ts')}.js`);
+  const name = `${path.basename(cfg.processor, '.ts')}.js`;
+  const outfile = path.join(spool, 'processor', name);
   const external = ['@playwright/test', ...((cfg.bundling && Array.isArray(cfg.bundling.external) && cfg.bundling.external) || [])];
+  // __dirname, __filename and require() are what plain Artillery's bundle has (<processor's folder>/dist/<name>.js),
+  // so a processor reading a file beside it finds it, and a package left external (config.bundling.external) is
+  // found in node_modules beside the script; nothing is written there.
+  const plainDir = path.join(path.dirname(cfg.processor), 'dist');
+  const plainFile = path.join(plainDir, name);
+  const define = { __dirname: JSON.stringify(plainDir), __filename: JSON.stringify(plainFile) };
+  const banner = { js: `var require = require('node:module').createRequire(${JSON.stringify(plainFile)});` };
   let result;
   try {
-    result = esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, logLevel: 'silent', metafile: true });
+    result = esbuild.buildSync({ entryPoints: [cfg.processor], outfile, bundle: true, platform: 'node', format: 'cjs', sourcemap: 'inline', external, define, banner, logLevel: 'silent', metafile: true });
   } catch (err) {
     const reason = `does not compile: ${String(/** @type {Error} */ (err).message).split('\n').slice(0, 2).join(' ')}`;
     throw new SliceError(`TypeScript processor ${cfg.processor} ${reason}`, reason);

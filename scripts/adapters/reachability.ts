@@ -21,7 +21,7 @@ const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce, schemeMismatch, noAnswe
  * input (exit 2: a name that does not resolve, the wrong scheme, an untrusted certificate); a target that refuses,
  * times out or answers nothing is the target's failure (exit 3).
  */
-async function reachError(err: NodeJS.ErrnoException, url: string, connected: boolean, timeoutMs: number): Promise<UsageError | TargetFailure> {
+async function reachError(err: NodeJS.ErrnoException, url: string, connected: boolean, timeoutMs: number, namedBy?: string): Promise<UsageError | TargetFailure> {
   const code = err.code ?? err.message;
   const where = `target ${redactUrl(url)}`;
   if (UNTRUSTED_CERT.test(code)) return new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`);
@@ -30,7 +30,7 @@ async function reachError(err: NodeJS.ErrnoException, url: string, connected: bo
   if (connected && code === 'ETIMEDOUT') return new TargetFailure(`${where} ${noAnswer(timeoutMs)}`);
   const scheme = code === 'ECONNREFUSED' || code === 'ETIMEDOUT' ? undefined : await schemeMismatch(err, u, timeoutMs, undefined);
   if (scheme) return new UsageError(`${where}: ${scheme} (${code})`);
-  return new TargetFailure(`${where} is unreachable (${code}); start the target or fix the URL (--target, or the script's config.target)`);
+  return new TargetFailure(`${where} is unreachable (${code}); start the target or fix the URL (${namedBy ?? "--target, or the script's config.target"})`);
 }
 
 /** Options of {@link checkReachable}. */
@@ -41,6 +41,8 @@ export interface ReachableOptions {
    * is sent: a user's own non-Socket.IO target gets no request its script does not make. @default true
    */
   readonly http?: boolean;
+  /** What names the URL, for the fix an unreachable one's line suggests. @default "--target, or the script's config.target" */
+  readonly namedBy?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
     const secure = httpUrl.startsWith('https:');
     let connected = false;
-    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs).then(reject);
+    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy).then(reject);
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.

@@ -147,6 +147,36 @@ export interface VerdictInput {
   readonly generatorErrors?: readonly GeneratorErrors[];
   readonly thresholds?: SaturationThresholds;
   readonly sampleIntervalMs?: number;
+  /** The run's merged counters: failed vusers and `errors.*`, to tell errors the script raised from the target's. */
+  readonly counters?: Readonly<Record<string, number>>;
+}
+
+/**
+ * A message an engine gives for the network or the target's answer, not the script's code: a connection or TLS code
+ * anywhere in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`), ws's `Unexpected server response: 401`, a
+ * hang-up, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout`.
+ */
+const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^(xhr poll|xhr post|websocket|transport) error|^timeout$|^Parse Error|Invalid WebSocket frame/i;
+
+/**
+ * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture
+ * it asked for that failed), with their counts: Artillery counts them by message, so they are every error whose
+ * message is no network or target failure ({@link NETWORK_OR_TARGET}).
+ */
+export function scriptErrors(counters: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !NETWORK_OR_TARGET.test(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
+}
+
+/** "vusers failed on errors your script raised …" for a run whose failures are the script's, or undefined. */
+function scriptFailureLine(counters: Readonly<Record<string, number>>): string | undefined {
+  const failed = counters['vusers.failed'] ?? 0;
+  const own = Object.entries(scriptErrors(counters)).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  if (!failed || !own.length) return undefined;
+  const total = Object.entries(counters).filter(([k]) => k.startsWith('errors.')).reduce((a, [, n]) => a + n, 0);
+  const ownTotal = own.reduce((a, [, n]) => a + n, 0);
+  const shown = own.slice(0, 2).map(([m, n]) => `"${m.length > 60 ? `${m.slice(0, 59)}…` : m}" ×${n}`).join(', ') + (own.length > 2 ? `, ${own.length - 2} more` : '');
+  const share = ownTotal === total ? 'all' : `${ownTotal} of ${total}`;
+  return `${failed} vuser${failed === 1 ? '' : 's'} failed and ${share} errors were raised by your script's own code (processor, captures), not the network or the target: ${shown}`;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -309,5 +339,8 @@ export function decideVerdict(input: VerdictInput): Verdict {
   if (input.lostGenerators.length) {
     return { ...base, verdict: 'partial', summary: `generator(s) ${[...input.lostGenerators].sort().join(', ')} lost: data is partial` };
   }
+  const own = scriptFailureLine(input.counters ?? {});
+  // The figures describe the target only as far as the failures are the target's.
+  if (own) return { ...base, verdict: 'trustworthy', summary: `no generator was saturated, but ${own}` };
   return { ...base, verdict: 'trustworthy', summary: 'no generator was saturated: the figures describe the target' };
 }

@@ -14,7 +14,7 @@ interface RunJson {
   readonly runId?: string;
   readonly scenario?: string;
   readonly plan?: { readonly totalArrivals?: number };
-  readonly options?: { readonly holdSeconds?: number; readonly vars?: Readonly<Record<string, string | number | boolean>> };
+  readonly options?: { readonly holdSeconds?: number; readonly vars?: Readonly<Record<string, unknown>> };
 }
 
 /** A run folder read back for a comparison. */
@@ -31,7 +31,7 @@ export function plannedLoad(scenario: string, perGenerator: ReadonlyArray<{ read
     vusers: perGenerator.reduce((a, g) => a + g.arrivals, 0),
     phases: phasesOf(perGenerator),
     ...(options ? { holdSeconds: options.holdSeconds ?? 'default' } : {}),
-    ...(options?.vars ? { vars: Object.fromEntries(Object.entries(options.vars).map(([k, v]) => [k, String(v)])) } : {}),
+    ...(options?.vars ? { vars: Object.fromEntries(Object.entries(options.vars).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])) } : {}),
   };
 }
 

@@ -79,6 +79,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     errorsByPeriod,
     lostGenerators: input.lostGenerators.map((l) => l.id),
     generatorErrors: input.data.flatMap((g) => g.periods.map((p) => ({ generator: g.id, period: p.period, codes: generatorErrorCodes(p.counters) }))),
+    counters: report.aggregate.counters,
   });
   const lost = new Map(input.lostGenerators.map((l) => [l.id, l.reason]));
   const generators: GeneratorSummary[] = input.data.map((g) => ({

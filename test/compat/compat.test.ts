@@ -6,40 +6,13 @@
  * the scripts' own deterministic histograms (compat.*) must agree within DDSketch's 1% relative error.
  * Latency percentiles are not compared: two runs never see the same latencies.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, runCli, tempDir } from '../helpers/cli';
+import { runCli, tempDir } from '../helpers/cli';
+import { PlainResult, runPlain } from './plain';
 import { CompatServer, startCompatServer } from './server';
 
 const SCRIPTS = path.join(__dirname, 'scripts');
-const ARTILLERY = path.join(ROOT, 'node_modules', '.bin', 'artillery');
-
-interface PlainResult {
-  code: number | null;
-  stdout: string;
-  report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } };
-}
-
-function runPlain(script: string, args: readonly string[], env: NodeJS.ProcessEnv, outDir: string, scriptsDir = SCRIPTS): Promise<PlainResult> {
-  const output = path.join(outDir, 'plain.json');
-  return new Promise((resolve, reject) => {
-    const child = spawn(ARTILLERY, ['run', ...args, '--output', output, script], {
-      cwd: scriptsDir,
-      env: { ...process.env, ...env, WORKERS: '1', ARTILLERY_DISABLE_TELEMETRY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, report: JSON.parse(fs.readFileSync(output, 'utf8')) });
-    });
-  });
-}
 
 /** Artillery's "Checks:" lines (`ok: expr`, `fail: expr (optional)`), as the rig reports thresholds. */
 function plainChecks(stdout: string): Array<{ expression: string; ok: boolean; optional: boolean }> {
@@ -92,7 +65,7 @@ const CASES: Case[] = [
   },
   { script: 'plugin-ensure.yml', exit: 1, expect: { 'vusers.created': 6, 'http.codes.404': 6, 'http.codes.200': 12, 'plugins.metrics-by-endpoint./me.codes.200': 6 } },
   // TypeScript: plain bundles it into dist/ beside the script (the rig into each load process's spool): own copies.
-  { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'http.codes.200': 4 } },
+  { script: 'ts.yml', exit: 0, isolated: true, expect: { 'vusers.created': 4, 'vusers.completed': 4, 'compat.ts_step': 4, 'compat.ts_beside': 12, 'compat.ts_in_dist': 4, 'http.codes.200': 4 } },
   { script: 'ensure-off.yml', exit: 0, says: [/config\.ensure is not evaluated/], expect: { 'vusers.created': 2, 'http.codes.200': 2 } },
   // A plugin's exit code (expect: 21) is the script's verdict, not a crash: plain exits 21, the rig 1 and says why.
   { script: 'expect.yml', exit: 21, rigExit: 1, says: [/a plugin asked for exit code 21 \(artillery-plugin-expect: an expectation failed: plugins\.expect\.failed = 3\) in [12] load process(es)?; plain artillery run would exit 21/], expect: { 'vusers.created': 3, 'vusers.completed': 3, 'plugins.expect.ok': 9, 'plugins.expect.failed': 3 } },

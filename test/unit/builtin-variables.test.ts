@@ -94,7 +94,7 @@ describe('careless values (probe): one line saying what is wrong, exit 2 before 
   test('switches take true/false or 1/0 (echo=0 left echo on; echo=maybe and targetMetrics=abc were accepted)', () => {
     expect(refusal('broadcast', 'echo=maybe')).toBe('--var echo=maybe: echo is a switch; pass true or false (or 1 or 0), e.g. --var echo=false');
     expect(refusal('presence', 'targetMetrics=abc')).toMatch(/^--var targetMetrics=abc: targetMetrics is a switch/);
-    for (const v of ['echo=0', 'echo=1', 'echo=false', 'echo=true']) expect(() => checkBuiltInVars('broadcast', validateFlags({ var: [v] }).vars)).not.toThrow();
+    for (const v of ['echo=0', 'echo=1', 'echo=false', 'echo=true']) expect(() => checkBuiltInVars('broadcast', validateFlags({ var: [v] }).vars as Record<string, string | number | boolean>)).not.toThrow();
   });
 
   test('an empty value is refused (--var room= ran as room broadcast)', () => {

@@ -42,6 +42,13 @@ describe('--var values reach the script as written', () => {
     const vars = validateFlags({ var: ['zip=02134', 'n=10', 'neg=-2', 'half=0.5', 'e=1e3', 'big=12345678901234567890', 'on=true', 'empty=', 'eq=a=b'] }).vars;
     expect(vars).toEqual({ zip: '02134', n: 10, neg: -2, half: 0.5, e: '1e3', big: '12345678901234567890', on: true, empty: '', eq: 'a=b' });
   });
+  it('a value starting with [ or { is JSON, as plain `artillery run -v` passes it (was: the text, so a loop over it ran zero times)', () => {
+    expect(validateFlags({ var: ['rooms=[["x","y"]]', 'opts={"a":1}', 'tag=x[1]'] }).vars).toEqual({ rooms: [['x', 'y']], opts: { a: 1 }, tag: 'x[1]' });
+  });
+  it('one starting with [ or { that is not JSON is refused in one line, naming the parser\'s complaint and the fix', () => {
+    expect(() => validateFlags({ var: ['rooms=[a,b]'] })).toThrow(/^--var rooms=\[a,b\] starts with \[ so it is read as JSON, and it is not JSON \(Unexpected token .*\); write it as JSON, e\.g\. --var 'rooms=\["a","b"\]' \(quoted for the shell\)$/);
+    expect(() => validateFlags({ var: ['o={a:1}'] })).toThrow(/^--var o=\{a:1\} starts with \{ so it is read as JSON.*--var 'o=\{"a":1\}'/);
+  });
 });
 
 describe('durations no timer can hold', () => {

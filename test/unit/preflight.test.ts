@@ -59,11 +59,26 @@ describe("the handshake as the script's engine makes it (was: without its header
     expect(preflightSpec(templated, 'http://t', false)).toMatchObject({ realtime: 'socketio', realtimeUnknown: 'config.socketio is templated per vuser' });
   });
 
+  test("Socket.IO: the scenario's own socketio over config.socketio, as Artillery merges them (was: config.socketio only)", () => {
+    const script = { config: { socketio: { query: { token: 'old' }, extraHeaders: { 'x-a': '1' } } }, scenarios: [{ engine: 'socketio', socketio: { path: '/rt', query: { token: 'abc' } }, flow: [{ emit: { channel: 'x' } }] }] };
+    expect(preflightSpec(script, 'http://t', false)).toMatchObject({ realtimePath: '/rt', realtimeOptions: { headers: { 'x-a': '1' }, query: { token: 'abc' } } });
+  });
+
+  test('the probed scenario is the first Artillery can pick: one of weight 0 (or a weight parseInt reads as 0) never runs (was: scenarios[0])', () => {
+    const sio = { engine: 'socketio', flow: [{ emit: { channel: 'x' } }] };
+    const web = { flow: [{ get: { url: '/health' } }] };
+    expect(preflightSpec({ config: {}, scenarios: [{ ...sio, weight: 0 }, web] }, 'http://t', false)).toEqual(expect.not.objectContaining({ realtime: 'socketio' }));
+    expect(preflightSpec({ config: {}, scenarios: [{ ...sio, weight: 'none' }, { ...web, weight: '2' }] }, 'http://t', false)).toMatchObject({ http: { method: 'GET', path: '/health' } });
+    expect(preflightSpec({ config: {}, scenarios: [{ ...sio, weight: 1 }, web] }, 'http://t', false)).toMatchObject({ realtime: 'socketio' });
+    expect(preflightSpec({ config: {}, scenarios: [{ ...sio, weight: '{{ w }}' }, web] }, 'http://t', false)).toMatchObject({ realtime: 'socketio' });
+  });
+
   test("ws: config.ws headers and subprotocols, or its first connect step's; a connect function is not guessed", () => {
     const ws = { config: { ws: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } }, scenarios: [{ engine: 'ws', flow: [{ send: 'hi' }] }] };
     expect(preflightSpec(ws, 'ws://t/feed', false)).toMatchObject({ realtime: 'websocket', realtimeOptions: { headers: { 'x-key': 'k' }, subprotocols: ['v1'] } });
     const step = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { target: 'ws://t/other', headers: { a: 'b' } } }] }] };
-    expect(preflightSpec(step, 'ws://t', false)).toMatchObject({ realtimeOptions: { headers: { a: 'b' }, url: 'ws://t/other' } });
+    // The run opens the connect step's URL, never the target: the probe's DNS and TCP go there too.
+    expect(preflightSpec(step, 'ws://t', false)).toMatchObject({ target: 'ws://t/other', realtimeOptions: { headers: { a: 'b' }, url: 'ws://t/other' } });
     const fn = { config: {}, scenarios: [{ engine: 'ws', flow: [{ connect: { function: 'mine' } }] }] };
     expect(preflightSpec(fn, 'ws://t', false)).toMatchObject({ realtimeUnknown: 'its connect step is a function' });
   });

@@ -6,7 +6,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkReachable } from '../../scripts/adapters/reachability';
-import { TargetFailure } from '../../scripts/errors';
+import { connectionTargets } from '../../scripts/engines';
+import { TargetFailure, UsageError } from '../../scripts/errors';
 import { freePort } from '../aws/moto';
 
 describe('checkReachable', () => {
@@ -44,5 +45,23 @@ describe('checkReachable', () => {
       expect(err).toBeInstanceOf(TargetFailure);
       expect((err as Error).message).toMatch(/^target http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); start the target or fix the URL/);
     }
+  });
+});
+
+describe('connectionTargets: what the reachability check is asked about (was: always the target)', () => {
+  const ws = (connect: unknown, extra: object = {}) => ({ engine: 'ws', flow: [{ connect }, { send: 'hi' }], ...extra });
+  test("a ws scenario's first connect step with its own URL is what the run opens, not the unused target", () => {
+    expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/ws')] }, 'ws://h:9/x')).toEqual(['ws://h:1/ws']);
+    expect(connectionTargets({ config: {}, scenarios: [ws({ target: 'ws://h:2/ws', headers: { a: 'b' } })] }, 'ws://h:9/x')).toEqual(['ws://h:2/ws']);
+  });
+  test('the target still counts where anything uses it: a connect without a URL or with a function, an http scenario, a before section', () => {
+    expect(connectionTargets({ config: {}, scenarios: [ws({ headers: { a: 'b' } })] }, 'ws://h:9/x')).toEqual(['ws://h:9/x']);
+    expect(connectionTargets({ config: {}, scenarios: [ws({ function: 'mine' })] }, 'ws://h:9/x')).toEqual(['ws://h:9/x']);
+    expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/ws'), { flow: [{ get: { url: '/' } }] }] }, 'http://h:9')).toEqual(['ws://h:1/ws', 'http://h:9']);
+    expect(connectionTargets({ config: {}, before: { flow: [{ get: { url: '/' } }] }, scenarios: [ws('ws://h:1/ws')] }, 'http://h:9')).toEqual(['http://h:9', 'ws://h:1/ws']);
+  });
+  test('a scenario of weight 0 never runs, and a URL templated per vuser is not known before the run', () => {
+    expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/ws'), { weight: 0, flow: [{ get: { url: '/' } }] }] }, 'http://h:9')).toEqual(['ws://h:1/ws']);
+    expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/{{ room }}')] }, 'http://h:9')).toEqual([]);
   });
 });

@@ -100,6 +100,22 @@ scenarios:
     expect(check(write('bad-proc.yml', 'config: { target: "http://x", processor: ./throws.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toThrow(/throws\.js fails to load: TypeError: boom at load/);
   });
 
+  test("paths in the refusal are as the script writes them, and absolute where a file was looked for; never relative to the rig's folder", () => {
+    const message = (file: string) => {
+      try {
+        check(file)();
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    };
+    const abs = (f: string) => path.join(dir, f).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect(message(write('bad-proc-w.yml', 'config: { target: "http://x", processor: ./throws.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toMatch(/: config\.processor \.\/throws\.js fails to load: TypeError: boom at load$/);
+    expect(message(write('no-proc-w.yml', 'config: { target: "http://x", processor: ./gone.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).toMatch(new RegExp(`config\\.processor \\./gone\\.js: no such file \\(${abs('gone.js')}\\)`));
+    expect(message(write('nope-fn-w.yml', 'config: { target: "http://x", processor: ./proc.js }\nscenarios:\n  - flow: [ { function: nope } ]\n'))).toMatch(/function "nope" is not exported by \.\/proc\.js \(exports/);
+    expect(message(write('pay-w.yml', 'config: { target: "http://x", payload: { path: ./nope.csv } }\nscenarios:\n  - flow: []\n'))).toMatch(new RegExp(`no such file \\(${abs('nope.csv')}\\)`));
+  });
+
   test('a processor that keeps timers or servers open from load time is checked without waiting for it', () => {
     const started = Date.now();
     expect(check(write('busy.yml', 'config: { target: "http://x", processor: ./busy.js }\nscenarios:\n  - flow: [ { function: f } ]\n'))).not.toThrow();

@@ -33,6 +33,17 @@ describe('bundleTypescriptProcessor', () => {
     expect(fs.existsSync(path.join(dir, 'dist'))).toBe(false);
   });
 
+  test("__dirname and __filename are what plain Artillery's bundle sees (<processor's folder>/dist/<name>.js), not the spool", () => {
+    const sub = fs.mkdtempSync(path.join(dir, 'beside-'));
+    fs.writeFileSync(path.join(sub, 'beside.txt'), 'found');
+    fs.writeFileSync(path.join(sub, 'reader.ts'), "import * as fs from 'fs';\nimport * as path from 'path';\nexport const where = { dir: __dirname, file: __filename, beside: fs.readFileSync(path.join(__dirname, '..', 'beside.txt'), 'utf8') };\n");
+    const script = { config: { processor: path.join(sub, 'reader.ts') } };
+    bundleTypescriptProcessor(script, fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ts-spool-')));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(require(script.config.processor as string).where).toEqual({ dir: path.join(sub, 'dist'), file: path.join(sub, 'dist', 'reader.js'), beside: 'found' });
+    expect(fs.existsSync(path.join(sub, 'dist'))).toBe(false);
+  });
+
   test('a .js processor is left alone; a processor that does not compile is a SliceError naming the file', () => {
     const js = { config: { processor: '/x/p.js' } };
     expect(bundleTypescriptProcessor(js, dir)).toBe(false);
@@ -50,6 +61,17 @@ describe('checkScriptFiles with a TypeScript processor', () => {
   test('a function it does not export is named with its exports', () => {
     expect(check('typo.yml', 'config: { target: "http://x", processor: ./proc.ts }\nscenarios:\n  - flow: [ { function: typo } ]\n')).toThrow(/function "typo" is not exported by .*proc\.ts \(exports: typed\)/);
     expect(check('ok.yml', 'config: { target: "http://x", processor: ./proc.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
+  });
+  test('a processor that reads a file beside it through __dirname at load time passes the check, as under plain artillery', () => {
+    fs.writeFileSync(path.join(dir, 'beside.txt'), 'here');
+    fs.writeFileSync(path.join(dir, 'loads-beside.ts'), "import * as fs from 'fs';\nimport * as path from 'path';\nconst text: string = fs.readFileSync(path.join(__dirname, '..', 'beside.txt'), 'utf8');\nexport function typed(ctx: { vars: Record<string, unknown> }): void { ctx.vars.text = text; }\n");
+    expect(check('beside.yml', 'config: { target: "http://x", processor: ./loads-beside.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
+  });
+  test('a package left external (config.bundling.external) is found in node_modules beside the script, as plain artillery finds it', () => {
+    fs.mkdirSync(path.join(dir, 'node_modules', 'beside-pkg'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'beside-pkg', 'index.js'), 'module.exports = { n: 5 };\n');
+    fs.writeFileSync(path.join(dir, 'external.ts'), "import { n } from 'beside-pkg';\nexport function typed(ctx: { vars: Record<string, unknown> }): void { ctx.vars.n = n; }\n");
+    expect(check('external.yml', 'config: { target: "http://x", processor: ./external.ts, bundling: { external: [beside-pkg] } }\nscenarios:\n  - flow: [ { function: typed } ]\n')).not.toThrow();
   });
   test('a compile error is bad input, with the compiler\'s line', () => {
     expect(check('broken.yml', 'config: { target: "http://x", processor: ./broken.ts }\nscenarios:\n  - flow: [ { function: typed } ]\n')).toThrow(/config\.processor .*broken\.ts: does not compile: .*Expected identifier/);

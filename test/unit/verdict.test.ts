@@ -77,6 +77,18 @@ describe('decideVerdict', () => {
     expect(v.periods.find((p) => p.period === T0 + P)).toMatchObject({ errors: 40, rigLimited: false, errorsCoincide: false });
   });
 
+  test("vusers that failed on the script's own errors: the summary says so in one line instead of 'the figures describe the target'", () => {
+    const withCounters = (counters: Record<string, number>) =>
+      decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 4]]), lostGenerators: [], counters }).summary;
+    const own = withCounters({ 'vusers.failed': 4, "errors.Cannot read properties of null (reading 'bar')": 3, 'errors.order total mismatch': 1 });
+    expect(own).toBe(`no generator was saturated, but 4 vusers failed and all errors were raised by your script's own code (processor, captures), not the network or the target: "Cannot read properties of null (reading 'bar')" ×3, "order total mismatch" ×1`);
+    expect(withCounters({ 'vusers.failed': 3, 'errors.ECONNREFUSED': 2, 'errors.boom': 1 })).toMatch(/but 3 vusers failed and 1 of 3 errors were raised by your script's own code .*: "boom" ×1$/);
+    // The network's and the target's errors are the target's figures.
+    for (const e of ['ECONNREFUSED', 'connect ETIMEDOUT 10.0.0.1:80', 'Unexpected server response: 401', 'socket hang up', 'xhr poll error', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
+      expect(withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })).toBe('no generator was saturated: the figures describe the target');
+    }
+  });
+
   test('saturated generator with errors in the same period: rig-limited, periods and generator named, errors coincide', () => {
     // g02 at 97% CPU in the samples taken at T0+10.2 s and T0+15.2 s: period T0+P (and the tail of T0).
     const samples = [...series('g01', 6), ...series('g02', 6, (i) => (i === 2 || i === 3 ? { cpuPercent: 97 } : {}))];

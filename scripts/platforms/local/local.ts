@@ -68,6 +68,11 @@ export interface LocalPlatformProps {
   readonly log: (line: string) => void;
   /** The run's script is the user's own (its connections come from Artillery's engines, not the rig's processors). */
   readonly userScript?: boolean;
+  /**
+   * The URLs a user's script connects to when it runs against `options.target` (scripts/engines.ts connectionTargets):
+   * a ws `connect` step's own URL instead of the target. @default the target
+   */
+  readonly connectTargets?: readonly string[];
   /** The script's own `config.target` (a user's script run without --target). */
   readonly scriptTarget?: string;
   /** The run's script starts its Socket.IO clients with HTTP long-polling (scripts/preflight.ts socketIoPolls). */
@@ -94,7 +99,10 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     if (options.target) {
       // A Socket.IO polling handshake is what the built-in scenarios' and a Socket.IO script's clients send anyway;
       // any other script's target only gets a connection.
-      await checkReachable(options.target, undefined, options.insecureTls === true, { http: !opts.userScript || opts.socketIoScript === true });
+      const how = { http: !opts.userScript || opts.socketIoScript === true };
+      for (const url of opts.connectTargets ?? [options.target]) {
+        await checkReachable(url, undefined, options.insecureTls === true, url === options.target ? how : { ...how, namedBy: 'the ws connect step that names it' });
+      }
       return { url: options.target, stop: async () => undefined };
     }
     const workers = targetWorkersFor(plan.peakConcurrent, machine.openFiles);

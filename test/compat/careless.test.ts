@@ -1,0 +1,121 @@
+/**
+ * Scripts a careless user writes, each run under plain `artillery run` and under the rig against the compat server:
+ * where plain runs them, the rig must too, with the same exit code and counters. Each is written to a folder of
+ * its own with the server's port in it (a URL the rig checks before the run cannot wait for a template).
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { Server as SocketIoServer } from 'socket.io';
+import { CliResult, runCli, tempDir } from '../helpers/cli';
+import { PlainResult, runPlain } from './plain';
+import { CompatServer, startCompatServer } from './server';
+
+interface Case {
+  readonly name: string;
+  /** The script, given the compat server's port and the /rt-only Socket.IO server's. */
+  readonly script: (port: number, rtPort: number) => string;
+  /** Flags for plain `artillery run`, and the rig's own for the same thing. */
+  readonly plainArgs?: string[];
+  readonly rigArgs?: string[];
+  readonly exit: number;
+  /** Counters that must be there in both (so an empty run cannot pass). */
+  readonly expect: Record<string, number>;
+}
+
+const CASES: Case[] = [
+  {
+    // The first scenario never runs (weight 0) and the second sets its own socketio options over config.socketio.
+    name: 'socketio options of the scenario that runs (was: exit 2/3, the preflight probed scenarios[0] with config.socketio only)',
+    script: (_port, rtPort) => `config:
+  target: "http://127.0.0.1:${rtPort}"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+scenarios:
+  - name: never
+    weight: 0
+    engine: socketio
+    socketio: { path: /nowhere }
+    flow: [ { emit: { channel: echo, data: x } } ]
+  - name: rt
+    engine: socketio
+    socketio: { path: /rt, query: { token: abc }, extraHeaders: { x-team: red } }
+    flow:
+      - emit: { channel: echo, data: hi }
+        acknowledge: { data: hi }
+`,
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'socketio.emit': 2 },
+  },
+  {
+    name: 'a ws connect step with its own URL, the unused config.target closed (was: exit 2, config.target unreachable)',
+    script: (port) => `config:
+  target: "ws://127.0.0.1:9/placeholder"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+scenarios:
+  - engine: ws
+    flow:
+      - connect: "ws://127.0.0.1:${port}/ws"
+      - send: hello
+`,
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'websocket.messages_sent': 2 },
+  },
+  {
+    // Artillery picks one element of an array variable per vuser: [["x","y"]] gives every vuser the list x, y.
+    name: 'a loop over an array passed on the command line (was: the rig kept --var rooms=[…] as text, the loop ran zero times)',
+    script: (port) => `config:
+  target: "http://127.0.0.1:${port}"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+scenarios:
+  - flow:
+      - loop:
+          - get: { url: "/items/{{ $loopElement }}" }
+        over: rooms
+`,
+    plainArgs: ['-v', '{"rooms":[["x","y"]]}'],
+    rigArgs: ['--var', 'rooms=[["x","y"]]'],
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.requests': 4, 'http.codes.200': 4 },
+  },
+];
+
+async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {
+  const dir = tempDir('rig-careless-');
+  const [plainDir, rigDir] = [path.join(dir, 'plain'), path.join(dir, 'rig')];
+  for (const d of [plainDir, rigDir]) {
+    fs.mkdirSync(d);
+    fs.writeFileSync(path.join(d, 'my.yml'), c.script(port, rtPort));
+  }
+  const [plain, rig] = await Promise.all([
+    runPlain('my.yml', c.plainArgs ?? [], {}, plainDir, plainDir),
+    runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, 'my.yml'), '--out', path.join(dir, 'out'), '--json', ...(c.rigArgs ?? [])]),
+  ]);
+  return { plain, rig };
+}
+
+describe('careless scripts: plain `artillery run` and the rig agree', () => {
+  let server: CompatServer;
+  // Socket.IO on /rt only (nothing on /socket.io), admitting a client that sends query token=abc and header x-team: red.
+  const rt = http.createServer((_req, res) => res.writeHead(404).end());
+  const io = new SocketIoServer(rt, { path: '/rt' });
+  io.use((socket, next) => (socket.handshake.query.token === 'abc' && socket.handshake.headers['x-team'] === 'red' ? next() : next(new Error('token and x-team needed'))));
+  io.on('connection', (socket) => socket.on('echo', (data: unknown, ack?: (r: unknown) => void) => ack?.(data)));
+  beforeAll(async () => {
+    server = await startCompatServer();
+    await new Promise<void>((r) => rt.listen(0, '127.0.0.1', r));
+  });
+  afterAll(async () => {
+    await server?.close();
+    rt.closeAllConnections();
+    await io.close();
+  });
+
+  test.each(CASES)('$name', async (c) => {
+    const { plain, rig } = await both(c, server.port, (rt.address() as AddressInfo).port);
+    const why = rig.code === c.exit ? {} : { rigStderr: rig.stderr.split('\n').slice(-8).join('\n') };
+    expect({ plain: plain.code, rig: rig.code, ...why }).toEqual({ plain: c.exit, rig: c.exit });
+    for (const [k, v] of Object.entries(c.expect)) expect([k, plain.report.aggregate.counters[k]]).toEqual([k, v]);
+    expect(rig.json.aggregate.counters).toEqual(plain.report.aggregate.counters);
+  }, 120_000);
+});
