@@ -4,7 +4,7 @@
  */
 import { MAX_DURATION_SECONDS, readDuration } from './core/capacity';
 import { UsageError } from './errors';
-import { checkTargetUrl } from './target-choice';
+import { checkTargetUrl } from './target-url';
 import { usesBaseline } from './report/baseline';
 
 /** Built-in scenarios shipped in load-generators/scenarios/<name>.yml. */
@@ -121,7 +121,8 @@ export type VarValue = string | number | boolean | readonly unknown[] | { readon
 /**
  * `--var key=value`: a number written the way a number prints (`10`, `-2`, `0.5`) and `true`/`false` become typed;
  * a value that starts with `[` or `{` is JSON, the array or object it parses to (what plain `artillery run -v '{…}'`
- * passes, e.g. the list a `loop … over:` reads), and one that does not parse is refused (kept as text, a loop over it
+ * passes; an array variable is Artillery's per-vuser pick, so a list a `loop … over:` reads is written `[[…]]`), and one
+ * that does not parse is refused (kept as text, a loop over it
  * would run zero times and say nothing); everything else stays the string as written (`007`, `1e3`,
  * `12345678901234567890`, an empty value): read as a number, `--var zip=02134` would have reached the script as 2134.
  */

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkReachable } from '../../scripts/adapters/reachability';
 import { connectionTargets } from '../../scripts/engines';
-import { TargetFailure, UsageError } from '../../scripts/errors';
+import { TargetFailure } from '../../scripts/errors';
 import { freePort } from '../aws/moto';
 
 describe('checkReachable', () => {

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
 import { loadScenario } from '../../scripts/scenario';
-import { checkTargetUrl, chooseTarget } from '../../scripts/target-choice';
+import { chooseTarget } from '../../scripts/target-choice';
+import { checkTargetUrl } from '../../scripts/target-url';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-target-'));
