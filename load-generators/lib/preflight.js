@@ -132,7 +132,15 @@ function stepUrl(target, path) {
 }
 
 /** A step's URL as the probe's lines show it: path, and the query's keys (its values may be secrets). @param {URL} u */
-const shownPath = (u) => `${u.pathname}${u.search.replace(/=[^&]*/g, '=***')}`;
+const shownPath = (u) => `${u.pathname}${u.search.replace(/([?&;])([^&;#]+)/g, hideSegment)}`;
+
+/**
+ * One query segment as shown: `key=***`, or `***` for a bare one (it may be the token itself); scripts/core/redact.ts
+ * hides a query the same way. @param {string} _m @param {string} sep @param {string} seg
+ */
+function hideSegment(_m, sep, seg) {
+  return seg.includes('=') ? `${sep}${seg.slice(0, seg.indexOf('=') + 1)}***` : `${sep}***`;
+}
 
 /** What a 401/403 on the built-in cookie step asks for: the token they send. @param {string | undefined} token */
 const authHint = (token) =>
@@ -182,7 +190,8 @@ function redirected(step, shown, httpUrl, res) {
   const to = res.location ? new URL(res.location, httpUrl) : undefined;
   const base = to && to.pathname.endsWith(step.path) ? `${to.origin}${to.pathname.slice(0, -step.path.length)}` : undefined;
   const fix = base !== undefined ? `pass --target ${base}` : `pass the URL it redirects to, without ${step.path}, as --target`;
-  return `HTTP ${step.method} ${shown} answered ${res.status}${to ? ` (Location: ${to.href})` : ''}: the built-in scenarios need 200 there and follow no redirect; ${fix}`;
+  // The Location as origin + path (+ its query's keys): it is written into the probe's result, in S3 on AWS.
+  return `HTTP ${step.method} ${shown} answered ${res.status}${to ? ` (Location: ${to.origin}${shownPath(to)})` : ''}: the built-in scenarios need 200 there and follow no redirect; ${fix}`;
 }
 
 /**

@@ -3,12 +3,15 @@
  * token often travels) are used for the connection but never shown or stored: every place the URL is printed or
  * written takes the redacted form (`http://***:***@host/?token=***`). Pure.
  */
-import type { RunOptions } from '../options';
 
 const SCHEMES = ['http:', 'https:', 'ws:', 'wss:'];
 
-/** `?a=1&b` → `?a=***&b`: every value hidden, keys kept. */
-const redactQuery = (query: string): string => query.replace(/([?&;][^=&;#]*=)[^&;#]*/g, (_m, key: string) => `${key}***`);
+/**
+ * `?a=1&b` → `?a=***&***`: every value hidden, keys kept; a segment without `=` may be the token itself
+ * (`ws://h/feed?SECRET`), so it is hidden whole.
+ */
+const redactQuery = (query: string): string =>
+  query.replace(/([?&;])([^&;#]+)/g, (_m, sep: string, seg: string) => (seg.includes('=') ? `${sep}${seg.slice(0, seg.indexOf('=') + 1)}***` : `${sep}***`));
 
 /**
  * A URL that does not parse (`http://bob:pa/ss99@host`, `bob:pw@host:3000`), as text: anything before the last `@`
@@ -46,7 +49,7 @@ export function redactUrl(url: string): string {
 }
 
 /** The options with the target's credentials redacted (for run.json and reports). */
-export function redactOptions(options: RunOptions): RunOptions {
+export function redactOptions<T extends { readonly target?: string }>(options: T): T {
   return options.target === undefined ? options : { ...options, target: redactUrl(options.target) };
 }
 

@@ -102,11 +102,15 @@ describe('credentials in URLs', () => {
     expect(redactUrl('http://host:3000/a/')).toBe('http://host:3000/a/');
     expect(redactUrl('not a url')).toBe('not a url');
   });
-  it('hides every query value (keys kept) and a fragment: a token often travels there (was: shown and stored whole)', () => {
+  it('hides every query value (keys kept), a bare segment and a fragment: a token often travels there (was: shown and stored whole)', () => {
     expect(redactUrl('http://127.0.0.1:4101/?token=QSECRET123')).toBe('http://127.0.0.1:4101/?token=***');
-    expect(redactUrl('ws://127.0.0.1:4101/feed?token=QSECRET123&debug&room=a')).toBe('ws://127.0.0.1:4101/feed?token=***&debug&room=***');
+    expect(redactUrl('ws://127.0.0.1:4101/feed?token=QSECRET123&debug&room=a')).toBe('ws://127.0.0.1:4101/feed?token=***&***&room=***');
+    // A bare segment may be the token itself.
+    expect(redactUrl('ws://127.0.0.1:4101/feed?QSECRET123')).toBe('ws://127.0.0.1:4101/feed?***');
+    expect(redactUrl('http://bob:pa/ss99@127.0.0.1:4101/x?QSECRET123')).not.toContain('QSECRET123');
     expect(redactUrl('https://h/#access_token=QSECRET123')).toBe('https://h/#***');
-    expect(redactUrl('http://127.0.0.1:4101/?debug')).toBe('http://127.0.0.1:4101/?debug');
+    // A bare segment is hidden too: `?debug` and `?QSECRET123` look alike.
+    expect(redactUrl('http://127.0.0.1:4101/?debug')).toBe('http://127.0.0.1:4101/?***');
     expect(storedCredentialsProblem('aws', 'http://h/?token=QSECRET123')).toMatch(/^target http:\/\/h\/\?token=\*\*\* carries credentials or query values, which on --platform aws/);
     expect(storedCredentialsProblem('local', 'http://h/?token=QSECRET123')).toBeUndefined();
   });

@@ -53,6 +53,15 @@ describe("the built-in cookie step's answer", () => {
     }));
   });
 
+  test("a redirect's Location is shown without its query's values or credentials (the probe's result is stored in S3 on AWS)", async () => {
+    const port = await listen(http.createServer((_req, res) => {
+      res.writeHead(302, { location: 'https://bob:pw1@login.example.test/app/set-cookie?session=SECRET9&SECRET8' }).end();
+    }));
+    const result = await probe(builtIn(`http://127.0.0.1:${port}`));
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('(Location: https://login.example.test/app/set-cookie?session=***&***)') });
+    expect(JSON.stringify(result)).not.toMatch(/SECRET9|SECRET8|pw1/);
+  });
+
   test("a user script's own first step may redirect: reported, not judged", async () => {
     const port = await listen(http.createServer((_req, res) => res.writeHead(301, { location: '/elsewhere' }).end()));
     const target = `http://127.0.0.1:${port}`;
