@@ -11,16 +11,21 @@ const { backoff } = require('./backoff');
 /** Network errors a retry may get past (any other errno code is the local disk's: full, read-only, refused). */
 const NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN']);
 
+/** SDK errors without a status that a retry may get past: its own timeouts (the request never answered). */
+const SDK_TIMEOUTS = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+
 /**
- * Whether retrying `err` may help: S3's 5xx, throttling and timeouts (408, 429), network errors, an SDK error
- * without a status (a timeout); not a local disk's error or a refused request's (any other 4xx).
+ * Whether retrying `err` may help: S3's 5xx, throttling and timeouts (408, 429), network errors, the SDK's own
+ * timeouts or an error it marks retryable; not a local disk's error, a refused request's (any other 4xx), an expired
+ * or missing credential (the SDK's CredentialsProviderError has no status) or a bug (a TypeError has no code).
  * @param {unknown} err
  */
 function isTransient(err) {
-  const e = /** @type {{ code?: string, $metadata?: { httpStatusCode?: number } } | undefined} */ (err);
+  const e = /** @type {{ code?: string, name?: string, $retryable?: unknown, $metadata?: { httpStatusCode?: number } } | undefined} */ (err);
   const status = e?.$metadata?.httpStatusCode;
   if (status !== undefined) return status >= 500 || status === 408 || status === 429;
-  return e?.code === undefined || NETWORK.has(e.code);
+  if (e?.code !== undefined) return NETWORK.has(e.code);
+  return e?.$retryable !== undefined || SDK_TIMEOUTS.has(String(e?.name));
 }
 
 /**

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { spooler } from '../../load-generators/lib/agent-spooler';
 import { generatorKeys } from '../../load-generators/lib/run-protocol';
 import { localStore } from '../../load-generators/lib/run-store';
-import { storeTolerance } from '../../load-generators/lib/store-tolerance';
+import { isTransient, storeTolerance } from '../../load-generators/lib/store-tolerance';
 import { virtualClock } from '../helpers/virtual-clock';
 
 const slowDown = () => Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
@@ -99,4 +99,16 @@ test('control reads ridden out answer "nothing yet", so the watcher polls again'
   } finally {
     s.cleanup();
   }
+});
+
+test('errors without a status or code are not ridden out unless the SDK says they may pass: an expired SSO session, a bug', () => {
+  // The SDK's CredentialsProviderError (an expired `aws sso login`) and a TypeError carry neither $metadata nor code.
+  const expiredSso = Object.assign(new Error('The SSO session associated with this profile has expired.'), { name: 'CredentialsProviderError' });
+  expect(isTransient(expiredSso)).toBe(false);
+  expect(isTransient(new TypeError("Cannot read properties of undefined (reading 'Body')"))).toBe(false);
+  // What may pass: the SDK's own timeout, an error it marks retryable, a network code, a 5xx/429.
+  expect(isTransient(Object.assign(new Error('timed out'), { name: 'TimeoutError' }))).toBe(true);
+  expect(isTransient(Object.assign(new Error('throttled'), { $retryable: { throttling: true } }))).toBe(true);
+  expect(isTransient(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(true);
+  expect(isTransient(slowDown())).toBe(true);
 });
