@@ -104,10 +104,11 @@ test('multiRegionPlatform: each region probes the URL its generators load, other
   const limits = { processes: 1, openFiles: 60_000, ephemeralPorts: 60_000, sourceAddresses: 1, memoryBytes: 4e9, bytesPerVuser: 50_000, socketsPerVuser: 1 };
   const probes: string[] = [];
   const finished: string[] = [];
+  const sessions: string[] = [];
   const part = (region: string, failClose = false): Platform => ({
     name: 'aws', limits, maxGenerators: 4, portRange: 64_512, secretsInEnvironment: false,
     sourceAddress: () => undefined,
-    open: async () => ({
+    open: async ({ sessionSeconds }) => (sessions.push(`${region} ${String(sessionSeconds)}`), {
       target: { url: 'http://internal', stop: async () => undefined },
       store: localStore(tempDir(`rig-${region}-`)),
       fleet: fakeFleet([], region),
@@ -126,7 +127,9 @@ test('multiRegionPlatform: each region probes the URL its generators load, other
   expect(p.regions.map((r) => [r.region, r.weight, r.maxGenerators])).toEqual([['eu-west-2', 3, 4], ['us-east-1', 1, 4]]);
   const regional = planRegions({ phases: [{ duration: 10, arrivalCount: 40 }], sessionSeconds: 1, generators: 3, regions: p.regions });
   p.useRegions(regional);
-  const run = await p.open({ runId: 'r1', runDir: tempDir('rig-regions-'), plan: regional.plan });
+  const run = await p.open({ runId: 'r1', runDir: tempDir('rig-regions-'), plan: regional.plan, sessionSeconds: 3600 });
+  // Every region's fleet plans its command timeout, lifetime check and scale-in deadline with the session (--hold).
+  expect(sessions).toEqual(['eu-west-2 3600', 'us-east-1 3600']);
   await run.preflight({ target: 'http://internal' });
   expect(probes).toEqual(['eu-west-2 http://internal', 'us-east-1 http://public']);
   expect([0, 1, 2].map((i) => p.generatorTarget(i))).toEqual([undefined, undefined, 'http://public']);

@@ -128,7 +128,7 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
     secretsInEnvironment: false,
     sourceAddress: () => undefined,
 
-    async open({ runId, runDir, plan }) {
+    async open({ runId, runDir, plan, sessionSeconds }) {
       // The whole run's cost first, then every region's checks before anything scales anywhere (credentials, bucket, group, quotas).
       checkRunCost(parts, (k) => planOf(k, plan), maxCost, log);
       const runs: OpenRun[] = [];
@@ -140,7 +140,7 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
       try {
         for (const [k, p] of parts.entries()) {
           const own = planOf(k, plan);
-          runs.push(await p.platform.open({ runId, runDir, plan: own }));
+          runs.push(await p.platform.open({ runId, runDir, plan: own, ...(sessionSeconds !== undefined ? { sessionSeconds } : {}) }));
           const warning = k === 0 ? undefined : natWarning(p.region, own.peakConcurrent, p.natAddresses);
           if (warning) log(`warning: ${warning}`);
         }
