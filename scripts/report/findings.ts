@@ -177,6 +177,8 @@ const PUBLISHING = new Set(['pubsub', 'broadcast', 'recovery']);
  */
 export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>, scenario?: string): { value: number | null; text: string; short: boolean } | undefined {
   const notSampled = rig.held?.notSampled;
+  // Nothing asked to be held (a script of short HTTP requests): no row, as for "0 held" below.
+  if (notSampled && rig.held?.requested === undefined) return undefined;
   if (notSampled) return { value: null, text: `not sampled (${notSampled})${rig.held?.requested !== undefined ? ` (of --vusers ${n(rig.held.requested)})` : ''}`, short: false };
   const target = rig.held?.targetConnections;
   const sockets = rig.held?.generatorSockets;

@@ -160,6 +160,8 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
   if (mem && (mem.generatorBytes !== undefined || mem.targetBytes !== undefined)) {
     const kb = (b?: number) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
     rig.push(['memory per held vuser (generator / target)', `${kb(mem.generatorBytes)} / ${kb(mem.targetBytes)} (peak ${mem.peakHeld} held)`]);
+  } else if (s.rig.held?.notSampled) {
+    rig.push(['memory per held vuser', `not measured: ${s.rig.held.notSampled}`]);
   } else if (mem && mem.peakHeld > 0) {
     rig.push(['memory per held vuser', `not measured: ${mem.peakHeld} held at the peak, too few for start-up growth not to dominate (from 1,000)`]);
   }

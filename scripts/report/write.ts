@@ -160,9 +160,12 @@ export function peakHeldOf(
 /**
  * Peak memory per held vuser, each side: RSS growth over the peak of connections actually held — the target's
  * connections (reference target), else the generators' established sockets (any target), else the plan's peak.
- * A run that held nothing (HTTP-only steps: 0 sockets) has no such figure: undefined, not growth ÷ the plan.
+ * A run that held nothing (HTTP-only steps: 0 sockets), or whose sessions were too short to sample, has no such figure:
+ * undefined, not growth ÷ the plan.
  */
 export function memoryPerHeldVuser(held: NonNullable<RunSummary['rig']['held']>, plannedPeak: number, health: readonly HealthSample[], target: readonly TargetSample[]): NonNullable<RunSummary['rig']['memoryPerVuser']> {
+  // Sessions shorter than the sampling: nothing measured was held, and growth ÷ the plan is the figure this replaced.
+  if (held.notSampled) return { generatorBytes: undefined, targetBytes: undefined, peakHeld: 0 };
   const peakHeld = held.targetConnections || (held.generatorSockets ?? plannedPeak);
   // Below this the processes' own start-up growth (tens of MB) dominates: 10 held read as 2,692 KB each.
   if (peakHeld > 0 && peakHeld < MIN_HELD_FOR_MEMORY) return { generatorBytes: undefined, targetBytes: undefined, peakHeld };

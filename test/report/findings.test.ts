@@ -75,6 +75,8 @@ test('peak held: "not sampled" when sessions were shorter than the 5-s sampling 
   const r = hostileReport();
   const held = (h: object, scenario = r.scenario) => new Map(findingsOf({ ...r, scenario, rig: { ...r.rig, held: h } }).map((x) => [x.id, x])).get('peak-held');
   expect(held({ requested: 20, notSampled: 'hold shorter than the 5-s sampling' })).toMatchObject({ severity: 'ok', value: null, text: 'not sampled (hold shorter than the 5-s sampling) (of --vusers 20)' });
+  // Nothing asked to be held (a script of short HTTP requests, no --vusers): no row at all.
+  expect(held({ notSampled: 'hold shorter than the 5-s sampling' })).toBeUndefined();
   const table = formatSummaryTable({ ...r, rig: { ...r.rig, held: { requested: 20, notSampled: 'hold shorter than the 5-s sampling' } } });
   expect(table).toMatch(/peak held at once\s+not sampled \(hold shorter than the 5-s sampling\) \(of --vusers 20\)/);
   // A publisher's keep-alive HTTP connections are the generators' too: connections, not vusers (13 "of --vusers 10").

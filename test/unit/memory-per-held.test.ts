@@ -51,6 +51,9 @@ describe('peakHeldOf', () => {
     const h = [at(0, 0), at(5000, 0), at(10_000, 0)];
     expect(peakHeldOf(20, [], h, { p50: 2100 })).toEqual({ requested: 20, notSampled: 'hold shorter than the 5-s sampling' });
     expect(peakHeldOf(20, [], h)).toEqual({ requested: 20, generatorSockets: 0 });
+    // Nor a memory figure: nothing measured was held, and growth ÷ the plan's 5,000 is the figure the sampling replaced.
+    const grown = [{ ...at(0, 0), rssBytes: 100 * MB }, { ...at(5000, 0), rssBytes: 160 * MB }];
+    expect(memoryPerHeldVuser(peakHeldOf(5000, [], grown, { p50: 2100 }), 5000, grown, [])).toEqual({ peakHeld: 0, generatorBytes: undefined, targetBytes: undefined });
   });
   test('sessions of the sampling interval or longer: the sampled peak', () => {
     expect(peakHeldOf(20, [{ at: 5000, connections: 20 }], [at(0, 0), at(5000, 20)], { p50: 12_000 })).toEqual({ requested: 20, targetConnections: 20, generatorSockets: 20 });
