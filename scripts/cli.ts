@@ -22,6 +22,7 @@ import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
 import { socketIoPolls } from './preflight';
 import { connectionTargets, enginesUsed } from './engines';
+import { checkTargetUrl } from './target-url';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -129,7 +130,8 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
       socketIoScript: enginesUsed(input.script).has('socketio'),
       userScript: !input.scenario.builtIn,
       ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
-      ...(!input.scenario.builtIn && options.target ? { connectTargets: connectionTargets(input.script, options.target) } : {}),
+      // A ws connect step's own URL is checked as --target is (a mistyped one was an unexpected error, exit 3).
+      ...(!input.scenario.builtIn && options.target ? { connectTargets: connectionTargets(input.script, options.target).map((u) => (u === options.target ? u : checkTargetUrl(u, `${input.scenario.name}: the connect step's URL`, true))) } : {}),
     });
   };
   if (options.platform === 'local') {

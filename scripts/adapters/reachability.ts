@@ -56,7 +56,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
     const secure = httpUrl.startsWith('https:');
     let connected = false;
-    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy).then(reject);
+    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy).then(reject, reject);
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.

@@ -18,6 +18,9 @@ fs.writeFileSync(noScenarios, 'config:\n  target: "http://127.0.0.1:1"\n  phases
 const occupied = path.join(scratch, 'occupied');
 fs.mkdirSync(occupied);
 fs.writeFileSync(path.join(occupied, 'something.txt'), 'not a run');
+// A ws script whose connect step names its own URL, mistyped (port out of range): checked as --target is.
+const badConnect = path.join(scratch, 'bad-connect.yml');
+fs.writeFileSync(badConnect, 'config:\n  target: "ws://127.0.0.1:9/unused"\n  phases: [{ duration: 1, arrivalRate: 1 }]\nscenarios:\n  - engine: ws\n    flow:\n      - connect: "ws://127.0.0.1:99999/feed"\n      - send: hi\n');
 const aFile = path.join(scratch, 'a-file');
 fs.writeFileSync(aFile, 'not a folder');
 
@@ -56,6 +59,7 @@ const cases: Case[] = [
   { name: 'scenario file without scenarios', args: () => ['--scenario', noScenarios], mentions: /has no "scenarios" list/ },
   { name: '--var without =', args: () => ['--var', 'rooms'], mentions: /--var "rooms" is not KEY=VALUE/ },
   { name: '--target not a URL', args: () => ['--target', 'not a url'], mentions: /--target "not a url" is not a URL/ },
+  { name: "a ws connect step's own URL that is not one", args: () => ['--scenario', badConnect], mentions: /bad-connect(\.yml)?: the connect step's URL "ws:\/\/127\.0\.0\.1:99999\/feed" is not a URL: port 99999 is out of range/ },
   { name: '--target ftp', args: () => ['--target', 'ftp://127.0.0.1/'], mentions: /must be http/ },
   { name: '--target whose name does not resolve', args: () => ['--target', 'http://no-such-host.invalid', '--vusers', '5'], mentions: /^error: target http:\/\/no-such-host\.invalid: the name no-such-host\.invalid does not resolve \(ENOTFOUND\); check the host in the URL$/ },
   { name: '--target with no scheme', args: () => ['--target', '127.0.0.1:4101'], mentions: /has no scheme; write it as http:\/\/127\.0\.0\.1:4101/ },
