@@ -8,7 +8,7 @@
 const HINTS: ReadonlyArray<readonly [readonly string[], string]> = [
   [['-o', '--output'], "-o is artillery run's --output; here --output FILE writes the summary JSON, and the run folder holds the full report.json"],
   [['-c', '--config'], '-c/--config (a separate config file) is not read; put the config in your script (--scenario FILE), or pick an environment with -e NAME'],
-  [['-v', '--variables'], '-v/--variables JSON is --var KEY=VALUE here, once per variable (e.g. --var room=lobby --var count=5; an array or object as JSON: --var \'rooms=["a","b"]\')'],
+  [['-v', '--variables'], '-v/--variables JSON is --var KEY=VALUE here, once per variable (e.g. --var room=lobby --var count=5; JSON as -v takes it: --var \'rooms=[["a","b"]]\' for one list every vuser loops over, --var \'room=["a","b"]\' for a pick per vuser)'],
   [['--overrides'], '--overrides is not read; change the script, or use --target, --var KEY=VALUE and -e NAME'],
   [['--dotenv', '--env-file'], '--dotenv is not read; export the variables before the run (e.g. set -a; . ./.env; set +a), and {{ $env.NAME }} reads them'],
   [['-q', '--quiet'], '-q/--quiet is not a flag here: progress goes to stderr (2>/dev/null hides it), and --json prints only the summary on stdout'],

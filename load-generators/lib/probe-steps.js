@@ -185,9 +185,8 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
   const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
     const { io } = require('socket.io-client');
-    // The whole target, as Artillery's engine and the built-in openSocket pass it: its path is the namespace, its
-    // query goes with the handshake.
-    // The built-ins connect at the origin, their path prefix already in realtimePath (namespace /).
+    // A user's script: the whole target, as Artillery's engine passes it (its path is the namespace, its query goes
+    // with the handshake). The built-ins: the origin, their path prefix already in realtimePath (namespace /, connect.js).
     const base = spec.realtimeAtOrigin ? url.origin.replace(/^ws/, 'http') : url.href.replace(/^ws/, 'http');
     return new Promise((resolve, reject) => {
       const socket = io(base, {
