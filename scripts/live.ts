@@ -114,9 +114,15 @@ export class LiveMerger {
     private readonly settleMs: number = PERIOD_MS + 15_000,
   ) {}
 
-  /** A generator that has ended (or was lost) no longer holds periods back. */
+  /**
+   * A generator that has ended (or was lost) no longer holds periods back. Its folder is listed at the next poll,
+   * whatever {@link nextList} said: the files it shipped since the last LIST (its last periods come with its final
+   * report) are read before its periods are shown. Before, a period was shown with only the processes read so far,
+   * and the rest folded into no line at all (`created 33 (+10)` for a run that created 44).
+   */
   markDone(id: string): void {
     this.done.add(id);
+    this.nextListAt.delete(id);
   }
 
   /**

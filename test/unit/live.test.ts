@@ -187,6 +187,27 @@ describe('LiveMerger: a period is shown once, in order (careless-user probe: "T+
     expect(at(shown[0]!) < at(shown[1]!)).toBe(true);
   });
 
+  it('lists a generator that just ended before showing its periods, though its next LIST was not due (was: the last period shown with one process of two, the other never shown)', async () => {
+    let now = T0 + 21_000;
+    const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }], () => now);
+    const shown: string[] = [];
+    for (const p of ['p0', 'p1']) await store.put(`generators/g01/${p}/periods/a.json`, serializePeriod(period(T0, 10)));
+    await store.put('generators/g01/p1/periods/b.json', serializePeriod(period(T0 + 10_000, 10)));
+    shown.push(...(await live.poll()));
+    expect(shown).toHaveLength(1); // T0 from both; T0 + 10 s waits for p0, and g01's next LIST is seconds away
+    now += 1_000;
+    // p0 ships its last period with its final report, then the agent exits 0 and the orchestrator marks g01 done.
+    await store.put('generators/g01/p0/periods/b.json', serializePeriod(period(T0 + 10_000, 11)));
+    await store.put('generators/g01/p0/final.json', '{}');
+    await store.put('generators/g01/p1/final.json', '{}');
+    live.markDone('g01');
+    shown.push(...(await live.poll()));
+    shown.push(...(await live.flush()));
+    expect(shown).toHaveLength(2);
+    expect(shown[1]).toMatch(/created 41 \(\+21\)/);
+    expect(shown.join('\n')).not.toContain('late data');
+  });
+
   it('does not wait for a generator that ended or was lost, nor for a process whose final report is in', async () => {
     const now = T0 + 12_000;
     const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }, { id: 'g02', processes: 1 }], () => now);
