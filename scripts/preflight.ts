@@ -167,13 +167,18 @@ function probedScenario(script: ArtilleryScript): Record<string, unknown> {
   return isRecord(sc) ? sc : {};
 }
 
+/** The Socket.IO options a scenario connects with: `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario). */
+function socketioOptions(script: ArtilleryScript, scenarioSocketio: unknown): Record<string, unknown> {
+  return { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
+}
+
 /**
  * The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before
  * the run. Socket.IO's are `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario).
  */
 function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown, scenarioSocketio?: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
   if (realtime === 'socketio') {
-    const sio = { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
+    const sio = socketioOptions(script, scenarioSocketio);
     const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
@@ -195,12 +200,17 @@ function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'webso
 
 /**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the
- * client's default transports): a server of several processes without sticky sessions cannot serve that.
+ * client's default transports): a server of several processes without sticky sessions cannot serve that. Any
+ * Socket.IO scenario whose transports (its own `socketio` over `config.socketio`) are not WebSocket only counts.
  */
 export function socketIoPolls(script: ArtilleryScript): boolean {
   if (!enginesUsed(script).has('socketio')) return false;
-  const transports = isRecord(script.config.socketio) ? script.config.socketio.transports : undefined;
-  return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
+  const hooks = [script.before, script.after].filter((h) => isRecord(h) && h.engine === 'socketio');
+  const parts = [...hooks, ...script.scenarios.filter((sc) => scenarioEngine(script, sc) === 'socketio')];
+  return parts.some((part) => {
+    const transports = socketioOptions(script, isRecord(part) ? part.socketio : undefined).transports;
+    return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
+  });
 }
 
 /** One line for a passed probe. */
