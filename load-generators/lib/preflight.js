@@ -26,6 +26,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string }} [realtimeOptions]
  *   what the script's engine sends with its handshake (scripts/preflight.ts)
  * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
+ * @property {string} [connectUrlOfTarget]        a ws connect URL made from `{{ target }}` (for another region's target; not read here)
  * @property {string} [httpNotProbed]             the first HTTP step, when it is not probed (a user's POST, PUT, PATCH or DELETE)
  */
 
