@@ -12,22 +12,24 @@
  * store while the load runs, and writes done.json when the load processes end. It stops itself when the
  * orchestrator's heartbeat goes stale (the orchestrator died) or when the orchestrator writes
  * control/abort.json. The parts, each in lib/: agent-slice (slice loader), agent-supervisor (the load
- * processes), agent-spooler (spool → store, health), agent-control (start instant, abort, heartbeat).
+ * processes), agent-spooler (spool → store, health), agent-control (start instant, abort, heartbeat), agent-end
+ * (the last files and done.json).
  *
  * Exit codes: 0 every load process ended normally; 1 a load process failed; 3 the agent itself failed
- * (bad store, bad slice) or was stopped (abort, orphaned, signal).
+ * (bad store, bad slice, done.json not written) or was stopped (abort, orphaned, signal).
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { openStore } = require('./lib/run-store');
-const { COMPLETED, DEFAULTS, ORPHANED, SPOOL, STOPPED_BY_SIGNAL, generatorKeys } = require('./lib/run-protocol');
+const { DEFAULTS, ORPHANED, SPOOL, STOPPED_BY_SIGNAL, generatorKeys } = require('./lib/run-protocol');
 const { systemClock } = require('./lib/backoff');
 const { SliceError, isTypescriptProcessor, loadSlice, processScript } = require('./lib/agent-slice');
 const { supervisor, writeAtomic } = require('./lib/agent-supervisor');
 const { spooler } = require('./lib/agent-spooler');
 const { controlWatcher } = require('./lib/agent-control');
+const { endRun } = require('./lib/agent-end');
 const { storeFailure, storeTolerance } = require('./lib/store-tolerance');
 const { sourceAddressesFor } = require('./lib/source-addresses');
 
@@ -137,20 +139,8 @@ async function main(clock) {
   }
   ended.abort();
   await watching;
-  await writes.settle(() => spool.finish()).catch(storeFailed);
-  // A process that finished and exited with the code a plugin asked for (expect's 21) completed: its code is the script's verdict.
-  // A process whose script failed after its load (its `after` section) also completed: every figure is in; the
-  // failure is the script's verdict, as the exit code of plain `artillery run`.
-  const exitCodes = sup.procs.map((p) => (p.asked !== null || p.failedAfterLoad !== null ? 0 : p.exit ?? null));
-  const askedExitCodes = sup.procs.map((p) => p.asked);
-  const failedAfterLoad = sup.procs.map((p) => (p.failedAfterLoad !== null ? { code: p.exit ?? 1, why: p.failedAfterLoad } : null));
-  const failed = sup.procs.filter((p) => p.exit !== 0 && p.asked === null && p.failedAfterLoad === null).map((p) => `p${p.k} ${p.why}`);
-  const stopping = sup.stopping();
-  const reason = stopping || (failed.length ? `load process ${failed.join(', ')}` : COMPLETED);
-  /** @type {import('./lib/run-protocol').DoneMarker} */
-  const done = { at: clock.now(), exitCodes, reason, ...(askedExitCodes.some((c) => c !== null) ? { askedExitCodes } : {}), ...(failedAfterLoad.some((f) => f !== null) ? { failedAfterLoad } : {}) };
-  await store.put(keys.done, JSON.stringify(done)).catch(() => undefined);
-  if (stopping) process.stderr.write(`agent ${gid}: stopped: ${stopping}\n`);
+  // 4. The last files, then done.json, each retried as every store write is (lib/agent-end.js).
+  const { stopping, exitCode } = await endRun({ store, doneKey: keys.done, spool, sup, writes, clock, log: (l) => process.stderr.write(`agent ${gid}: ${l}\n`) });
   fs.rmSync(work, { recursive: true, force: true });
   // The orchestrator removes the folder it made for its agents when it stops; an orphaned agent's orchestrator is
   // gone, so the last of its agents to leave removes it (rmdir: only once empty; the others' attempts fail harmlessly).
@@ -161,7 +151,7 @@ async function main(clock) {
       /* another agent of the run still has its folder there, or it is gone already */
     }
   }
-  process.exitCode = stopping ? 3 : exitCodes.every((c) => c === 0) ? 0 : 1;
+  process.exitCode = exitCode;
 }
 
 main(systemClock).catch((err) => {

@@ -55,8 +55,12 @@ export const BUILT_IN_VARIABLES: Readonly<Record<string, Readonly<Record<string,
   recovery: { hold: seconds, dropAfter: seconds, away: seconds, rooms: publishedRooms, roomPrefix: text, publishRate, publishSeconds: rate, socketPath: path },
 };
 
-/** A number written another way than in digits (`1e9`, `1_000`, a whole number past 2^53), as JavaScript reads it; else undefined. */
-function numberWritten(value: string): number | undefined {
+/**
+ * A number written another way than in digits (`1e9`, ` 2.5 `, a whole number past 2^53), as JavaScript reads it;
+ * else undefined (`1_000`, `0x10`, text). `--var` reads only plain digits as a number, so such a value stays text:
+ * both checks of `--var` values (this file's, and scripts/scenario.ts for a user's script) ask for digits with it.
+ */
+export function numberWritten(value: string): number | undefined {
   if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value)) return undefined;
   const n = Number(value);
   return Number.isFinite(n) ? n : Infinity;

@@ -8,6 +8,7 @@ import { isRecord } from './core/is-record';
 import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
+import { checkTargetUrl } from './target-url';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const probeModule = require('../load-generators/lib/preflight') as {
@@ -54,6 +55,11 @@ export interface ProbeSpec {
   };
   /** Why the handshake is not probed (its options are templated per vuser, or made by a `connect` function). */
   readonly realtimeUnknown?: string;
+  /**
+   * A ws `connect` URL made from the run's target (`{{ target }}/feed`, its other placeholders already filled): the
+   * URL generators loading another target open ({@link probeSpecFor}). Not read by the probe.
+   */
+  readonly connectUrlOfTarget?: string;
   /**
    * A user's first HTTP step that is not probed: "POST /orders". Only GET and HEAD are sent before the run; any
    * other method changes something on the target, and the probe would send it without the step's body or headers.
@@ -137,7 +143,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio) : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio, target) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';
@@ -151,6 +157,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     ...(atOrigin ? { realtimeAtOrigin: true } : {}),
     ...(handshake.options ? { realtimeOptions: handshake.options } : {}),
     ...(handshake.unknown ? { realtimeUnknown: handshake.unknown } : {}),
+    ...(handshake.urlOfTarget ? { connectUrlOfTarget: handshake.urlOfTarget } : {}),
     ...(httpNotProbed ? { httpNotProbed } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
     ...(builtIn ? {} : { httpStatusAdvisory: true }),
@@ -167,13 +174,24 @@ function probedScenario(script: ArtilleryScript): Record<string, unknown> {
   return isRecord(sc) ? sc : {};
 }
 
+/** The Socket.IO options a scenario connects with: `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario). */
+function socketioOptions(script: ArtilleryScript, scenarioSocketio: unknown): Record<string, unknown> {
+  return { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
+}
+
 /**
  * The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before
  * the run. Socket.IO's are `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario).
  */
-function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'websocket', first: unknown, scenarioSocketio?: unknown): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string } {
+function handshakeOptions(
+  script: ArtilleryScript,
+  realtime: 'socketio' | 'websocket',
+  first: unknown,
+  scenarioSocketio: unknown,
+  target: string,
+): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string; urlOfTarget?: string } {
   if (realtime === 'socketio') {
-    const sio = { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
+    const sio = socketioOptions(script, scenarioSocketio);
     const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
@@ -184,23 +202,86 @@ function handshakeOptions(script: ArtilleryScript, realtime: 'socketio' | 'webso
   const connect = isRecord(first) ? first.connect : undefined;
   if (isRecord(connect) && connect.function !== undefined) return { unknown: 'its connect step is a function' };
   const from = isRecord(connect) ? connect : ws;
-  const options = {
+  const sent = {
     ...(strings(from.headers ?? ws.headers) ? { headers: strings(from.headers ?? ws.headers) } : {}),
     ...(Array.isArray(from.subprotocols ?? ws.subprotocols) ? { subprotocols: (from.subprotocols ?? ws.subprotocols) as unknown[] as string[] } : {}),
-    ...(typeof connect === 'string' ? { url: connect } : isRecord(connect) && typeof connect.target === 'string' ? { url: connect.target } : {}),
   };
-  if (templated(options)) return { unknown: 'its handshake options are templated per vuser' };
-  return Object.keys(options).length ? { options } : {};
+  if (templated(sent)) return { unknown: 'its handshake options are templated per vuser' };
+  const written = typeof connect === 'string' ? connect : isRecord(connect) && typeof connect.target === 'string' ? connect.target : undefined;
+  if (written === undefined) return Object.keys(sent).length ? { options: sent } : {};
+  const url = renderConnectUrl(written, target, isRecord(script.config.variables) ? script.config.variables : {});
+  if ('unknown' in url) return { unknown: `its connect URL uses ${url.unknown}` };
+  // Artillery would open what it renders; one that is not a URL is bad input, found before anything starts.
+  if (url.url !== written) checkTargetUrl(url.url, "the connect step's URL (rendered from its template)", true);
+  return { options: { ...sent, url: url.url }, ...(url.ofTarget ? { urlOfTarget: url.ofTarget } : {}) };
+}
+
+/** A template's placeholders, as Artillery's engine_util renderVariables finds them (`{{ name }}`, `{{{ name }}}`). */
+const PLACEHOLDER = /\{\{\{?([^{}]*)\}\}\}?/g;
+const TARGET_NAME = 'target';
+
+/** Why a placeholder's value is not known before the run, or undefined when it is (a variable holding one value). */
+function unknownWhy(name: string, variables: Readonly<Record<string, unknown>>): string | undefined {
+  if (name === TARGET_NAME) return undefined;
+  if (/^\$(env|processEnvironment)\b/.test(name)) return "the generator's environment";
+  if (!Object.prototype.hasOwnProperty.call(variables, name)) {
+    return name.startsWith('$') ? 'made per vuser' : 'not in config.variables: a payload column, a capture or a processor sets it';
+  }
+  const value = variables[name];
+  if (Array.isArray(value)) return 'a list, picked per vuser';
+  if (typeof value === 'string' && value.includes('{{')) return 'itself a template, rendered per vuser';
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? undefined : 'not one text or number';
+}
+
+/**
+ * A ws `connect` URL as every vuser renders it (engine_ws.js: `template(connect, context)`), when its placeholders
+ * are known before the run: `{{ target }}` (the run's target) and variables holding one value. `ofTarget`: the URL
+ * with only `{{ target }}` left, when it uses the target. Otherwise the placeholders that are not known, with why.
+ */
+function renderConnectUrl(template: string, target: string, variables: Readonly<Record<string, unknown>>): { url: string; ofTarget?: string } | { unknown: string } {
+  const unknown = [...template.matchAll(PLACEHOLDER)]
+    .map((m) => (m[1] ?? '').trim())
+    .map((name) => ({ name, why: unknownWhy(name, variables) }))
+    .filter((u) => u.why !== undefined);
+  if (unknown.length > 0) return { unknown: [...new Map(unknown.map((u) => [u.name, `{{ ${u.name} }} (${u.why})`])).values()].join(', ') };
+  let usesTarget = false;
+  const ofTarget = template.replace(PLACEHOLDER, (whole, name: string) => {
+    if (name.trim() !== TARGET_NAME) return String(variables[name.trim()]);
+    usesTarget = true;
+    return whole;
+  });
+  return { url: withTarget(ofTarget, target), ...(usesTarget ? { ofTarget } : {}) };
+}
+
+/** A connect URL's `{{ target }}` placeholders filled with `target`. */
+const withTarget = (ofTarget: string, target: string): string => ofTarget.replace(PLACEHOLDER, () => target);
+
+/**
+ * The spec for generators that load another target (another region's, the target's public URL): the target
+ * replaced, and a ws connect URL made from `{{ target }}` rendered with it; a connect URL of the script's own, as
+ * written or made from its variables, is opened as it is from everywhere, so it stays.
+ */
+export function probeSpecFor(spec: ProbeSpec, target: string): ProbeSpec {
+  if (spec.connectUrlOfTarget !== undefined) {
+    const url = withTarget(spec.connectUrlOfTarget, target);
+    return { ...spec, target: url, realtimeOptions: { ...spec.realtimeOptions, url } };
+  }
+  return spec.realtimeOptions?.url !== undefined ? spec : { ...spec, target };
 }
 
 /**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the
- * client's default transports): a server of several processes without sticky sessions cannot serve that.
+ * client's default transports): a server of several processes without sticky sessions cannot serve that. Any
+ * Socket.IO scenario whose transports (its own `socketio` over `config.socketio`) are not WebSocket only counts.
  */
 export function socketIoPolls(script: ArtilleryScript): boolean {
   if (!enginesUsed(script).has('socketio')) return false;
-  const transports = isRecord(script.config.socketio) ? script.config.socketio.transports : undefined;
-  return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
+  const hooks = [script.before, script.after].filter((h) => isRecord(h) && h.engine === 'socketio');
+  const parts = [...hooks, ...script.scenarios.filter((sc) => scenarioEngine(script, sc) === 'socketio')];
+  return parts.some((part) => {
+    const transports = socketioOptions(script, isRecord(part) ? part.socketio : undefined).transports;
+    return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
+  });
 }
 
 /** One line for a passed probe. */

@@ -10,7 +10,7 @@ import * as yaml from 'js-yaml';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
-import { MAX_TIMER_SECONDS } from './builtin-variables';
+import { MAX_TIMER_SECONDS, numberWritten } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { parseDuration } from './core/plan';
@@ -291,7 +291,7 @@ function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars
     const usedAs = thinks.has(key) ? `a think time in seconds${typeof d === 'number' ? ` (default ${d})` : ''}` : `a number (default ${d})`;
     if ((typeof d === 'number' || thinks.has(key)) && typeof value !== 'number') {
       // `1e9`, `99999999999999999999`: a number, but not in the digits --var reads as one (it stays text).
-      const how = typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value) ? 'write it in digits, at most 9007199254740991 for a whole number' : 'pass a number';
+      const how = typeof value === 'string' && numberWritten(value) !== undefined ? 'write it in digits, at most 9007199254740991 for a whole number' : 'pass a number';
       throw new UsageError(`--var ${key}=${String(value)}: the scenario uses ${key} as ${usedAs}; ${how}, e.g. --var ${key}=${example}`);
     }
     if (typeof value !== 'number') continue;

@@ -11,6 +11,7 @@
  */
 const dns = require('node:dns');
 const net = require('node:net');
+const { redactQuery } = require('./redact-query');
 const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
@@ -26,6 +27,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string }} [realtimeOptions]
  *   what the script's engine sends with its handshake (scripts/preflight.ts)
  * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
+ * @property {string} [connectUrlOfTarget]        a ws connect URL made from `{{ target }}` (for another region's target; not read here)
  * @property {string} [httpNotProbed]             the first HTTP step, when it is not probed (a user's POST, PUT, PATCH or DELETE)
  */
 
@@ -132,15 +134,7 @@ function stepUrl(target, path) {
 }
 
 /** A step's URL as the probe's lines show it: path, and the query's keys (its values may be secrets). @param {URL} u */
-const shownPath = (u) => `${u.pathname}${u.search.replace(/([?&;])([^&;#]+)/g, hideSegment)}`;
-
-/**
- * One query segment as shown: `key=***`, or `***` for a bare one (it may be the token itself); scripts/core/redact.ts
- * hides a query the same way. @param {string} _m @param {string} sep @param {string} seg
- */
-function hideSegment(_m, sep, seg) {
-  return seg.includes('=') ? `${sep}${seg.slice(0, seg.indexOf('=') + 1)}***` : `${sep}***`;
-}
+const shownPath = (u) => `${u.pathname}${redactQuery(u.search)}`;
 
 /** What a 401/403 on the built-in cookie step asks for: the token they send. @param {string | undefined} token */
 const authHint = (token) =>

@@ -3,15 +3,10 @@
  * token often travels) are used for the connection but never shown or stored: every place the URL is printed or
  * written takes the redacted form (`http://***:***@host/?token=***`). Pure.
  */
+// The query's rule is shared with the probe, which runs on generators (load-generators/lib cannot import scripts/).
+import { redactQuery } from '../../load-generators/lib/redact-query';
 
 const SCHEMES = ['http:', 'https:', 'ws:', 'wss:'];
-
-/**
- * `?a=1&b` → `?a=***&***`: every value hidden, keys kept; a segment without `=` may be the token itself
- * (`ws://h/feed?SECRET`), so it is hidden whole.
- */
-const redactQuery = (query: string): string =>
-  query.replace(/([?&;])([^&;#]+)/g, (_m, sep: string, seg: string) => (seg.includes('=') ? `${sep}${seg.slice(0, seg.indexOf('=') + 1)}***` : `${sep}***`));
 
 /**
  * A URL that does not parse (`http://bob:pa/ss99@host`, `bob:pw@host:3000`), as text: anything before the last `@`

@@ -12,6 +12,7 @@
 import type { Plan } from '../../core/plan';
 import { RegionalPlan, generatorId } from '../../core/regions';
 import { UsageError } from '../../errors';
+import { probeSpecFor } from '../../preflight';
 import type { OpenRun, Platform, RegionalPlatform } from '../platform';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, copyStoreToFolder } from './aws';
 import { estimateRegion } from './before-scaling';
@@ -159,7 +160,8 @@ export function multiRegionPlatform(parts: readonly RegionPart[], remoteUrl: str
         timings: homeRun.timings,
         async preflight(spec) {
           await homeRun.preflight(spec);
-          for (const r of runs.slice(1)) await r.preflight({ ...spec, target: remoteUrl });
+          // What the rig retargets (the target, a ws connect URL made from {{ target }}); a connect URL of the script's own stays.
+          for (const r of runs.slice(1)) await r.preflight(probeSpecFor(spec, remoteUrl));
         },
         // The composite store lists and reads every region's keys: one copy of each region's store into the run folder.
         copyToRunDir: () => copyStoreToFolder(store, runDir),
