@@ -20,7 +20,7 @@ import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local/local';
 import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
-import { socketIoPolls } from './preflight';
+import { POLLING_FIX, socketIoPolls } from './preflight';
 import { connectionTargets, enginesUsed } from './engines';
 import { checkTargetUrl } from './target-url';
 
@@ -164,7 +164,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
  */
 export function awsPollingWarning(input: Pick<RunInput, 'targetSource' | 'scenario' | 'script'>): string | undefined {
   if (input.targetSource !== 'reference' || input.scenario.builtIn || !socketIoPolls(input.script)) return undefined;
-  return `warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the deployed reference target cannot serve: each EC2 instance runs several workers on one port, and the clients do not send back the load balancer's stickiness cookie (engine.io-client keeps cookies only with withCredentials), so the polls of one session reach different workers; its vusers will fail with "xhr poll error" or "xhr post error". Add config.socketio.transports: ["websocket"] to the script`;
+  return `warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the deployed reference target cannot serve: each EC2 instance runs several workers on one port, and the clients do not send back the load balancer's stickiness cookie (engine.io-client keeps cookies only with withCredentials), so the polls of one session reach different workers; its vusers will fail with "xhr poll error" or "xhr post error". ${POLLING_FIX}`;
 }
 
 /** Subscribes a handler to Ctrl-C and kill; returns its unsubscribe. */

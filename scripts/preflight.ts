@@ -270,6 +270,12 @@ export function probeSpecFor(spec: ProbeSpec, target: string): ProbeSpec {
 }
 
 /**
+ * How to make a polling-first script connect by websocket, said by both polling warnings (AWS, local): a scenario's
+ * own `socketio:` options win over `config.socketio`, so a fix in config alone leaves such a scenario polling.
+ */
+export const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s own socketio: that names transports';
+
+/**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the
  * client's default transports): a server of several processes without sticky sessions cannot serve that. Any
  * Socket.IO scenario whose transports (its own `socketio` over `config.socketio`) are not WebSocket only counts.

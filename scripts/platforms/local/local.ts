@@ -12,7 +12,7 @@ import type { TargetHandle } from '../../contracts';
 import { localGenerator, usablePorts } from '../../core/capacity-model';
 import type { Plan } from '../../core/plan';
 import type { RunOptions } from '../../options';
-import { preflightHere } from '../../preflight';
+import { POLLING_FIX, preflightHere } from '../../preflight';
 import { Platform, RunTimings, cleanupStack } from '../platform';
 import { localFleet } from './fleet';
 import { checkReachable } from '../../adapters/reachability';
@@ -114,7 +114,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     log(`local reference target: ${target.url} (${workers} workers)`);
     if (opts.socketIoPolls && workers > 1) {
       // docs/target.md "Transports": each poll of a session must reach the same worker; the shared port does not do that.
-      log(`warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the reference target's ${workers} workers cannot serve without sticky sessions: its vusers will fail with "xhr poll error" or "xhr post error". Add config.socketio.transports: ["websocket"] to the script`);
+      log(`warning: your script's Socket.IO clients start with HTTP long-polling (Artillery's default transports), which the reference target's ${workers} workers cannot serve without sticky sessions: its vusers will fail with "xhr poll error" or "xhr post error". ${POLLING_FIX}`);
     }
     return target;
   };
