@@ -137,7 +137,7 @@ export function peakHeldOf(
 ): NonNullable<RunSummary['rig']['held']> {
   const typical = sessionLength?.p50 ?? sessionLength?.median;
   if (typical !== undefined && typical < HEALTH_WINDOW_MS) {
-    return { ...(requested !== undefined ? { requested } : {}), notSampled: `hold shorter than the ${HEALTH_WINDOW_MS / 1000}-s sampling` };
+    return { ...(requested !== undefined ? { requested } : {}), notSampled: `sessions shorter than the ${HEALTH_WINDOW_MS / 1000}-s sampling` };
   }
   const connections = target.map((s) => s.connections).filter((c): c is number => typeof c === 'number');
   const byWindow = new Map<number, Map<string, number>>();

@@ -79,8 +79,8 @@ describe('a local run of 301 vusers over 3 generators', () => {
   it('sessions (2 s) shorter than the 5-s sampling: no peak held and no per-vuser memory figure (not growth ÷ the plan), saying so', () => {
     const mem = result.json.rig.memoryPerVuser;
     expect(mem).toEqual({ peakHeld: 0, generatorBytes: undefined, targetBytes: undefined });
-    expect(result.json.rig.held).toMatchObject({ notSampled: 'hold shorter than the 5-s sampling' });
-    expect(result.stderr).toMatch(/memory per held vuser\s+not measured: hold shorter than the 5-s sampling/);
+    expect(result.json.rig.held).toMatchObject({ notSampled: 'sessions shorter than the 5-s sampling' });
+    expect(result.stderr).toMatch(/memory per held vuser\s+not measured: sessions shorter than the 5-s sampling/);
   });
 
   it('never loads the AWS SDK in the orchestrator (no deployed stacks here; it cost ~150 ms of CPU at every start)', () => {

@@ -74,11 +74,11 @@ test('phase bands read every duration as the load processes got it: "500ms" and 
 test('peak held: "not sampled" when sessions were shorter than the 5-s sampling (was "0 generator sockets" with 20 vusers held 2 s)', () => {
   const r = hostileReport();
   const held = (h: object, scenario = r.scenario) => new Map(findingsOf({ ...r, scenario, rig: { ...r.rig, held: h } }).map((x) => [x.id, x])).get('peak-held');
-  expect(held({ requested: 20, notSampled: 'hold shorter than the 5-s sampling' })).toMatchObject({ severity: 'ok', value: null, text: 'not sampled (hold shorter than the 5-s sampling) (of --vusers 20)' });
+  expect(held({ requested: 20, notSampled: 'sessions shorter than the 5-s sampling' })).toMatchObject({ severity: 'ok', value: null, text: 'not sampled (sessions shorter than the 5-s sampling) (of --vusers 20)' });
   // Nothing asked to be held (a script of short HTTP requests, no --vusers): no row at all.
-  expect(held({ notSampled: 'hold shorter than the 5-s sampling' })).toBeUndefined();
-  const table = formatSummaryTable({ ...r, rig: { ...r.rig, held: { requested: 20, notSampled: 'hold shorter than the 5-s sampling' } } });
-  expect(table).toMatch(/peak held at once\s+not sampled \(hold shorter than the 5-s sampling\) \(of --vusers 20\)/);
+  expect(held({ notSampled: 'sessions shorter than the 5-s sampling' })).toBeUndefined();
+  const table = formatSummaryTable({ ...r, rig: { ...r.rig, held: { requested: 20, notSampled: 'sessions shorter than the 5-s sampling' } } });
+  expect(table).toMatch(/peak held at once\s+not sampled \(sessions shorter than the 5-s sampling\) \(of --vusers 20\)/);
   // A publisher's keep-alive HTTP connections are the generators' too: connections, not vusers (13 "of --vusers 10").
   expect(held({ requested: 10, generatorSockets: 13 }, 'pubsub')?.text).toBe("13 generator connections (the vusers' and the publisher's) (of --vusers 10)");
   expect(held({ requested: 10, generatorSockets: 10 }, 'connect')?.text).toBe('10 generator sockets (of --vusers 10)');

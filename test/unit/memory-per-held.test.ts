@@ -49,7 +49,7 @@ describe('peakHeldOf', () => {
   const at = (t: number, sockets: number): HealthSample => ({ at: t, generator: 'g01', process: 'p0', rssBytes: 100 * MB, socketsEstablished: sockets });
   test('sessions shorter than the 5-s sampling: not sampled, no count caught by chance (was 0 with 20 vusers held 2 s)', () => {
     const h = [at(0, 0), at(5000, 0), at(10_000, 0)];
-    expect(peakHeldOf(20, [], h, { p50: 2100 })).toEqual({ requested: 20, notSampled: 'hold shorter than the 5-s sampling' });
+    expect(peakHeldOf(20, [], h, { p50: 2100 })).toEqual({ requested: 20, notSampled: 'sessions shorter than the 5-s sampling' });
     expect(peakHeldOf(20, [], h)).toEqual({ requested: 20, generatorSockets: 0 });
     // Nor a memory figure: nothing measured was held, and growth ÷ the plan's 5,000 is the figure the sampling replaced.
     const grown = [{ ...at(0, 0), rssBytes: 100 * MB }, { ...at(5000, 0), rssBytes: 160 * MB }];
