@@ -90,9 +90,14 @@ export interface RunOptions {
 
 export { MAX_DURATION_SECONDS };
 
-/** Parses a duration flag by the rig's one rule (scripts/core/capacity.ts readDuration). Returns seconds. */
+/**
+ * Parses a duration flag by the rig's one rule (scripts/core/phases.ts readDuration), or written with several units
+ * as k6 and Go write it ("1h30m", "2m30s": the sum). Script phases keep the one rule: Artillery's `ms` reads one unit
+ * only, and a phase must mean what it means under plain `artillery run`. Returns seconds.
+ */
 export function parseDurationSeconds(flag: string, value: string): number {
-  const d = readDuration(value);
+  const compound = compoundSeconds(value);
+  const d = compound === undefined ? readDuration(value) : readDuration(compound);
   if ('seconds' in d) return d.seconds;
   if (d.problem === 'too-long') {
     throw new UsageError(`${flag} ${value} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; ask for at most ${flag} 24d`);
@@ -100,7 +105,19 @@ export function parseDurationSeconds(flag: string, value: string): number {
   if (d.problem === 'not-positive') {
     throw new UsageError(`${flag} ${JSON.stringify(value)} must be longer than zero; e.g. ${flag} 90s or ${flag} 20m`);
   }
-  throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s or ${flag} 20m`);
+  throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s, ${flag} 20m or ${flag} 1h30m`);
+}
+
+/** Seconds of a duration written with two or more units ("1h30m", "2m30s"), or undefined when it is not one. */
+function compoundSeconds(value: string): number | undefined {
+  const text = value.trim();
+  if (!/^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/.test(text)) return undefined;
+  const parts = text.match(/\d+(?:\.\d+)?(?:ms|s|m|h|d)/g) ?? [];
+  if (parts.length < 2) return undefined;
+  return parts.reduce((sum, part) => {
+    const d = readDuration(part);
+    return sum + ('seconds' in d ? d.seconds : 0);
+  }, 0);
 }
 
 /** Parses a whole-number flag from 1 to `max`; `hint` is the example the error shows. */

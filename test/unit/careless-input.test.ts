@@ -71,6 +71,17 @@ describe('durations of zero or less', () => {
   });
 });
 
+describe('a duration flag written with several units, as k6 and Go write it', () => {
+  it('is the sum of its parts (was: refused, "--ramp \\"1h30m\\" is not a duration"); a script phase keeps Artillery\'s one unit', () => {
+    expect(validateFlags({ vusers: '10', ramp: '1h30m' }).rampSeconds).toBe(5400);
+    expect(validateFlags({ hold: '2m30s' }).holdSeconds).toBe(150);
+    expect(validateFlags({ vusers: '10', plateau: '1m0.5s' }).holdSeconds).toBe(10 + 60.5);
+    expect(() => validateFlags({ ramp: '0h0m' })).toThrow(/--ramp "0h0m" must be longer than zero/);
+    expect(() => validateFlags({ ramp: '1h 30m' })).toThrow(/--ramp "1h 30m" is not a duration/);
+    expect(() => parseDuration('1h30m', 'phase 1 duration')).toThrow(/is not a valid duration/);
+  });
+});
+
 describe('--vusers N without --hold holds all N at once', () => {
   it('holds each vuser for the ramp plus the default plateau', () => {
     const o = validateFlags({ vusers: '400', ramp: '10s' });
