@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { RunOptions } from './options';
 import { RunFolder, readRunFolder } from './report/read-run';
 import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, scriptEnsureChecks, scriptMaxErrorRate } from './report/thresholds';
-import { ArtilleryScript, LoadedScenario, applyOptions, defaultPhasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
+import { ArtilleryScript, LoadedScenario, applyOptions, phasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
 import { artilleryScriptProblem } from './artillery-validate';
@@ -83,7 +83,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
       ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
       ...(scenario.builtIn ? [] : endlessLoopNotes(scenario.script, scenario.name)),
-      ...(scenario.builtIn ? [] : [defaultPhasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
+      ...(scenario.builtIn ? [] : [phasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
     ],
     ...(baseline ? { baseline } : {}),

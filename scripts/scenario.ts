@@ -13,7 +13,7 @@ import { UsageError } from './errors';
 import { MAX_TIMER_SECONDS, numberWritten } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
-import { parseDuration } from './core/plan';
+import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
 import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
 import { resolveConfigEnv } from './config-env';
 import type { Phase } from './core/plan';
@@ -248,11 +248,42 @@ export function checkInsecure(script: ArtilleryScript, options: RunOptions, buil
 /** What `artillery run` (2.0.34) runs when a script has no `config.phases`: one vuser. */
 export const ARTILLERY_DEFAULT_PHASES: ReadonlyArray<{ readonly duration: number; readonly arrivalCount: number }> = [{ duration: 1, arrivalCount: 1 }];
 
-/** The line said before the run when a user's script has no phases and no --vusers replaces them. */
-export function defaultPhasesNote(script: ArtilleryScript, options: RunOptions, name: string): string | undefined {
-  if (script.config.phases !== undefined || options.vusers !== undefined) return undefined;
-  return `note: ${name} has no config.phases, so it runs one vuser${options.rampSeconds !== undefined ? ` (over --ramp)` : ''}, as artillery run does; pass --vusers N for more`;
+/**
+ * The line said before the run when the flags decide a user's script's phases: it has none (one vuser, as
+ * `artillery run`), `--vusers` replaces its own with one even ramp, or `--ramp` alone stretches them (each phase
+ * keeps its rates and counts, so a rate phase creates more vusers). The flags ask for it; the line says what
+ * becomes of what the script wrote, before anything starts. Undefined when the phases run as written.
+ */
+export function phasesNote(script: ArtilleryScript, options: RunOptions, name: string): string | undefined {
+  const own = script.config.phases;
+  if (own === undefined) {
+    if (options.vusers !== undefined) return undefined;
+    return `note: ${name} has no config.phases, so it runs one vuser${options.rampSeconds !== undefined ? ` (over --ramp)` : ''}, as artillery run does; pass --vusers N for more`;
+  }
+  if (!Array.isArray(own) || own.length === 0 || (options.vusers === undefined && options.rampSeconds === undefined)) return undefined;
+  const phases = `${own.length === 1 ? 'the phase' : `the ${own.length} phases`} of ${name}`;
+  let written: { seconds: number; vusers: number } | undefined;
+  try {
+    written = { seconds: profileSeconds(own), vusers: estimateArrivals(own) };
+  } catch {
+    written = undefined; // refused later with its own words
+  }
+  const was = written ? ` (${fmt(written.seconds)} s, ~${fmt(written.vusers)} vusers)` : '';
+  if (options.vusers !== undefined) {
+    const ramp = options.rampSeconds ?? defaultRampSeconds(options.vusers);
+    return `note: --vusers ${fmt(options.vusers)} replaces ${phases}${was} with one even ramp: ${fmt(options.vusers)} vusers over ${fmt(ramp)} s`;
+  }
+  const ramp = options.rampSeconds as number;
+  let becomes = '';
+  try {
+    if (written) becomes = `: ~${fmt(written.vusers)} → ~${fmt(estimateArrivals(stretchPhases(own, ramp)))} vusers`;
+  } catch {
+    becomes = '';
+  }
+  return `note: --ramp ${fmt(ramp)}s stretches ${phases}${written ? ` from ${fmt(written.seconds)} s` : ''} to ${fmt(ramp)} s, each keeping its arrival rate and count${becomes}; --vusers N with --ramp sets the total instead`;
 }
+
+const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 /** The script pointed at the run's target. Pure. */
 export function withTarget(script: ArtilleryScript, target: string): ArtilleryScript {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
-import { applyOptions, defaultPhasesNote, loadScenario, processScript, thinkVariables, unreadVariableNotes } from '../../scripts/scenario';
+import { applyOptions, phasesNote, loadScenario, processScript, thinkVariables, unreadVariableNotes } from '../../scripts/scenario';
 
 const SCENARIOS = path.join(__dirname, '..', '..', 'load-generators', 'scenarios');
 
@@ -65,13 +65,30 @@ describe('--ramp alone stretches the script\'s phases, whatever form their durat
   });
 });
 
+describe('flags that decide a script\'s own phases say so before the run (--vusers replaced them silently)', () => {
+  const script = { config: { target: 'http://127.0.0.1:9', phases: [{ duration: 5, arrivalRate: 4 }, { pause: 1 }, { duration: '6s', arrivalCount: 24 }] }, scenarios: [{ flow: [{ get: { url: '/' } }] }] };
+  test('--vusers replaces them with one ramp: what the script wrote and what runs instead', () => {
+    expect(phasesNote(script, validateFlags({ vusers: '10', ramp: '2s' }), 'my.yml')).toBe('note: --vusers 10 replaces the 3 phases of my.yml (12 s, ~44 vusers) with one even ramp: 10 vusers over 2 s');
+    expect(phasesNote(script, validateFlags({ vusers: '3000' }), 'my.yml')).toMatch(/one even ramp: 3,000 vusers over 30 s$/);
+  });
+  test('--ramp alone stretches them, each keeping its rate and count: the vusers before and after', () => {
+    expect(phasesNote(script, validateFlags({ ramp: '24s' }), 'my.yml')).toBe(
+      'note: --ramp 24s stretches the 3 phases of my.yml from 12 s to 24 s, each keeping its arrival rate and count: ~44 → ~64 vusers; --vusers N with --ramp sets the total instead',
+    );
+  });
+  test('phases run as written: no note', () => {
+    expect(phasesNote(script, validateFlags({}), 'my.yml')).toBeUndefined();
+    expect(phasesNote(script, validateFlags({ hold: '5s' }), 'my.yml')).toBeUndefined();
+  });
+});
+
 describe('a script without config.phases runs one vuser, as artillery run does (it was refused, exit 2)', () => {
   const bare = { config: { target: 'http://127.0.0.1:9' }, scenarios: [{ flow: [{ get: { url: '/' } }] }] };
   test("Artillery's default phase, said before the run; --vusers replaces it and needs no note", () => {
     expect(applyOptions(bare, validateFlags({})).config.phases).toEqual([{ duration: 1, arrivalCount: 1 }]);
-    expect(defaultPhasesNote(bare, validateFlags({}), 'my.yml')).toBe('note: my.yml has no config.phases, so it runs one vuser, as artillery run does; pass --vusers N for more');
+    expect(phasesNote(bare, validateFlags({}), 'my.yml')).toBe('note: my.yml has no config.phases, so it runs one vuser, as artillery run does; pass --vusers N for more');
     expect(applyOptions(bare, validateFlags({ vusers: '5' })).config.phases).toEqual([{ name: 'ramp', duration: 10, arrivalCount: 5 }]);
-    expect(defaultPhasesNote(bare, validateFlags({ vusers: '5' }), 'my.yml')).toBeUndefined();
+    expect(phasesNote(bare, validateFlags({ vusers: '5' }), 'my.yml')).toBeUndefined();
     // --ramp alone stretches that one phase.
     expect(applyOptions(bare, validateFlags({ ramp: '5s' })).config.phases).toEqual([{ duration: 5, arrivalCount: 1 }]);
   });
