@@ -29,6 +29,8 @@ import { longFlags, npmEatenRefusal } from './npm-flags';
 import { helpRequested, parseFlags } from './cli-flags';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
+import { checkOutputFile } from './adapters/run-folder';
+import { writeFileAtomic } from './adapters/atomic-file';
 import { invocationDir, userPath } from './home-path';
 import type { BenchRatios, CpuSplit } from './bench/figures';
 import { GOALS, ceilingLine, comparisonRate, cpuMsPerVuserAt, cpuSecondsPerThousand, machineBound, median, ratioOf, searchLadder, sustainsRate } from './bench/figures';
@@ -124,6 +126,12 @@ function benchSettings() {
   const memRate = positive('mem-rate', values['mem-rate']);
   const memSeconds = positive('mem-seconds', values['mem-seconds']);
   const budgetMs = positive('budget', values.budget) * 60_000;
+  // The memory trials (one per system: warm-up, arrivals, the last hold, start and stop) come first and the ladder
+  // stops starting trials a minute before the budget: below this not one ladder trial would run.
+  const leastMinutes = Math.ceil((2 * (memSeconds + 10 + 30) + trialSeconds + hold + 30) / 60) + 1;
+  if (budgetMs < leastMinutes * 60_000) {
+    throw new UsageError(`--budget ${values.budget} leaves no time for the ladder (the memory trials take ~${Math.ceil((2 * (memSeconds + 40)) / 60)} min first, and no trial starts in the last minute); give at least --budget ${leastMinutes}`);
+  }
   let pin: PinPlan | undefined;
   if (values.pin) {
     pin = pinPlan({ targetCpus: values['target-cpus']!, generatorCpus: values['generator-cpus']!, available: allowedCpus(os.cpus().length), ownTarget: !values.target });
@@ -131,7 +139,10 @@ function benchSettings() {
   }
   // The target's workers: one per target CPU when pinned, else 2 (both on these cores).
   const workers = values.workers !== undefined ? positive('workers', values.workers) : (pin?.targetCpus?.length ?? 2);
-  return { targetUrl: values.target, json: values.json === undefined ? undefined : userPath(values.json, os.homedir(), invocationDir(process.env, process.cwd())), mode, rates, trialSeconds, hold, repeat, memRate, memSeconds, budgetMs, pin, workers } as const;
+  const json = values.json === undefined ? undefined : userPath(values.json, os.homedir(), invocationDir(process.env, process.cwd()));
+  // Checked now, not after ~15 minutes of trials: a folder, a missing parent or a read-only place.
+  if (json !== undefined) checkOutputFile(json, '--json');
+  return { targetUrl: values.target, json, mode, rates, trialSeconds, hold, repeat, memRate, memSeconds, budgetMs, pin, workers } as const;
 }
 type BenchSettings = ReturnType<typeof benchSettings>;
 
@@ -294,7 +305,7 @@ async function main(): Promise<void> {
     if (set.json) {
       const machine = { cores: os.cpus().length, memoryBytes: os.totalmem(), model: os.cpus()[0]?.model };
       const { ratios, plain, rig } = figs;
-      fs.writeFileSync(String(set.json), JSON.stringify({ at: new Date().toISOString(), machine, pin: pin ?? null, goals: GOALS, ratios, plain, rig, trials }, null, 2));
+      writeFileAtomic(String(set.json), JSON.stringify({ at: new Date().toISOString(), machine, pin: pin ?? null, goals: GOALS, ratios, plain, rig, trials }, null, 2));
     }
   } finally {
     await stopAll();
