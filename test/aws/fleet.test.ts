@@ -368,5 +368,5 @@ test('a run longer than the deployed generatorMaxLifetimeMinutes is refused befo
   expect(() => checkGeneratorLifetime(plan, 3600, undefined)).not.toThrow();
   const err = (() => { try { checkGeneratorLifetime(plan, 3 * 3600, 180); } catch (e) { return e as Error; } return undefined; })();
   expect(err).toBeInstanceOf(UsageError);
-  expect(err?.message).toBe('the run needs its generators for up to 222 min (launch 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=222 (npm run deploy)');
+  expect(err?.message).toBe('the run needs its generators for up to 237 min (preflight launch 10 + probe 5 + scale-out 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=237 (npm run deploy)');
 });

@@ -18,7 +18,7 @@ import { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, RunCheckContext, prepareTarget } from './run-checks';
 import { ProcessesApi, createProcessesApi } from './fleet-processes';
-import { READY_TIMEOUT_MS, checkGeneratorLifetime } from './fleet-span';
+import { READY_TIMEOUT_MS, checkGeneratorLifetime, fleetBudgets } from './fleet-span';
 import { runFleet } from './run-fleet';
 import { collectRunCloudWatch, publishLast, publishingLoop } from './run-metrics';
 import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-teardown';
@@ -166,8 +166,9 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     publisherFor,
 
     async open({ runId, runDir, plan, sessionSeconds }): Promise<OpenRun> {
-      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes);
-      const url = await prepareTarget(ctx, plan, limits.processes);
+      const budgets = fleetBudgets(props.fleet);
+      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes, budgets);
+      const url = await prepareTarget(ctx, plan, limits.processes, sessionSeconds ?? 0, budgets);
       const cleanups = cleanupStack();
       let fleetTouched = false;
       // Once, as soon as the load is over and the agents' data is in S3 (before CloudWatch's wait and the copy:

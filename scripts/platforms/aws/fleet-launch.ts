@@ -9,6 +9,7 @@ import { RigError } from '../../errors';
 import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
 import { bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import { FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+import { fleetBudgets } from './fleet-span';
 
 /** Uploads the bundle and points every slice at the instance-side scenario folder. */
 export async function stageBundle({ opts }: FleetContext, ids: readonly string[]): Promise<ReturnType<typeof instanceLayout>> {
@@ -141,13 +142,14 @@ export async function sendShellCommand({ opts, aborted }: FleetContext, cmd: She
 
 /**
  * The preflight: one instance, the probe from it, and only then the rest of the fleet. A failed probe throws
- * the run-stopping error (the platform's finish scales the group back to 0). False when aborted.
+ * the run-stopping error (the platform's finish scales the group back to 0). False when aborted. `began`: when the
+ * launch began (the timeout line gives the time since).
  */
-export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number): Promise<boolean> {
+export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number, began?: number): Promise<boolean> {
   const { opts } = ctx;
   await opts.store.put(PREFLIGHT_SPEC_KEY, JSON.stringify(spec));
   await scaleGroupTo(ctx, 1, ' (preflight before scaling out)');
-  const first = (await waitForInstances(ctx, 1, deadline))?.[0];
+  const first = (await waitForInstances(ctx, 1, deadline, began))?.[0];
   if (!first) return false;
   const commands = preflightCommand({ bucket: opts.bucket, runId: opts.runId, agentHome: opts.agentHome, region: opts.region });
   const commandId = await sendShellCommand(ctx, { instanceId: first, label: 'preflight', commands, outputKeyPrefix: `${runPrefix(opts.runId)}/ssm/preflight` }, deadline);
@@ -160,7 +162,7 @@ export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, dea
 async function awaitProbeResult({ opts, pollMs, aborted }: FleetContext, first: string, commandId: string): Promise<boolean> {
   const { clock } = opts;
   const started = clock.now();
-  const probeDeadline = started + (opts.preflightTimeoutMs ?? 300_000);
+  const probeDeadline = started + fleetBudgets(opts).probeMs;
   for (;;) {
     const text = await opts.store.get(PREFLIGHT_RESULT_KEY);
     if (text !== undefined) {

@@ -13,7 +13,7 @@ import type { RigOutputs } from './discovery';
 import { AwsFleetOptions, awsFleet } from './fleet';
 import type { PublishingLoop } from './run-metrics';
 import { ProcessesApi, suspendAzRebalance } from './fleet-processes';
-import { commandTimeoutSeconds } from './fleet-span';
+import { commandTimeoutSeconds, fleetBudgets } from './fleet-span';
 import { RestoreScaleIn, SuspendingRun, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** What the run's fleet is built from. */
@@ -89,7 +89,7 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
   const restores: RestoreScaleIn[] = [];
   let doing = `suspending target scale-in (alarm ${outputs.scaleInAlarmName})`;
   try {
-    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, props.timings?.instanceTimeoutMs);
+    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, fleetBudgets(props.timings));
     const run: SuspendingRun = { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy };
     restores.push(await suspendScaleIn(api, outputs.scaleInAlarmName, log, run));
     for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) {
