@@ -12,15 +12,13 @@ import type { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { AwsFleetOptions, awsFleet } from './fleet';
 import type { PublishingLoop } from './run-metrics';
-import { ProcessesApi, suspendAzRebalance } from './fleet-processes';
+import { suspendAzRebalance } from './fleet-processes';
 import { commandTimeoutSeconds, fleetBudgets } from './fleet-span';
 import { RestoreScaleIn, SuspendingRun, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** What the run's fleet is built from. */
 export interface RunFleetProps {
   readonly api: AwsApi;
-  /** Suspends and resumes the groups' AZRebalance (fleet-processes.ts). */
-  readonly processes: ProcessesApi;
   readonly outputs: RigOutputs;
   readonly clock: Clock;
   readonly log: (line: string) => void;
@@ -94,7 +92,7 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
     restores.push(await suspendScaleIn(api, outputs.scaleInAlarmName, log, run));
     for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) {
       doing = `suspending AZRebalance on group ${group}`;
-      restores.push(await suspendAzRebalance(props.processes, group, log, run));
+      restores.push(await suspendAzRebalance(api, group, log, run));
     }
     return restores;
   } catch (err) {
