@@ -16,6 +16,7 @@ import { PREFLIGHT_RESULT_KEY } from '../../scripts/preflight';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import { awsFleet } from '../../scripts/platforms/aws/fleet';
 import { fleetBudgets, launchSpanMs } from '../../scripts/platforms/aws/fleet-span';
+import { RETRY_GRACE_MS } from '../../scripts/platforms/aws/launch-failures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const asg = mockClient(AutoScalingClient);
@@ -51,6 +52,7 @@ beforeEach(() => {
   s3.on(PutObjectCommand).resolves({});
   ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: [] });
   ssm.on(GetCommandInvocationCommand).resolves({ Status: 'InProgress' });
+  ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'cmd' } });
   asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [] });
 });
 
@@ -85,5 +87,57 @@ describe('the launch never outlasts the span the run\'s estimates count (fleet-s
     // 5-s poll of slack); before, each stage's budget counted from its own start, and the launch outlasted the span.
     expect(clock.now() - T0).toBeGreaterThanOrEqual(timings.instanceTimeoutMs);
     expect(clock.now() - T0).toBeLessThanOrEqual(span + 5000);
+  });
+});
+
+// AWS::AutoScaling::AutoScalingGroup CapacityDistributionStrategy (default balanced-best-effort): a launch that fails
+// in one zone is retried in another; EC2 Auto Scaling troubleshooting: a vCPU limit fails the same in every zone.
+describe('a Failed scaling activity ends the wait only when no retry fixes it or nothing progressed after it', () => {
+  const CAPACITY = 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested (eu-west-1a). Our system will be working on provisioning additional capacity. Launching EC2 instance failed.';
+  const VCPU = 'You have requested more vCPU capacity than your current vCPU limit of 32 allows for the instance bucket that the specified instance type belongs to. Launching EC2 instance failed.';
+  const activity = (StatusCode: string, at: number, StatusMessage?: string) => ({ ActivityId: `${StatusCode}-${at}`, AutoScalingGroupName: 'gen', StatusCode, StartTime: new Date(at), Cause: 'x', Description: 'Launching a new EC2 instance', ...(StatusMessage ? { StatusMessage } : {}) });
+
+  async function fleetOf(ids: string[], clock = fakeClock()) {
+    const lines: string[] = [];
+    const fleet = awsFleet({
+      api: createAwsApi({ region: 'eu-west-1' }), runId: 'run1', store: await sliceStore(ids), root: ROOT, asgName: 'gen', bucket: 'results', region: 'eu-west-1',
+      agentHome: '/opt/loadtest-rig/load-generators', clock, log: (l) => lines.push(l), pollMs: 10, instanceTimeoutMs: 600_000,
+    });
+    return { fleet, lines, clock };
+  }
+
+  test('InsufficientInstanceCapacity in eu-west-1a, then a successful launch in eu-west-1b: the wait goes on and the fleet launches', async () => {
+    const clock = fakeClock();
+    // First poll: the failure alone; from the second, the group's retry in the other zone succeeded and is in service.
+    let polls = 0;
+    asg.on(DescribeAutoScalingGroupsCommand).callsFake(() => (++polls === 1 ? group([], 1) : group([['i-0000000000000000b', 'InService']])));
+    asg.on(DescribeScalingActivitiesCommand).callsFake(() => ({
+      Activities: polls === 1 ? [activity('Failed', T0 + 1000, CAPACITY)] : [activity('Successful', T0 + 3000), activity('Failed', T0 + 1000, CAPACITY)],
+    }));
+    const { fleet, lines } = await fleetOf(['g01'], clock);
+    await fleet.launch(['g01']);
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(1);
+    expect(lines).toContain(`generator group gen: a launch failed (${CAPACITY}); the group retries (in another zone where it can), waiting for it`);
+    await fleet.stop();
+  });
+
+  test('a vCPU limit stops the wait on its first poll, with the quota fix in the one line', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves(group([], 1));
+    asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [activity('Failed', T0 + 1000, VCPU)] as never });
+    const { fleet } = await fleetOf(['g01']);
+    const err = await fleet.launch(['g01']).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(RigError);
+    expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${VCPU} — request a quota increase (Service Quotas) or lower --generators`);
+    expect(asg.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(1);
+  });
+
+  test('InsufficientInstanceCapacity with nothing after it: the wait ends once it has stood RETRY_GRACE_MS, long before the launch budget', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves(group([], 1));
+    asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [activity('Failed', T0 + 1000, CAPACITY)] as never });
+    const { fleet, clock } = await fleetOf(['g01']);
+    const err = await fleet.launch(['g01']).catch((e: Error) => e);
+    expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${CAPACITY} — no launch succeeded or began in the 120 s after it, in this zone or another; choose another generatorInstanceType, or retry later`);
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(RETRY_GRACE_MS);
+    expect(clock.now() - T0).toBeLessThan(RETRY_GRACE_MS + 10_000);
   });
 });
