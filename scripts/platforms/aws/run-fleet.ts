@@ -6,7 +6,7 @@ import { s3Store } from '../../../load-generators/lib/run-store';
 import type { Clock, Fleet, RunStore } from '../../contracts';
 import type { Plan } from '../../core/plan';
 import type { ProbeSpec } from '../../preflight';
-import { explainAwsError } from './aws-errors';
+import { explainAwsError, stopGeneratorsCommand } from './aws-errors';
 import type { AwsApi } from './clients';
 import type { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
@@ -97,6 +97,7 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
     return restores;
   } catch (err) {
     for (const r of restores.reverse()) await r();
-    throw explainAwsError(err, { region: api.region, doing });
+    // The run has opened and its launch begun: an AWS error is a rig failure (exit 3), never "nothing was started".
+    throw explainAwsError(err, { region: api.region, doing, started: { stopGenerators: stopGeneratorsCommand(outputs) } });
   }
 }
