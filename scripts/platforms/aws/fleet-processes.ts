@@ -77,9 +77,12 @@ export async function suspendAzRebalance(api: ProcessesApi, groupName: string | 
  */
 export async function resumeOverdueProcesses(api: ProcessesApi, groupName: string | undefined, marks: MarkStore, now: number, log: (line: string) => void): Promise<string | undefined> {
   if (!groupName) return undefined;
+  // The group first: a group gone (torn down) or with nothing suspended needs no mark read from the bucket.
+  const suspended = await suspendedProcesses(api, groupName);
+  if (!suspended?.includes(AZ_REBALANCE)) return undefined;
   const mark = await readMark(marks, groupName);
   if (!mark) return undefined;
-  const decision = processesDecision({ suspended: await suspendedProcesses(api, groupName), mark, now });
+  const decision = processesDecision({ suspended, mark, now });
   if (decision.action !== 'restore') return decision.why;
   await api.resumeProcesses({ AutoScalingGroupName: groupName, ScalingProcesses: decision.processes });
   await writeMark(marks, { ...mark, state: 'restored' });
