@@ -4,7 +4,8 @@
  * stack in bin/rig.ts) through the Resource Groups Tagging API, the auto-scaling groups with that tag (GetResources
  * does not return them), and every rig stack CloudFormation still has (DELETE_FAILED named); and names what stays by
  * design (the shared CDK bootstrap stack and its assets). While the stacks are deployed it also restores a target
- * scale-in that a killed run left suspended past its deadline (scale-in.ts).
+ * scale-in (scale-in.ts) and resumes the groups' AZRebalance (fleet-processes.ts) that a killed run left suspended
+ * past its deadline, each said on its own line.
  * Exit codes: 0 nothing of the rig left, 1 leftovers found, 2 bad input (no region, no credentials), 3 an AWS error.
  */
 import * as fs from 'node:fs';
@@ -17,6 +18,7 @@ import type { AwsApi } from './platforms/aws/clients';
 import { RigOutputs, describeRigStacks, parseOutputsFile } from './platforms/aws/discovery';
 import { recordedRegions, standingStacks } from './platforms/aws/rig-stacks';
 import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
+import { resumeOverdueProcesses } from './platforms/aws/fleet-processes';
 import { s3Store } from '../load-generators/lib/run-store';
 
 /** The tag every rig stack carries (bin/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
@@ -144,11 +146,12 @@ export function regionOf(flag: string | undefined, outputsText: string | undefin
 }
 
 /**
- * While the stacks are deployed (cdk-outputs.json, else CloudFormation, names the scale-in alarm and the results
- * bucket): restores a target scale-in a killed run left suspended past its deadline. A failure here is said,
- * never fatal to the listing.
+ * While the stacks are deployed (cdk-outputs.json, else CloudFormation, names the scale-in alarm, the groups and the
+ * results bucket): restores a target scale-in, and resumes the target's and the generators' AZRebalance, that a
+ * killed run left suspended past its deadline (its mark in the bucket says so). A failure here is said, never fatal
+ * to the listing.
  */
-export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
+export async function restoreLeftSuspensions(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
   try {
     let outputs: RigOutputs | undefined;
     try {
@@ -157,12 +160,14 @@ export async function restoreLeftScaleIn(api: AwsApi, outputsText: string | unde
       /* a broken outputs file names no alarm: ask CloudFormation */
     }
     outputs ??= await describeRigStacks(api);
-    if (!outputs?.scaleInAlarmName) return;
-    await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, s3Store(`s3://${outputs.resultsBucketName}`, api.s3), now, log);
+    if (!outputs) return;
+    const marks = s3Store(`s3://${outputs.resultsBucketName}`, api.s3);
+    await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, marks, now, log);
+    for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) await resumeOverdueProcesses(api, group, marks, now, log);
   } catch (err) {
     // No credentials or no endpoint: the listing fails the same way next, and says it once.
     if (isNoCredentials(err) || isUnreachable(err)) throw err;
-    log(`note: could not check the target's scale-in alarm (${(err as Error).name}: ${(err as Error).message})`);
+    log(`note: could not check for what a killed run left suspended (target scale-in, AZRebalance) (${(err as Error).name}: ${(err as Error).message})`);
   }
 }
 
@@ -196,8 +201,8 @@ async function main(argv: string[]): Promise<number> {
     for (const [k, r] of regions.entries()) {
       region = r;
       const api = createAwsApi({ region: r });
-      // The target, its scale-in alarm and the results bucket named by the outputs are the home region's (the first).
-      if (k === 0) await restoreLeftScaleIn(api, outputsText, outputsFile, log);
+      // The target, its scale-in alarm, the groups and the results bucket named by the outputs are the home region's (the first).
+      if (k === 0) await restoreLeftSuspensions(api, outputsText, outputsFile, log);
       const here = await scanRegion(api, (d) => (doing = d));
       for (const line of leftoverLines(r, here)) log(line);
       found.push(...here);

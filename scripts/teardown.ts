@@ -5,9 +5,11 @@
  * regions it records when the options do not give one (said). `cdk destroy` of stacks it does not find exits 0
  * (aws/aws-cdk#22240), so the stacks are then looked up (CloudFormation DescribeStacks) in every region involved:
  * npm's `postteardown` removes cdk-outputs.json only when teardown exits 0, i.e. when none is left.
+ * Credentials of another account than the one cdk-outputs.json records (the target stack's Account output) are
+ * refused before cdk runs: there it would find nothing, destroy nothing, and exit 0.
  * Exit codes: 0 destroyed (no rig stack left); 1 cdk destroy failed (its own code), or a rig stack is still there
- * (one line naming it; cdk-outputs.json kept); 2 no credentials or an unreachable region (one line, nothing destroyed);
- * 3 another AWS error while checking.
+ * (one line naming it; cdk-outputs.json kept); 2 no credentials, credentials of another account, or an unreachable
+ * region (one line, nothing destroyed); 3 another AWS error while checking.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -74,6 +76,18 @@ export function planDestroy(argv: readonly string[], recorded: RecordedRegions, 
   return { args: ['destroy', '--all', '--force', ...extra, ...argv], vars, lines, regions };
 }
 
+/** The account cdk-outputs.json records (a rig stack's `Account` output), or undefined (none recorded, or no file). Pure. */
+export function recordedAccount(outputsText: string | undefined): string | undefined {
+  if (!outputsText) return undefined;
+  try {
+    const stacks = JSON.parse(outputsText) as Record<string, Record<string, unknown> | null>;
+    const found = Object.entries(stacks).find(([name, o]) => name.startsWith('LoadTestRig-') && typeof o?.Account === 'string' && /^\d{12}$/.test(o.Account));
+    return found ? String(found[1]?.Account) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An AWS error while checking, as one line and its exit code. */
 function failed(err: unknown, region: string, doing: string, log: (line: string) => void): number {
   const e = explainAwsError(err, { region, doing, localAlternative: false, regionFrom: 'the region (cdk-outputs.json, else AWS_REGION)' });
@@ -112,10 +126,16 @@ export async function teardown(argv: readonly string[], deps: TeardownDeps): Pro
   } catch {
     region = 'us-east-1';
   }
+  let caller: string | undefined;
   try {
-    await deps.api(region).getCallerIdentity();
+    caller = (await deps.api(region).getCallerIdentity()).Account;
   } catch (err) {
     return failed(err, region, 'checking the AWS credentials before cdk destroy (STS GetCallerIdentity)', deps.log);
+  }
+  const account = recordedAccount(deps.outputsText);
+  if (account && caller && caller !== account) {
+    deps.log(`error: the AWS credentials are for account ${caller}, but cdk-outputs.json records the rig in account ${account}: cdk destroy would find nothing there; use the deploying account's credentials (AWS_PROFILE) and run npm run teardown again`);
+    return ExitCode.badInput;
   }
   let recorded = recordedRegions(deps.outputsText);
   let from = 'cdk-outputs.json';

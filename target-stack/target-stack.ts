@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
@@ -112,6 +112,8 @@ export class TargetStack extends Stack {
       new CfnOutput(this, 'TargetTaskMemoryGb', { value: String(fargate.taskMemoryGb), description: 'Memory (GB) of one target task (cost estimate)' });
     }
     this.target = target;
+    // cdk-outputs.json records no account otherwise: npm run teardown refuses credentials of another account with it.
+    new CfnOutput(this, 'Account', { value: Aws.ACCOUNT_ID, description: 'The account the rig is deployed in (npm run teardown checks the credentials against it)' });
     new CfnOutput(this, 'TargetMaxCapacity', { value: String(props.maxCapacity), description: 'Most target instances/tasks (quota check, cost estimate)' });
     if (this.redis) this.redis.connections.allowDefaultPortFrom(target, 'target instances/tasks');
 

@@ -347,7 +347,7 @@ test('a plan longer than the stack\'s GeneratorMaxLifetimeMinutes is refused whe
   const plan = { ...PLAN, generators: [{ index: 0, phases: [{ duration: 1200, arrivalRate: 10 }], processes: [], arrivals: 12_000, peakConcurrent: 12_000 }] } as never;
   const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, generatorMaxLifetimeMinutes: 60 } });
   await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(UsageError);
-  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(/^the run needs its generators for up to 102 min .*generatorMaxLifetimeMinutes 60: /);
+  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(/^the run needs its generators for up to 117 min .*generatorMaxLifetimeMinutes 60: /);
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
   expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
 });

@@ -13,6 +13,9 @@ import { createAwsApi, type ResolvedCredentials } from '../../scripts/platforms/
 import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
 import { RUN_OVERHEAD_MS, credentialsExpiryProblem, prepareTarget } from '../../scripts/platforms/aws/run-checks';
 
+// The fleet's span (fleet-span.ts fleetSpanMs): preflight launch 10 + probe 5 + scale-out 10 + ready 10 minutes.
+const LAUNCH_AND_READY_MS = (10 + 5 + 10 + 10) * 60_000;
+
 const sts = mockClient(STSClient);
 const s3 = mockClient(S3Client);
 const asg = mockClient(AutoScalingClient);
@@ -43,14 +46,14 @@ function checkWith(creds: ResolvedCredentials) {
   const lines: string[] = [];
   const api = { ...createAwsApi({ region: 'eu-west-1' }), credentials: async () => creds };
   const clock = { now: () => NOW, sleep: async () => undefined };
-  return prepareTarget({ api, outputs: OUTPUTS, options: validateFlags({}), log: (l) => lines.push(l), clock }, PLAN, 1);
+  return prepareTarget({ api, outputs: OUTPUTS, options: validateFlags({}), log: (l) => lines.push(l), clock }, PLAN, 1, 60);
 }
 
 test('exported session credentials that end mid-run: refused before anything scales, one line with both times and the fix', async () => {
   const expiration = new Date(NOW + 20 * 60_000);
   const run = checkWith({ expiration, $source: ENV });
   await expect(run).rejects.toThrow(UsageError);
-  const needUntil = NOW + RUN_OVERHEAD_MS.launch + (1800 + 60) * 1000 + RUN_OVERHEAD_MS.collection;
+  const needUntil = NOW + LAUNCH_AND_READY_MS + (1800 + 60 + 120) * 1000 + RUN_OVERHEAD_MS.collection;
   await expect(checkWith({ expiration, $source: ENV })).rejects.toThrow(
     `the AWS credentials expire at ${hhmm(expiration.getTime())}, the run needs them until ~${hhmm(needUntil)}; refresh them (aws sso login / a longer session) or shorten the run`,
   );
@@ -58,7 +61,7 @@ test('exported session credentials that end mid-run: refused before anything sca
 });
 
 test('the run needs its launch, its load with one session, and collection: an expiry after all of them passes', () => {
-  const needUntil = NOW + RUN_OVERHEAD_MS.launch + 1860_000 + RUN_OVERHEAD_MS.collection;
+  const needUntil = NOW + LAUNCH_AND_READY_MS + 1980_000 + RUN_OVERHEAD_MS.collection;
   expect(credentialsExpiryProblem({ expiration: new Date(needUntil - 1), $source: ENV }, needUntil)).toMatch(/^the AWS credentials expire at/);
   expect(credentialsExpiryProblem({ expiration: new Date(needUntil), $source: ENV }, needUntil)).toBeUndefined();
   // No expiry known (long-term keys, or a chain that does not say): nothing to check.

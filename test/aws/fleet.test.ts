@@ -298,10 +298,10 @@ test('a running generator\'s SSM invocation is read less and less often (≤ eve
 
 // EC2 Auto Scaling User Guide, "Troubleshoot Amazon EC2 Auto Scaling: EC2 instance launch failures": a launch AWS
 // refuses (InsufficientInstanceCapacity, VcpuLimitExceeded, a type the zone lacks) is a Failed scaling activity;
-// moto never fails a launch, so the activity is mocked.
-test('a Failed scaling activity (insufficient capacity) stops the wait on its first poll, quoting AWS\'s message in one line', async () => {
+// moto never fails a launch, so the activity is mocked. Which failures end the wait: test/aws/fleet-waits.test.ts.
+test('a Failed scaling activity no retry fixes (an instance quota) stops the wait on its first poll, quoting AWS\'s message in one line', async () => {
   asg.on(DescribeAutoScalingGroupsCommand).resolves(group([]));
-  const message = 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested (eu-west-1a).\nOur system will be working on provisioning additional capacity. Launching EC2 instance failed.';
+  const message = 'Your quota allows for 0 more running instance(s). You requested at least 1.\nLaunching EC2 instance failed.';
   asg.on(DescribeScalingActivitiesCommand).callsFake(() => ({
     Activities: [
       { ActivityId: 'new', AutoScalingGroupName: 'gen', StatusCode: 'Failed', StatusMessage: message, StartTime: new Date(1_700_000_000_000), Cause: 'x' },
@@ -311,8 +311,8 @@ test('a Failed scaling activity (insufficient capacity) stops the wait on its fi
   const { fleet } = await setup(['g01']);
   const err = await fleet.launch(['g01']).catch((e: Error) => e);
   expect(err).toBeInstanceOf(RigError);
-  expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${message.replace(/\n/, ' ')} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
-  expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)).toHaveLength(0);
+  expect((err as Error).message).toBe(`the generator group gen could not launch instances: ${message.replace(/\n/, ' ')} — request a quota increase (Service Quotas) or lower --generators`);
+  expect(asg.commandCalls(DescribeAutoScalingGroupsCommand)).toHaveLength(1);
   expect(asg.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(1);
 });
 
@@ -368,5 +368,5 @@ test('a run longer than the deployed generatorMaxLifetimeMinutes is refused befo
   expect(() => checkGeneratorLifetime(plan, 3600, undefined)).not.toThrow();
   const err = (() => { try { checkGeneratorLifetime(plan, 3 * 3600, 180); } catch (e) { return e as Error; } return undefined; })();
   expect(err).toBeInstanceOf(UsageError);
-  expect(err?.message).toBe('the run needs its generators for up to 222 min (launch 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=222 (npm run deploy)');
+  expect(err?.message).toBe('the run needs its generators for up to 237 min (preflight launch 10 + probe 5 + scale-out 10 + ready 10 + phases, one session and the 2-min overrun), longer than the deployed generatorMaxLifetimeMinutes 180: the safety net would scale them to 0 mid-run; shorten the run (--ramp, --hold) or redeploy with -c generatorMaxLifetimeMinutes=237 (npm run deploy)');
 });

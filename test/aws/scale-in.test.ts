@@ -60,19 +60,22 @@ describe('after a killed CLI: the mark and its deadline', () => {
     expect(scaleInDecision({ actionsEnabled: false, mark, now: T + 3_600_000 })).toEqual({ action: 'restore', why: 'run r1 suspended scale-in at 2026-11-23T12:00:00.000Z and had not restored it by 2026-11-23T13:00:00.000Z (its CLI was killed or lost)' });
   });
 
-  test('the deadline: launch timeout + the longest generator\'s phases + one session + 2-minute overrun + 30 minutes', () => {
+  // The fleet's span (fleet-span.ts fleetSpanMs): preflight launch 10 + probe 5 + scale-out 10 + ready 10 minutes.
+  const SPAN = (10 + 5 + 10 + 10) * 60_000;
+
+  test('the deadline: the fleet\'s span (both launch stages, the probe, the ready barrier) + the longest generator\'s phases + one session + 2-minute overrun + 30 minutes', () => {
     const plan = { generators: [{ phases: [{ duration: 60 }, { pause: 30 }] }, { phases: [{ duration: 600 }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
-    expect(scaleInRestoreBy(T, plan, 0)).toBe(T + 600_000 + (600 + 120) * 1000 + 1_800_000);
-    expect(scaleInRestoreBy(T, { generators: [] }, 0, 60_000)).toBe(T + 60_000 + 120_000 + 1_800_000);
+    expect(scaleInRestoreBy(T, plan, 0)).toBe(T + SPAN + (600 + 120) * 1000 + 1_800_000);
+    expect(scaleInRestoreBy(T, { generators: [] }, 0, { launchMs: 60_000, probeMs: 30_000, readyMs: 10_000 })).toBe(T + 160_000 + 120_000 + 1_800_000);
     // Durations with units count as the rig reads them (they counted as 0).
     const withUnits = { generators: [{ phases: [{ duration: '10m', arrivalRate: 1 }, { pause: '30s' }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
-    expect(scaleInRestoreBy(T, withUnits, 0)).toBe(T + 600_000 + (630 + 120) * 1000 + 1_800_000);
+    expect(scaleInRestoreBy(T, withUnits, 0)).toBe(T + SPAN + (630 + 120) * 1000 + 1_800_000);
   });
 
   test('--ramp 20m --hold 60m: scale-in stays suspended until the last vuser has left (launch + 1,200 s of phases + 3,600 s of session at least)', () => {
     const plan = { generators: [{ phases: [{ duration: 1200, arrivalRate: 10 }] }] } as unknown as Parameters<typeof scaleInRestoreBy>[1];
     expect(scaleInRestoreBy(T, plan, 3600)).toBeGreaterThanOrEqual(T + (600 + 4800) * 1000);
-    expect(scaleInRestoreBy(T, plan, 3600)).toBe(T + 600_000 + (1200 + 3600 + 120) * 1000 + 1_800_000);
+    expect(scaleInRestoreBy(T, plan, 3600)).toBe(T + SPAN + (1200 + 3600 + 120) * 1000 + 1_800_000);
   });
 
   /** A fake CloudWatch whose alarm state follows the calls, and a mark store in memory; one ordered log of both. */

@@ -5,7 +5,7 @@
  * postteardown deletes cdk-outputs.json) only when CloudFormation has no rig stack left in any region involved.
  */
 import { CloudFormationServiceException, type Output } from '@aws-sdk/client-cloudformation';
-import { contextGeneratorRegions, teardown, type TeardownDeps } from '../../scripts/teardown';
+import { contextGeneratorRegions, recordedAccount, teardown, type TeardownDeps } from '../../scripts/teardown';
 import { runCli } from '../helpers/cli';
 
 /** Stacks per region: name → status and outputs; a name not listed does not exist. */
@@ -121,6 +121,35 @@ describe('teardown', () => {
     expect(await teardown([], d)).toBe(2);
     expect(calls).toEqual([]);
     expect(lines).toEqual([expect.stringMatching(/^error: no AWS credentials found while checking the AWS credentials before cdk destroy .*AWS_SECRET_ACCESS_KEY\)$/)]);
+  });
+
+  // cdk destroy with another account's credentials finds no stack there and exits 0, as does the check after it:
+  // the target stack records its account (output Account) so teardown can refuse first.
+  describe('credentials of another account than the one cdk-outputs.json records', () => {
+    const IN_111 = JSON.stringify({ 'LoadTestRig-Network': {}, 'LoadTestRig-Target': { Account: '111111111111' }, 'LoadTestRig-Generators': { Region: 'eu-west-2' } });
+
+    test('refused before cdk runs: one line naming both accounts and the fix, exit 2', async () => {
+      const { d, calls, lines } = deps({ outputsText: IN_111, identity: async () => ({ Account: '222222222222' }) });
+      expect(await teardown([], d)).toBe(2);
+      expect(calls).toEqual([]);
+      expect(lines).toEqual(['error: the AWS credentials are for account 222222222222, but cdk-outputs.json records the rig in account 111111111111: cdk destroy would find nothing there; use the deploying account\'s credentials (AWS_PROFILE) and run npm run teardown again']);
+    });
+
+    test('the recorded account\'s credentials, or an outputs file that records none (deployed before the output): cdk destroy runs', async () => {
+      const same = deps({ outputsText: IN_111, identity: async () => ({ Account: '111111111111' }) });
+      expect(await teardown([], same.d)).toBe(0);
+      expect(same.calls).toHaveLength(1);
+      const older = deps({ outputsText: JSON.stringify({ 'LoadTestRig-Generators': { Region: 'eu-west-2' } }), identity: async () => ({ Account: '222222222222' }) });
+      expect(await teardown([], older.d)).toBe(0);
+      expect(older.calls).toHaveLength(1);
+    });
+
+    test('recordedAccount reads a rig stack\'s Account output, and nothing from a broken file', () => {
+      expect(recordedAccount(IN_111)).toBe('111111111111');
+      expect(recordedAccount(undefined)).toBeUndefined();
+      expect(recordedAccount('{not json')).toBeUndefined();
+      expect(recordedAccount(JSON.stringify({ Other: { Account: '333333333333' } }))).toBeUndefined();
+    });
   });
 
   test('the real script without credentials: one line on stderr, exit 2', async () => {

@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { IAM_ACTIONS } from '../../scripts/platforms/aws/clients';
-import { PROCESSES_IAM_ACTIONS } from '../../scripts/platforms/aws/fleet-processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -56,12 +55,15 @@ const RIG = {
   instance: 'arn:aws:ec2:eu-west-1:123456789012:instance/i-0123456789abcdef0',
   // CloudFormation names the target's scale-in alarm <stack>-<logical id>-<suffix>.
   scaleInAlarm: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:LoadTestRig-Target-Ec2CpuStepScalingLowerAlarm1A2B3C4D-AbCdEf123456',
+  targetGroup: 'arn:aws:autoscaling:eu-west-1:123456789012:autoScalingGroup:0a1b2c3d-1111-2222-3333-444455556666:autoScalingGroupName/LoadTestRig-Target-Ec2AsgA1B2C3-Xy7Zq9',
 };
 /** Where each scoped action acts; an action absent here must be allowed on "*". */
 const SCOPED: Record<string, string[]> = {
   'cloudformation:DescribeStacks': [RIG.stack],
   'cloudformation:DeleteStack': [RIG.stack],
   'autoscaling:SetDesiredCapacity': [RIG.group],
+  'autoscaling:SuspendProcesses': [RIG.group, RIG.targetGroup],
+  'autoscaling:ResumeProcesses': [RIG.group, RIG.targetGroup],
   'ssm:SendCommand': [RIG.document, RIG.instance],
   's3:ListBucket': [RIG.bucket],
   's3:GetObject': [RIG.object],
@@ -114,10 +116,11 @@ test('the policy\'s rig names follow the stacks, the namespace and the generator
   expect(fs.readFileSync(path.join(ROOT, 'lib', 'generator-fleet.ts'), 'utf8')).toContain("GENERATOR_ROLE_TAG = { key: 'loadtest-rig:role', value: 'generator' }");
 });
 
-test('AZRebalance is suspended and resumed (fleet-processes.ts) on the rig\'s generator and target groups only', () => {
-  const targetGroup = RIG.group.replace('LoadTestRig-Generators-FleetGroupA1B2C3', 'LoadTestRig-Target-Ec2AsgA1B2C3');
-  for (const action of PROCESSES_IAM_ACTIONS) {
-    for (const group of [RIG.group, targetGroup]) expect({ action, group, n: allowing(action, group).length }).toEqual({ action, group, n: 1 });
+test('AZRebalance is suspended and resumed (fleet-processes.ts, through AwsApi) on the rig\'s generator and target groups only', () => {
+  const actions = [...IAM_ACTIONS.suspendProcesses, ...IAM_ACTIONS.resumeProcesses];
+  expect(actions).toEqual(['autoscaling:SuspendProcesses', 'autoscaling:ResumeProcesses']);
+  for (const action of actions) {
+    for (const group of [RIG.group, RIG.targetGroup]) expect({ action, group, n: allowing(action, group).length }).toEqual({ action, group, n: 1 });
     expect(allowing(action, RIG.group.replace('LoadTestRig-Generators-', 'Prod-'))).toEqual([]);
     expect(allowing(action, '*')).toEqual([]);
   }

@@ -17,8 +17,7 @@ import type { AwsApi } from './clients';
 import { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, RunCheckContext, prepareTarget } from './run-checks';
-import { ProcessesApi, createProcessesApi } from './fleet-processes';
-import { READY_TIMEOUT_MS, checkGeneratorLifetime } from './fleet-span';
+import { READY_TIMEOUT_MS, checkGeneratorLifetime, fleetBudgets } from './fleet-span';
 import { runFleet } from './run-fleet';
 import { collectRunCloudWatch, publishLast, publishingLoop } from './run-metrics';
 import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-teardown';
@@ -51,11 +50,6 @@ export interface AwsPlatformProps {
    * @default the capacity model's fixed table
    */
   readonly instanceSpec?: InstanceSpec;
-  /**
-   * Suspends and resumes the groups' AZRebalance for the run.
-   * @default the SDK's (fleet-processes.ts createProcessesApi, in the API's region)
-   */
-  readonly processes?: ProcessesApi;
   /** Aborted on Ctrl-C: stops waiting for instances. */
   readonly signal?: AbortSignal;
   /** @default the wall clock */
@@ -150,7 +144,6 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
   const publisherFor = (s: RunStore, id: string) =>
     outputs.rigMetricsNamespace ? new RigMetricsPublisher(props.api, s, outputs.rigMetricsNamespace, id) : undefined;
   const { releaseGenerators, tearDown } = afterRuns(ctx, props.removeOutputsFile);
-  const processes = props.processes ?? createProcessesApi(props.api.region);
 
   return {
     name: 'aws',
@@ -166,8 +159,9 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     publisherFor,
 
     async open({ runId, runDir, plan, sessionSeconds }): Promise<OpenRun> {
-      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes);
-      const url = await prepareTarget(ctx, plan, limits.processes);
+      const budgets = fleetBudgets(props.fleet);
+      checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes, budgets);
+      const url = await prepareTarget(ctx, plan, limits.processes, sessionSeconds ?? 0, budgets);
       const cleanups = cleanupStack();
       let fleetTouched = false;
       // Once, as soon as the load is over and the agents' data is in S3 (before CloudWatch's wait and the copy:
@@ -184,7 +178,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
       const publisher = publisherFor(store, runId);
       const publishing = publishingLoop(ctx);
       const { fleet, restoreScaleIn } = runFleet({
-        ...ctx, processes, root: props.root, runId, plan, ...(sessionSeconds !== undefined ? { sessionSeconds } : {}), store, heapLimitMiB: generator.heapLimitMiB,
+        ...ctx, root: props.root, runId, plan, ...(sessionSeconds !== undefined ? { sessionSeconds } : {}), store, heapLimitMiB: generator.heapLimitMiB,
         ...(props.signal ? { signal: props.signal } : {}), ...(props.fleet ? { timings: props.fleet } : {}),
         probe: () => probe, publishing, publisher, onLaunch: () => { fleetTouched = true; },
       });

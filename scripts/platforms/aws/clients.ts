@@ -11,8 +11,12 @@ import {
   DescribeScalingActivitiesCommand,
   DescribeScalingActivitiesCommandInput,
   DescribeScalingActivitiesCommandOutput,
+  ResumeProcessesCommand,
+  ResumeProcessesCommandInput,
   SetDesiredCapacityCommand,
   SetDesiredCapacityCommandInput,
+  SuspendProcessesCommand,
+  SuspendProcessesCommandInput,
 } from '@aws-sdk/client-auto-scaling';
 import {
   CloudFormationClient,
@@ -102,6 +106,9 @@ export interface AwsApi {
   setDesiredCapacity(input: SetDesiredCapacityCommandInput): Promise<void>;
   describeAutoScalingGroups(input: DescribeAutoScalingGroupsCommandInput): Promise<DescribeAutoScalingGroupsCommandOutput>;
   describeScalingActivities(input: DescribeScalingActivitiesCommandInput): Promise<DescribeScalingActivitiesCommandOutput>;
+  /** AZRebalance suspended for a run, and resumed (fleet-processes.ts). */
+  suspendProcesses(input: SuspendProcessesCommandInput): Promise<void>;
+  resumeProcesses(input: ResumeProcessesCommandInput): Promise<void>;
 
   describeInstanceInformation(input: DescribeInstanceInformationCommandInput): Promise<DescribeInstanceInformationCommandOutput>;
   sendCommand(input: SendCommandCommandInput): Promise<SendCommandCommandOutput>;
@@ -146,6 +153,8 @@ export const IAM_ACTIONS: { readonly [K in AwsApiCall]: readonly string[] } = {
   setDesiredCapacity: ['autoscaling:SetDesiredCapacity'],
   describeAutoScalingGroups: ['autoscaling:DescribeAutoScalingGroups'],
   describeScalingActivities: ['autoscaling:DescribeScalingActivities'],
+  suspendProcesses: ['autoscaling:SuspendProcesses'],
+  resumeProcesses: ['autoscaling:ResumeProcesses'],
   describeInstanceInformation: ['ssm:DescribeInstanceInformation'],
   sendCommand: ['ssm:SendCommand'],
   getCommandInvocation: ['ssm:GetCommandInvocation'],
@@ -202,6 +211,12 @@ export function createAwsApi(opts: AwsApiOptions): AwsApi {
     },
     describeAutoScalingGroups: (input) => asg.send(new DescribeAutoScalingGroupsCommand(input)),
     describeScalingActivities: (input) => asg.send(new DescribeScalingActivitiesCommand(input)),
+    suspendProcesses: async (input) => {
+      await asg.send(new SuspendProcessesCommand(input));
+    },
+    resumeProcesses: async (input) => {
+      await asg.send(new ResumeProcessesCommand(input));
+    },
     describeInstanceInformation: (input) => ssm.send(new DescribeInstanceInformationCommand(input)),
     sendCommand: (input) => ssm.send(new SendCommandCommand(input)),
     getCommandInvocation: (input) => ssm.send(new GetCommandInvocationCommand(input)),

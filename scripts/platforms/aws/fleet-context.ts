@@ -24,8 +24,8 @@ export interface AwsFleetOptions {
   /** Aborts the wait for instances (Ctrl-C): launch returns without dispatching. */
   readonly signal?: AbortSignal;
   /**
-   * Longest wait for the instances to be in service and accept commands.
-   * @default 600_000 (10 minutes: boot, host tuning and the agent install)
+   * Longest wait for the instances to be in service and accept commands, each launch stage.
+   * @default fleet-span.ts FLEET_BUDGETS.launchMs (10 minutes: boot, host tuning and the agent install)
    */
   readonly instanceTimeoutMs?: number;
   /**
@@ -44,7 +44,7 @@ export interface AwsFleetOptions {
   readonly preflight?: ProbeSpec;
   /**
    * Longest wait for the probe's answer once its command is sent (the boot may still be finishing).
-   * @default 300_000
+   * @default fleet-span.ts FLEET_BUDGETS.probeMs (5 minutes)
    */
   readonly preflightTimeoutMs?: number;
   /**

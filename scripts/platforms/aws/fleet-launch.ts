@@ -8,7 +8,10 @@ import { InvalidInstanceId, InvocationDoesNotExist } from '@aws-sdk/client-ssm';
 import { RigError } from '../../errors';
 import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
 import { bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
+import type { Activity } from '@aws-sdk/client-auto-scaling';
 import { FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+import { LaunchWatch, launchFailureLine, watchLaunch } from './launch-failures';
+import { fleetBudgets } from './fleet-span';
 
 /** Uploads the bundle and points every slice at the instance-side scenario folder. */
 export async function stageBundle({ opts }: FleetContext, ids: readonly string[]): Promise<ReturnType<typeof instanceLayout>> {
@@ -35,26 +38,20 @@ export async function scaleGroupTo({ opts }: FleetContext, count: number, why = 
   opts.log(`generator group ${opts.asgName}: desired capacity ${count}${why}`);
 }
 
-/** A Failed activity this old before the wait began still counts (the local clock against AWS's). */
-const ACTIVITY_SKEW_MS = 60_000;
-
-/**
- * The group's newest Failed scaling activity since `since` (insufficient capacity, a vCPU limit, a type the zone
- * does not offer), as one line; undefined when there is none, or when the activities cannot be read (a diagnostic).
- */
-export async function failedLaunch({ opts }: FleetContext, since: number): Promise<string | undefined> {
+/** The group's recent scaling activities, newest first; none when they cannot be read (they are a diagnostic). */
+async function recentActivities({ opts }: FleetContext): Promise<Activity[]> {
   try {
     const res = await opts.api.describeScalingActivities({ AutoScalingGroupName: opts.asgName, MaxRecords: 20 });
-    const failed = (res?.Activities ?? []).find((a) => a.StatusCode === 'Failed' && (a.StartTime?.getTime() ?? 0) >= since - ACTIVITY_SKEW_MS);
-    return failed ? (failed.StatusMessage ?? failed.Description ?? 'no message').replace(/\s+/g, ' ').trim() : undefined;
+    return res?.Activities ?? [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
 /**
- * Waits until `count` instances are in service; returns their ids (undefined when aborted). Stops at once on a
- * failed launch. `began`: when the launch began (the timeout line gives the whole time since, preflight included).
+ * Waits until `count` instances are in service; returns their ids (undefined when aborted). A Failed scaling
+ * activity stops it only when no retry fixes it or nothing progressed after it (launch-failures.ts watchLaunch).
+ * `began`: when the launch began (the timeout line gives the whole time since, preflight included).
  */
 export async function waitForInstances(ctx: FleetContext, count: number, deadline: number, began?: number): Promise<string[] | undefined> {
   const { opts, aborted } = ctx;
@@ -62,15 +59,20 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
   const started = clock.now();
   const secondsSince = (t: number) => Math.round((clock.now() - t) / 1000);
   let lastLine = '';
+  let watch: LaunchWatch | undefined;
+  let lastFailure: string | undefined;
   for (;;) {
-    const failed = await failedLaunch(ctx, started);
-    if (failed) {
-      throw new RigError(`the generator group ${opts.asgName} could not launch instances: ${failed} — request a quota increase (Service Quotas), choose another generatorInstanceType, or retry later`);
-    }
     const { inService, states, desired } = await groupInstances(opts.api, opts.asgName);
     // Right after SetDesiredCapacity the group may still hold instances it is about to terminate (a lower desired
     // count of an earlier run): pick only once in service and desired agree.
     if (inService.length >= count && (desired === undefined || inService.length === desired)) return inService.slice(0, count);
+    const verdict = watchLaunch(watch, { now: clock.now(), inService: inService.length, activities: await recentActivities(ctx), since: started });
+    watch = verdict.next;
+    if (verdict.failure) {
+      if (verdict.stop) throw new RigError(launchFailureLine(opts.asgName, verdict.failure));
+      if (verdict.failure.message !== lastFailure) log(`generator group ${opts.asgName}: a launch failed (${verdict.failure.message}); the group retries (in another zone where it can), waiting for it`);
+      lastFailure = verdict.failure.message;
+    }
     const others = [...states.values()].filter((s) => s !== 'InService');
     const line = `generators: ${inService.length}/${count} in service${others.length ? ` (${others.join(', ')})` : ''}, ${secondsSince(started)} s`;
     if (line !== lastLine) log(line);
@@ -78,7 +80,8 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
     if (aborted()) return undefined;
     if (clock.now() > deadline) {
       const total = began !== undefined && began < started ? `, ${secondsSince(began)} s since the launch began` : '';
-      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${secondsSince(started)} s${total} (${others.join(', ') || 'none launching'}); check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
+      const failure = lastFailure ? `; last failed launch: ${lastFailure}` : '';
+      throw new RigError(`only ${inService.length} of ${count} generator instances in service after ${secondsSince(started)} s${total} (${others.join(', ') || 'none launching'})${failure}; check the group's activity history in the EC2 console (capacity, quotas, launch template)`);
     }
     await clock.sleep(5000);
   }
@@ -141,13 +144,14 @@ export async function sendShellCommand({ opts, aborted }: FleetContext, cmd: She
 
 /**
  * The preflight: one instance, the probe from it, and only then the rest of the fleet. A failed probe throws
- * the run-stopping error (the platform's finish scales the group back to 0). False when aborted.
+ * the run-stopping error (the platform's finish scales the group back to 0). False when aborted. `began`: when the
+ * launch began (the timeout line gives the time since).
  */
-export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number): Promise<boolean> {
+export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number, began?: number): Promise<boolean> {
   const { opts } = ctx;
   await opts.store.put(PREFLIGHT_SPEC_KEY, JSON.stringify(spec));
   await scaleGroupTo(ctx, 1, ' (preflight before scaling out)');
-  const first = (await waitForInstances(ctx, 1, deadline))?.[0];
+  const first = (await waitForInstances(ctx, 1, deadline, began))?.[0];
   if (!first) return false;
   const commands = preflightCommand({ bucket: opts.bucket, runId: opts.runId, agentHome: opts.agentHome, region: opts.region });
   const commandId = await sendShellCommand(ctx, { instanceId: first, label: 'preflight', commands, outputKeyPrefix: `${runPrefix(opts.runId)}/ssm/preflight` }, deadline);
@@ -160,7 +164,7 @@ export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, dea
 async function awaitProbeResult({ opts, pollMs, aborted }: FleetContext, first: string, commandId: string): Promise<boolean> {
   const { clock } = opts;
   const started = clock.now();
-  const probeDeadline = started + (opts.preflightTimeoutMs ?? 300_000);
+  const probeDeadline = started + fleetBudgets(opts).probeMs;
   for (;;) {
     const text = await opts.store.get(PREFLIGHT_RESULT_KEY);
     if (text !== undefined) {

@@ -15,7 +15,7 @@ import { InvocationDoesNotExist } from '@aws-sdk/client-ssm';
 import { agentCommand, instanceLayout, runPrefix } from './bundle';
 import { Backoff, backoff } from '../../../load-generators/lib/backoff';
 import { AwsFleetOptions, FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
-import { LAUNCH_TIMEOUT_MS } from './fleet-span';
+import { fleetBudgets, launchSpanMs } from './fleet-span';
 import { checkSsmRegistration, preflightFromFirst, scaleGroupTo, sendShellCommand, stageBundle, waitForInstances } from './fleet-launch';
 
 export { groupInstances };
@@ -171,12 +171,14 @@ export function awsFleet(opts: AwsFleetOptions): Fleet & { readonly instances: R
     instances,
     async launch(ids) {
       const began = clock.now();
-      const timeoutMs = opts.instanceTimeoutMs ?? LAUNCH_TIMEOUT_MS;
+      const budgets = fleetBudgets(opts);
       const layout = await stageBundle(ctx, ids);
-      if (opts.preflight && !(await preflightFromFirst(ctx, opts.preflight, clock.now() + timeoutMs))) return;
+      // Each stage has its own budget (the preflight's boot and probe do not eat the rest of the fleet's), the first
+      // counted from the launch's start (the bundle's upload in it), so the whole launch never outlasts launchSpanMs:
+      // the span every estimate of the run counts (fleet-span.ts).
+      if (opts.preflight && !(await preflightFromFirst(ctx, opts.preflight, began + budgets.launchMs, began))) return;
       await scaleGroupTo(ctx, ids.length);
-      // Each stage has the whole budget: the preflight's boot and probe do not eat the rest of the fleet's.
-      const deadline = clock.now() + timeoutMs;
+      const deadline = Math.min(clock.now() + budgets.launchMs, began + launchSpanMs(budgets));
       const ready = await waitForInstances(ctx, ids.length, deadline, began);
       if (!ready) return;
       await checkSsmRegistration(ctx, ready);

@@ -8,21 +8,29 @@ import { RigError, UsageError } from '../../errors';
 import type { RunOptions } from '../../options';
 import { checkReachable } from '../../adapters/reachability';
 import { explainAwsError } from './aws-errors';
-import { checkBeforeScaling, loadSecondsOf } from './before-scaling';
+import { checkBeforeScaling } from './before-scaling';
 import type { AwsApi, ResolvedCredentials } from './clients';
 import type { RigOutputs } from './discovery';
 import { RIG_STACK_NAMES } from './discovery';
 import { groupInstances } from './fleet-context';
+import { FLEET_BUDGETS, FleetBudgets, fleetSpanMs } from './fleet-span';
 
 /** The generator instance type of stacks whose outputs predate `GeneratorInstanceType` (the stack's default). */
 export const DEFAULT_GENERATOR_INSTANCE_TYPE = 'c5.large';
 
 /**
- * What a run needs on top of its load before its credentials may lapse: the fleet's launch limit (10 min) before
- * the load, and collection after it (CloudWatch's last minute, up to 4 min, then the copy, the report, the scale-in
- * restore and the group back to 0).
+ * What a run needs its credentials for after the fleet is released: collection (CloudWatch's last minute, up to 4
+ * min, then the copy, the report, the scale-in restore and the group back to 0).
  */
-export const RUN_OVERHEAD_MS = { launch: 600_000, collection: 300_000 } as const;
+export const RUN_OVERHEAD_MS = { collection: 300_000 } as const;
+
+/**
+ * Until when a run opened at `now` needs its credentials: the fleet's whole span (fleet-span.ts fleetSpanMs: both
+ * launch stages, the ready barrier, the run to the orchestrator's give-up), then collection. Pure.
+ */
+export function credentialsNeededUntil(now: number, plan: Pick<Plan, 'generators'>, sessionSeconds: number, budgets: FleetBudgets = FLEET_BUDGETS): number {
+  return now + fleetSpanMs(plan, sessionSeconds, budgets) + RUN_OVERHEAD_MS.collection;
+}
 
 /** Where the SDK finds credentials that never renew: exported variables, keys given in code, a profile's plain keys. */
 const FIXED_CREDENTIALS = new Set(['CREDENTIALS_ENV_VARS', 'CREDENTIALS_CODE', 'CREDENTIALS_PROFILE']);
@@ -43,10 +51,10 @@ export function credentialsExpiryProblem(creds: ResolvedCredentials, needUntil: 
 }
 
 /** Refuses a run its credentials would not last (launch, load, collection). @throws UsageError */
-async function checkCredentialsLast({ api, clock }: RunCheckContext, plan: Plan): Promise<void> {
+async function checkCredentialsLast({ api, clock }: RunCheckContext, plan: Plan, sessionSeconds: number, budgets: FleetBudgets): Promise<void> {
   // GetCallerIdentity has just accepted them; an expiry the chain cannot tell is not checked.
   const creds = await api.credentials().catch(() => undefined);
-  const needUntil = clock.now() + RUN_OVERHEAD_MS.launch + loadSecondsOf(plan) * 1000 + RUN_OVERHEAD_MS.collection;
+  const needUntil = credentialsNeededUntil(clock.now(), plan, sessionSeconds, budgets);
   const problem = creds && credentialsExpiryProblem(creds, needUntil);
   if (problem) throw new UsageError(problem);
 }
@@ -87,11 +95,14 @@ export async function checkAccount({ api, outputs, log }: RunCheckContext): Prom
   }
 }
 
-/** The target of the run, checked with the account and quotas before anything scales. */
-export async function prepareTarget(ctx: RunCheckContext, plan: Plan, processesPerGenerator: number): Promise<string> {
+/**
+ * The target of the run, checked with the account and quotas before anything scales. `sessionSeconds`: one vuser's
+ * session past its arrival (scripts/run.ts); `budgets`: the fleet's (fleet-span.ts).
+ */
+export async function prepareTarget(ctx: RunCheckContext, plan: Plan, processesPerGenerator: number, sessionSeconds: number, budgets: FleetBudgets = FLEET_BUDGETS): Promise<string> {
   const { api, outputs, options, log, clock } = ctx;
   await checkAccount(ctx);
-  await checkCredentialsLast(ctx, plan);
+  await checkCredentialsLast(ctx, plan, sessionSeconds, budgets);
   // Quotas, zones and the cost estimate (--max-cost) before anything scales.
   await checkBeforeScaling({
     api, outputs, plan, log, generatorInstanceType: outputs.generatorInstanceType ?? DEFAULT_GENERATOR_INSTANCE_TYPE,

@@ -6,21 +6,19 @@ import { s3Store } from '../../../load-generators/lib/run-store';
 import type { Clock, Fleet, RunStore } from '../../contracts';
 import type { Plan } from '../../core/plan';
 import type { ProbeSpec } from '../../preflight';
-import { explainAwsError } from './aws-errors';
+import { explainAwsError, stopGeneratorsCommand } from './aws-errors';
 import type { AwsApi } from './clients';
 import type { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { AwsFleetOptions, awsFleet } from './fleet';
 import type { PublishingLoop } from './run-metrics';
-import { ProcessesApi, suspendAzRebalance } from './fleet-processes';
-import { commandTimeoutSeconds } from './fleet-span';
+import { suspendAzRebalance } from './fleet-processes';
+import { commandTimeoutSeconds, fleetBudgets } from './fleet-span';
 import { RestoreScaleIn, SuspendingRun, scaleInRestoreBy, suspendScaleIn } from './scale-in';
 
 /** What the run's fleet is built from. */
 export interface RunFleetProps {
   readonly api: AwsApi;
-  /** Suspends and resumes the groups' AZRebalance (fleet-processes.ts). */
-  readonly processes: ProcessesApi;
   readonly outputs: RigOutputs;
   readonly clock: Clock;
   readonly log: (line: string) => void;
@@ -89,16 +87,17 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
   const restores: RestoreScaleIn[] = [];
   let doing = `suspending target scale-in (alarm ${outputs.scaleInAlarmName})`;
   try {
-    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, props.timings?.instanceTimeoutMs);
+    const restoreBy = scaleInRestoreBy(clock.now(), props.plan, props.sessionSeconds ?? 0, fleetBudgets(props.timings));
     const run: SuspendingRun = { marks: s3Store(`s3://${outputs.resultsBucketName}`, api.s3), runId: props.runId, now: () => clock.now(), restoreBy };
     restores.push(await suspendScaleIn(api, outputs.scaleInAlarmName, log, run));
     for (const group of [outputs.targetAsgName, outputs.generatorAsgName]) {
       doing = `suspending AZRebalance on group ${group}`;
-      restores.push(await suspendAzRebalance(props.processes, group, log, run));
+      restores.push(await suspendAzRebalance(api, group, log, run));
     }
     return restores;
   } catch (err) {
     for (const r of restores.reverse()) await r();
-    throw explainAwsError(err, { region: api.region, doing });
+    // The run has opened and its launch begun: an AWS error is a rig failure (exit 3), never "nothing was started".
+    throw explainAwsError(err, { region: api.region, doing, started: { stopGenerators: stopGeneratorsCommand(outputs) } });
   }
 }

@@ -16,7 +16,7 @@ import type { RunStore } from '../../../load-generators/lib/run-store';
 import { ScaleInMark, parseMark, scaleInDecision, scaleInMarkKey } from '../../../lib/safety-net/scale-in-decision';
 import type { Plan } from '../../core/plan';
 import type { AwsApi } from './clients';
-import { LAUNCH_TIMEOUT_MS, runSeconds } from './fleet-span';
+import { FLEET_BUDGETS, FleetBudgets, fleetSpanMs } from './fleet-span';
 
 /** Restores what {@link suspendScaleIn} changed; idempotent. */
 export type RestoreScaleIn = () => Promise<void>;
@@ -32,11 +32,11 @@ export interface SuspendingRun {
 }
 
 /**
- * The restore deadline: the fleet's launch timeout, the run from its start to the orchestrator's give-up (phases,
- * the last vuser's session, the 2-minute overrun: {@link runSeconds}), and 30 minutes' margin (collection). Pure.
+ * The restore deadline: the fleet's whole span ({@link fleetSpanMs}: both launch stages, the ready barrier, the run
+ * to the orchestrator's give-up) and 30 minutes' margin (collection). Pure.
  */
-export function scaleInRestoreBy(now: number, plan: Pick<Plan, 'generators'>, sessionSeconds: number, launchTimeoutMs = LAUNCH_TIMEOUT_MS): number {
-  return now + launchTimeoutMs + runSeconds(plan, sessionSeconds) * 1000 + 30 * 60_000;
+export function scaleInRestoreBy(now: number, plan: Pick<Plan, 'generators'>, sessionSeconds: number, budgets: FleetBudgets = FLEET_BUDGETS): number {
+  return now + fleetSpanMs(plan, sessionSeconds, budgets) + 30 * 60_000;
 }
 
 async function alarmState(api: AlarmApi, alarmName: string): Promise<boolean | undefined> {
