@@ -296,9 +296,12 @@ export async function orchestrate(spec: RunSpec, deps: OrchestratorDeps): Promis
     await awaitReady(spec, deps, ids, isInterrupted, outage);
     if (!interrupted) {
       for (const n of await readyNotes(store, ids)) progress({ kind: 'info', message: n });
+      // One instant, one body, however often the write is retried: a PUT that failed after S3 stored it (a lost
+      // answer) may already have been read by some agents, and a later instant would give the fleet two starts.
+      const at = clock.now() + spec.startLeadMs;
+      const body = JSON.stringify({ startAt: at } satisfies StartControl);
       startAt = await retrying('start', async () => {
-        const at = clock.now() + spec.startLeadMs;
-        await store.put(CONTROL.start, JSON.stringify({ startAt: at } satisfies StartControl));
+        await store.put(CONTROL.start, body);
         return at;
       }, clock, outage);
       deps.onStart?.();
