@@ -56,6 +56,8 @@ export function addGeneratorOutputs(
   new CfnOutput(stack, 'GeneratorAgentHome', { value: fleet.agentHome, description: 'Directory of agent.js on each generator' });
   new CfnOutput(stack, 'ResultsBucketName', { value: results.bucket.bucketName });
   new CfnOutput(stack, 'Region', { value: Aws.REGION });
+  // Every rig stack records its account, so `npm run teardown` checks the credentials with targetKind=none too.
+  new CfnOutput(stack, 'Account', { value: Aws.ACCOUNT_ID, description: 'The account the rig is deployed in (npm run teardown checks the credentials against it)' });
   new CfnOutput(stack, 'MaxGenerators', { value: String(props.maxGenerators) });
   // What the planner's capacity model needs (scripts/core/capacity-model.ts awsGenerator).
   new CfnOutput(stack, 'GeneratorInstanceType', { value: props.instanceType.toString() });
