@@ -66,6 +66,11 @@ export class FargateTarget extends Construct implements ScaledTarget, ec2.IConne
         allowAllOutbound: true,
       })],
       circuitBreaker: { rollback: true },
+      // Tasks get the service's tags (the stack's loadtest-rig=true among them): stack tags reach the service, not the
+      // tasks it starts (ECS "Tagging your resources": a task is tagged only through propagateTags or RunTask), so
+      // billing by tag and the tagging API missed the tasks that cost money.
+      propagateTags: ecs.PropagatedTagSource.SERVICE,
+      enableECSManagedTags: true,
       healthCheckGracePeriod: Duration.seconds(60),
       minHealthyPercent: 100,
       maxHealthyPercent: 200,

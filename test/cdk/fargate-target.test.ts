@@ -66,6 +66,12 @@ describe('targetKind=fargate (River)', () => {
     });
   });
 
+  // ECS "Tagging your resources": stack tags reach the service, not its tasks; a task is tagged only through
+  // propagateTags (or RunTask). Untagged, the tasks that cost money escaped billing by tag and the tagging API.
+  test("tasks carry the service's tags (loadtest-rig=true) and ECS's managed tags", () => {
+    t.hasResourceProperties('AWS::ECS::Service', { PropagateTags: 'SERVICE', EnableECSManagedTags: true });
+  });
+
   test('the scale-out alarm watches service CPU >= 40 over two 60 s periods', () => {
     t.hasResourceProperties('AWS::CloudWatch::Alarm', {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 40, EvaluationPeriods: 2, DatapointsToAlarm: 2,
