@@ -104,6 +104,17 @@ test('generators behind NAT: their boot downloads and their load are processed b
   expect(estimateRunCost(RUN).lines.some((l) => l.item === 'NAT gateway data')).toBe(false);
 });
 
+test('generators in another region than the target: their load leaves one region for the other, priced between regions (was the in-region rate)', () => {
+  const loadGb = (96_000 * 50 * 2400) / 1e9;
+  const remote = estimateRunCost({ ...RUN, viaNat: true });
+  expect(remote.lines.find((l) => l.item === 'data between regions')?.usd).toBeCloseTo(loadGb * 2 * PRICES.interRegionGb, 2);
+  expect(remote.lines.some((l) => l.item === 'data between public addresses')).toBe(false);
+  expect(PRICES.interRegionGb).toBe(0.02);
+  const home = estimateRunCost(RUN);
+  expect(home.lines.find((l) => l.item === 'data between public addresses')?.usd).toBeCloseTo(loadGb * 2 * PRICES.inRegionGb, 2);
+  expect(home.lines.some((l) => l.item === 'data between regions')).toBe(false);
+});
+
 test('several regions: one total (what --max-cost is compared with), each region named', () => {
   const a = estimateRunCost(RUN);
   const b = estimateRunCost({ ...RUN, target: undefined, viaLoadBalancer: false, viaNat: true, region: 'eu-west-2' });

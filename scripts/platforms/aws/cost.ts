@@ -35,6 +35,8 @@ export const PRICES = {
   publicIpv4Hour: 0.005,
   /** Data between public addresses in one region, per GB each way. */
   inRegionGb: 0.01,
+  /** Data out of a region to another region, per GB, billed by the sending side ("Amazon EC2 On-Demand Pricing", Data Transfer, "Data Transfer OUT From Amazon EC2 To Amazon EC2 in another AWS Region"). */
+  interRegionGb: 0.02,
   /** CloudWatch: custom metric per month (prorated hourly), GetMetricData per 1,000 metrics. */
   metricMonth: 0.3,
   getMetricDataPer1000: 0.01,
@@ -148,7 +150,9 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     const lcu = Math.max(i.peakArrivalRate / PRICES.lcuNewPerSecond, i.peakConnections / PRICES.lcuActive, gb / loadHours / PRICES.lcuGbPerHour);
     lines.push({ item: 'load balancer capacity units', usd: lcu * loadHours * PRICES.albLcuHour, basis: `${lcu.toFixed(1)} LCU (max of ${i.peakArrivalRate.toFixed(0)} new/s ÷ 25, ${i.peakConnections} active ÷ 3,000, GB/h) × ${loadHours.toFixed(2)} h × $${PRICES.albLcuHour}` });
   }
-  lines.push({ item: 'data between public addresses', usd: gb * 2 * PRICES.inRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.inRegionGb}/GB` });
+  // Generators behind NAT are in another region than the target: each way leaves one region for the other.
+  if (i.viaNat) lines.push({ item: 'data between regions', usd: gb * 2 * PRICES.interRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.interRegionGb}/GB, each billed by the region it leaves` });
+  else lines.push({ item: 'data between public addresses', usd: gb * 2 * PRICES.inRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.inRegionGb}/GB` });
   if (i.viaNat) {
     const natGb = i.generators * BOOT_DOWNLOAD_GB + gb;
     lines.push({ item: 'NAT gateway data', usd: natGb * PRICES.natGb, basis: `(${i.generators} × ${BOOT_DOWNLOAD_GB} GB boot downloads + ${gb.toFixed(2)} GB of load) × $${PRICES.natGb}/GB` });
@@ -169,7 +173,7 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     `generators bill ${Math.round(overhead / 60)} min beyond the ${Math.round(i.loadSeconds / 60)} min of load (boot, install, report, scale-in)`,
     ...(t ? ['the target counted at its maximum size for the whole load (an upper bound); it bills while idle anyway (docs/aws.md)'] : []),
     ...(t?.kind === 'ec2' && T3_BASELINE[t.instanceType] ? ['a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)'] : []),
-    ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed); the load's transfer to the target's region priced at the in-region rate (transfer between regions costs more)`] : []),
+    ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed)`] : []),
     `${bps} bytes/s per open connection`,
     'excludes the standing stacks\' idle cost, taxes, free tier and Savings Plans',
   ];
