@@ -55,7 +55,7 @@ test('exported session credentials that end mid-run: refused before anything sca
   await expect(run).rejects.toThrow(UsageError);
   const needUntil = NOW + LAUNCH_AND_READY_MS + (1800 + 60 + 120) * 1000 + RUN_OVERHEAD_MS.collection;
   await expect(checkWith({ expiration, $source: ENV })).rejects.toThrow(
-    `the AWS credentials expire at ${hhmm(expiration.getTime())}, the run needs them until ~${hhmm(needUntil)}; refresh them (aws sso login / a longer session) or shorten the run`,
+    `the AWS credentials expire at ${hhmm(expiration.getTime())}, the run needs them until ~${hhmm(needUntil)} (its longest launch waits counted); use credentials that renew themselves (a profile with SSO or role_arn, the exported AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN unset), a longer session, or a shorter run`,
   );
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
 });

@@ -47,7 +47,7 @@ export function credentialsExpiryProblem(creds: ResolvedCredentials, needUntil: 
   const expires = creds.expiration?.getTime();
   if (expires === undefined || expires >= needUntil) return undefined;
   if (Object.keys(creds.$source ?? {}).some((source) => !FIXED_CREDENTIALS.has(source))) return undefined;
-  return `the AWS credentials expire at ${time(expires)}, the run needs them until ~${time(needUntil)}; refresh them (aws sso login / a longer session) or shorten the run`;
+  return `the AWS credentials expire at ${time(expires)}, the run needs them until ~${time(needUntil)} (its longest launch waits counted); use credentials that renew themselves (a profile with SSO or role_arn, the exported AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN unset), a longer session, or a shorter run`;
 }
 
 /** Refuses a run its credentials would not last (launch, load, collection). @throws UsageError */
