@@ -79,7 +79,9 @@ export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
   const engine = scenarioEngine(script, scenario);
   const { tls, socketio, ws } = script.config as { tls?: unknown; socketio?: unknown; ws?: unknown };
   let layers: unknown[] = [tls];
-  if (engine === 'socketio' || engine === 'socketio-v3') layers = [socketio, scenario.socketio, tls];
+  // Artillery's own engine: what every vuser connects with; the v3 plugin engine: its scenario's own over config's.
+  if (engine === 'socketio') layers = [socketioOptions(script), tls];
+  if (engine === 'socketio-v3') layers = [socketio, scenario.socketio, tls];
   if (engine === 'ws') {
     const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
     layers = [tls, isRecord(connect) ? connect : ws];
@@ -143,7 +145,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], scenario.socketio, target) : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';
@@ -174,24 +176,32 @@ function probedScenario(script: ArtilleryScript): Record<string, unknown> {
   return isRecord(sc) ? sc : {};
 }
 
-/** The Socket.IO options a scenario connects with: `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario). */
-function socketioOptions(script: ArtilleryScript, scenarioSocketio: unknown): Record<string, unknown> {
-  return { ...(isRecord(script.config.socketio) ? script.config.socketio : {}), ...(isRecord(scenarioSocketio) ? scenarioSocketio : {}) };
+/**
+ * The Socket.IO options every vuser of the script's scenarios connects with. Artillery 2.0.34's socketio engine is one
+ * instance per run whose options start as `config.socketio`; compiling each Socket.IO scenario spreads that
+ * scenario's own `socketio` over them (engine_socketio.js createScenario: `this.socketioOpts = { ...this.socketioOpts,
+ * ...scenarioSpec.socketio }`), and the runner compiles every scenario, in script order, before the first vuser
+ * (runner.js) — so all of them connect with the last merge, whichever scenario a vuser runs. A `before`/`after`
+ * section runs on its own: `config.socketio` with its own over it (`hook`).
+ */
+function socketioOptions(script: ArtilleryScript, hook?: unknown): Record<string, unknown> {
+  const own = (part: unknown) => (isRecord(part) && isRecord(part.socketio) ? part.socketio : {});
+  const layers = hook !== undefined ? [own(hook)] : script.scenarios.filter((sc) => scenarioEngine(script, sc) === 'socketio').map(own);
+  return Object.assign({}, isRecord(script.config.socketio) ? script.config.socketio : {}, ...layers);
 }
 
 /**
  * The handshake options of the script's engine (see ProbeSpec.realtimeOptions), or why they cannot be known before
- * the run. Socket.IO's are `config.socketio` with the scenario's own `socketio` over it (engine_socketio.js createScenario).
+ * the run. Socket.IO's are what every vuser connects with ({@link socketioOptions}).
  */
 function handshakeOptions(
   script: ArtilleryScript,
   realtime: 'socketio' | 'websocket',
   first: unknown,
-  scenarioSocketio: unknown,
   target: string,
 ): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string; urlOfTarget?: string } {
   if (realtime === 'socketio') {
-    const sio = socketioOptions(script, scenarioSocketio);
+    const sio = socketioOptions(script);
     const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
@@ -271,23 +281,23 @@ export function probeSpecFor(spec: ProbeSpec, target: string): ProbeSpec {
 
 /**
  * How to make a polling-first script connect by websocket, said by both polling warnings (AWS, local): a scenario's
- * own `socketio:` options win over `config.socketio`, so a fix in config alone leaves such a scenario polling.
+ * own `socketio:` options are spread over `config.socketio` for every vuser ({@link socketioOptions}), so a fix in
+ * config alone leaves the run polling when a scenario names its own transports.
  */
 export const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s own socketio: that names transports';
 
 /**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the
- * client's default transports): a server of several processes without sticky sessions cannot serve that. Any
- * Socket.IO scenario whose transports (its own `socketio` over `config.socketio`) are not WebSocket only counts.
+ * client's default transports): a server of several processes without sticky sessions cannot serve that. Read from
+ * the options the scenarios' vusers connect with ({@link socketioOptions}: every Socket.IO scenario's own spread over
+ * `config.socketio`, the last winning) and a Socket.IO `before`/`after` section's own.
  */
 export function socketIoPolls(script: ArtilleryScript): boolean {
   if (!enginesUsed(script).has('socketio')) return false;
+  const polls = (sio: Record<string, unknown>) => !(Array.isArray(sio.transports) && sio.transports.length > 0 && sio.transports.every((t) => t === 'websocket'));
   const hooks = [script.before, script.after].filter((h) => isRecord(h) && h.engine === 'socketio');
-  const parts = [...hooks, ...script.scenarios.filter((sc) => scenarioEngine(script, sc) === 'socketio')];
-  return parts.some((part) => {
-    const transports = socketioOptions(script, isRecord(part) ? part.socketio : undefined).transports;
-    return !(Array.isArray(transports) && transports.length > 0 && transports.every((t) => t === 'websocket'));
-  });
+  const scenarios = script.scenarios.some((sc) => scenarioEngine(script, sc) === 'socketio');
+  return (scenarios && polls(socketioOptions(script))) || hooks.some((h) => polls(socketioOptions(script, h)));
 }
 
 /** One line for a passed probe. */

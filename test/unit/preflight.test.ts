@@ -64,6 +64,12 @@ describe("the handshake as the script's engine makes it (was: without its header
     expect(preflightSpec(script, 'http://t', false)).toMatchObject({ realtimePath: '/rt', realtimeOptions: { headers: { 'x-a': '1' }, query: { token: 'abc' } } });
   });
 
+  test("Socket.IO: every scenario's own socketio, spread in script order, is what each vuser connects with (engine_socketio.js createScenario on one engine)", () => {
+    const first = { engine: 'socketio', socketio: { path: '/a' }, flow: [{ emit: { channel: 'x' } }] };
+    const second = { engine: 'socketio', weight: 0, socketio: { path: '/b', query: { room: 'r' } }, flow: [] };
+    expect(preflightSpec({ config: {}, scenarios: [first, second] }, 'http://t', false)).toMatchObject({ realtimePath: '/b', realtimeOptions: { query: { room: 'r' } } });
+  });
+
   test('the probed scenario is the first Artillery can pick: one of weight 0 (or a weight parseInt reads as 0) never runs (was: scenarios[0])', () => {
     const sio = { engine: 'socketio', flow: [{ emit: { channel: 'x' } }] };
     const web = { flow: [{ get: { url: '/health' } }] };
