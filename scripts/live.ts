@@ -121,6 +121,9 @@ export class LiveMerger {
    * and the rest folded into no line at all (`created 33 (+10)` for a run that created 44).
    */
   markDone(id: string): void {
+    // Once: the orchestrator says it at every poll while the generator stays ended; listing it at every poll would
+    // bring back the LIST per generator per poll that nextList exists to avoid.
+    if (this.done.has(id)) return;
     this.done.add(id);
     this.nextListAt.delete(id);
   }

@@ -208,6 +208,22 @@ describe('LiveMerger: a period is shown once, in order (careless-user probe: "T+
     expect(shown.join('\n')).not.toContain('late data');
   });
 
+  it('lists an ended generator once at once, then as an idle one, not at every poll the orchestrator says it again', async () => {
+    let now = T0 + 21_000;
+    let lists = 0;
+    const counting = { ...store, list: async (prefix: string) => (lists++, store.list(prefix)) };
+    const live = new LiveMerger(counting, [{ id: 'g01', processes: 1 }], () => now);
+    await store.put('generators/g01/p0/periods/a.json', serializePeriod(period(T0, 1)));
+    await live.poll();
+    lists = 0;
+    for (let k = 0; k < 10; k++) {
+      live.markDone('g01'); // watchRun says it on every 500-ms turn while the agent stays exited
+      await live.poll();
+      now += 500;
+    }
+    expect(lists).toBeLessThanOrEqual(1 + Math.ceil(5_000 / IDLE_LIST_MS)); // once at once, then as any idle generator (was 10)
+  });
+
   it('does not wait for a generator that ended or was lost, nor for a process whose final report is in', async () => {
     const now = T0 + 12_000;
     const live = new LiveMerger(store, [{ id: 'g01', processes: 2 }, { id: 'g02', processes: 1 }], () => now);
