@@ -108,15 +108,20 @@ export function parseDurationSeconds(flag: string, value: string): number {
   throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use seconds or a unit, e.g. ${flag} 90s, ${flag} 20m or ${flag} 1h30m`);
 }
 
-/** Seconds of a duration written with two or more units ("1h30m", "2m30s"), or undefined when it is not one. */
+/**
+ * Seconds of a duration written with two or more units ("1h30m", "2m30s", "1H30M"), or undefined when it is not one.
+ * The parts are added as written, with no bound of their own: the whole is checked by readDuration (`25d1h` is too long
+ * as `25d` is, not 1 h).
+ */
 function compoundSeconds(value: string): number | undefined {
-  const text = value.trim();
+  const text = value.trim().toLowerCase();
   if (!/^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/.test(text)) return undefined;
-  const parts = text.match(/\d+(?:\.\d+)?(?:ms|s|m|h|d)/g) ?? [];
+  const parts = text.match(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g) ?? [];
   if (parts.length < 2) return undefined;
+  const unit: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
   return parts.reduce((sum, part) => {
-    const d = readDuration(part);
-    return sum + ('seconds' in d ? d.seconds : 0);
+    const [, n, u] = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(part) ?? [];
+    return sum + Number(n) * (unit[u ?? ''] ?? Number.NaN);
   }, 0);
 }
 

@@ -78,6 +78,10 @@ describe('a duration flag written with several units, as k6 and Go write it', ()
     expect(validateFlags({ vusers: '10', plateau: '1m0.5s' }).holdSeconds).toBe(10 + 60.5);
     expect(() => validateFlags({ ramp: '0h0m' })).toThrow(/--ramp "0h0m" must be longer than zero/);
     expect(() => validateFlags({ ramp: '1h 30m' })).toThrow(/--ramp "1h 30m" is not a duration/);
+    expect(validateFlags({ vusers: '10', ramp: '1H30M' }).rampSeconds).toBe(5400);
+    // The whole is bounded, not each part: 25d1h is too long as 25d is (a part over the bound added 0: 1 h).
+    expect(() => validateFlags({ hold: '25d1h' })).toThrow(/--hold 25d1h is longer than the \d+ s/);
+    expect(() => validateFlags({ hold: '30d1s' })).toThrow(/--hold 30d1s is longer than/);
     expect(() => parseDuration('1h30m', 'phase 1 duration')).toThrow(/is not a valid duration/);
   });
 });
