@@ -95,6 +95,14 @@ describe('after a killed CLI: the mark and its deadline', () => {
     return { api, marks, log, state, data };
   }
 
+  test('an alarm whose actions are on (or that is gone) is not looked up in the results bucket: after a partial teardown the bucket may be gone', async () => {
+    const w = world(true);
+    const marks = { get: async () => { throw new Error('NoSuchBucket'); }, put: w.marks.put };
+    await expect(restoreOverdueScaleIn(w.api, 'in', marks, T, () => undefined)).resolves.toBe('scale-in is active (alarm actions enabled)');
+    const gone = { ...w.api, describeAlarms: async () => ({ MetricAlarms: [], $metadata: {} }) };
+    await expect(restoreOverdueScaleIn(gone, 'in', marks, T, () => undefined)).resolves.toBe('the alarm does not exist');
+  });
+
   test('a run marks before it disables and marks restored after it enables', async () => {
     const w = world(true);
     const restore = await suspendScaleIn(w.api, 'in', () => undefined, { marks: w.marks, runId: 'r1', now: () => T, restoreBy: T + 60_000 });

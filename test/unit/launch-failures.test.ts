@@ -61,6 +61,13 @@ test('a capacity failure with no progress after it stops the wait once it has st
   expect(launchFailureLine('gen', v.failure!)).toBe(`the generator group gen could not launch instances: ${CAPACITY} — no launch succeeded or began in the 120 s after it, in this zone or another; choose another generatorInstanceType, or retry later`);
 });
 
+test('a termination that succeeds after a capacity failure is no progress: it brings no instance', () => {
+  const activities = [act('Successful', T + 2000, undefined, 'Terminating EC2 instance: i-0old'), act('Failed', T + 1000, CAPACITY)];
+  let v = watchLaunch(undefined, { now: T + 5000, inService: 0, since: T, activities });
+  v = watchLaunch(v.next, { now: T + 5000 + RETRY_GRACE_MS, inService: 0, since: T, activities });
+  expect(v.stop).toBe(true);
+});
+
 test('failures from before the wait (an earlier launch, beyond the clock skew) are not this launch\'s', () => {
   const v = watchLaunch(undefined, { now: T, inService: 0, since: T, activities: [act('Failed', T - ACTIVITY_SKEW_MS - 1, VCPU)] });
   expect(v).toEqual({ next: { inService: 0 }, stop: false });

@@ -49,7 +49,7 @@ export function explainAwsError(
      * The run had started (its generators may be up): how to stop them by hand. Every error is then a rig failure
      * (exit 3, never "nothing was started"), and expired credentials say so with this command.
      */
-    readonly started?: { readonly stopGenerators: string };
+    readonly started?: { readonly stopGenerators: string; readonly beforeScaling?: boolean };
   },
 ): Error {
   const { region, doing } = context;
@@ -80,7 +80,11 @@ export function explainAwsError(
 }
 
 /** An AWS error once the run had started: a rig failure, and expired credentials named with how to stop the generators. */
-function explainMidRun(err: unknown, context: Parameters<typeof explainAwsError>[1] & { readonly started: { readonly stopGenerators: string } }): RigError {
+function explainMidRun(err: unknown, context: Parameters<typeof explainAwsError>[1] & { readonly started: { readonly stopGenerators: string; readonly beforeScaling?: boolean } }): RigError {
+  if (isExpiredCredentials(err, true) && context.started.beforeScaling) {
+    // Opened, but no group scaled yet (suspending scale-in / AZRebalance comes first): nothing to stop by hand.
+    return new RigError(`the AWS credentials expired as the run opened (${(err as Error).name} while ${context.doing}); no generator was started: refresh them (aws sso login / a new session) and run again (a suspension already made is taken over by that run, or restored past its deadline by the safety net or npm run leftovers)`);
+  }
   if (isExpiredCredentials(err, true)) {
     return new RigError(`the AWS credentials expired mid-run (${(err as Error).name} while ${context.doing}); the generator group may still be running: refresh them (aws sso login / a new session), then ${context.started.stopGenerators}`);
   }

@@ -79,10 +79,11 @@ export function watchLaunch(prev: LaunchWatch | undefined, obs: LaunchObservatio
   const failure = { message, kind: failureKind(message) };
   if (failure.kind !== 'capacity') return { next: { inService: obs.inService }, failure, stop: true };
   // A launch under way (a termination under way — "Terminating EC2 instance: …" — brings no instance).
-  const underWay = (a: Activity) => !FINAL.has(String(a.StatusCode)) && !/^Terminating/i.test(a.Description ?? '');
+  const launch = (a: Activity) => !/^Terminating/i.test(a.Description ?? '');
+  const underWay = (a: Activity) => !FINAL.has(String(a.StatusCode)) && launch(a);
   const progressed =
     (prev !== undefined && obs.inService > prev.inService) ||
-    recent.some((a) => underWay(a) || (startOf(a) > startOf(failed) && a.StatusCode === 'Successful'));
+    recent.some((a) => underWay(a) || (startOf(a) > startOf(failed) && a.StatusCode === 'Successful' && launch(a)));
   if (progressed) return { next: { inService: obs.inService }, failure, stop: false };
   const failingSince = prev?.failingSince ?? obs.now;
   return { next: { inService: obs.inService, failingSince }, failure, stop: obs.now - failingSince >= RETRY_GRACE_MS };

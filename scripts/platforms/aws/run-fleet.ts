@@ -98,6 +98,6 @@ async function suspendForTheRun(props: RunFleetProps): Promise<RestoreScaleIn[]>
   } catch (err) {
     for (const r of restores.reverse()) await r();
     // The run has opened and its launch begun: an AWS error is a rig failure (exit 3), never "nothing was started".
-    throw explainAwsError(err, { region: api.region, doing, started: { stopGenerators: stopGeneratorsCommand(outputs) } });
+    throw explainAwsError(err, { region: api.region, doing, started: { stopGenerators: stopGeneratorsCommand(outputs), beforeScaling: true } });
   }
 }

@@ -99,6 +99,9 @@ export async function suspendScaleIn(api: AlarmApi, alarmName: string | undefine
 export async function restoreOverdueScaleIn(api: AlarmApi, alarmName: string | undefined, marks: MarkStore, now: number, log: (line: string) => void): Promise<string | undefined> {
   if (!alarmName) return undefined;
   const enabled = await alarmState(api, alarmName);
+  // An alarm that is gone or whose actions are on needs no mark: none is read (after a partial teardown the results
+  // bucket may be gone, and reading it would fail the whole check).
+  if (enabled !== false) return scaleInDecision({ actionsEnabled: enabled, mark: undefined, now }).why;
   const mark = await readMark(marks, alarmName);
   const decision = scaleInDecision({ actionsEnabled: enabled, mark, now });
   if (decision.action !== 'restore' || !mark) return decision.why;
