@@ -145,8 +145,12 @@ function main() {
   };
   const file = path.resolve(entry);
   process.argv = [process.argv[0] ?? process.execPath, file, ...rest];
+  // A Ctrl-C while the entry loads its modules is kept for it (scripts/early-interrupt.js), not lost.
+  const early = require('./early-interrupt');
+  early.listen();
   // Loaded as the main module (what `node file` and ts-node do), so `require.main === module` holds in the entry.
   /** @type {any} */ (Module)._load(file, null, true);
+  early.release();
 }
 
 main();
