@@ -148,12 +148,19 @@ export function regionOf(flag: string | undefined, outputsText: string | undefin
 /**
  * While the stacks are deployed (cdk-outputs.json, else CloudFormation, names the scale-in alarm, the groups and the
  * results bucket): restores a target scale-in, and resumes the target's and the generators' AZRebalance, that a
- * killed run left suspended past its deadline (its mark in the bucket says so). A failure here is said, never fatal
- * to the listing.
+ * killed run left suspended past its deadline (its mark in the bucket says so); the generator group of every other
+ * region too (`apiFor`), each marked in its own region's bucket. A failure here is said, never fatal to the listing.
  */
-export async function restoreLeftSuspensions(api: AwsApi, outputsText: string | undefined, file: string, log: (line: string) => void, now = Date.now()): Promise<void> {
+export async function restoreLeftSuspensions(
+  api: AwsApi,
+  outputsText: string | undefined,
+  file: string,
+  log: (line: string) => void,
+  now = Date.now(),
+  apiFor?: (region: string) => AwsApi,
+): Promise<void> {
+  let outputs: RigOutputs | undefined;
   try {
-    let outputs: RigOutputs | undefined;
     try {
       outputs = outputsText ? parseOutputsFile(outputsText, file) : undefined;
     } catch {
@@ -168,6 +175,15 @@ export async function restoreLeftSuspensions(api: AwsApi, outputsText: string | 
     // No credentials or no endpoint: the listing fails the same way next, and says it once.
     if (isNoCredentials(err) || isUnreachable(err)) throw err;
     log(`note: could not check for what a killed run left suspended (target scale-in, AZRebalance) (${(err as Error).name}: ${(err as Error).message})`);
+  }
+  for (const remote of (apiFor && outputs?.regions) || []) {
+    try {
+      const there = (apiFor as (region: string) => AwsApi)(remote.region);
+      await resumeOverdueProcesses(there, remote.generatorAsgName, s3Store(`s3://${remote.resultsBucketName}`, there.s3), now, log);
+    } catch (err) {
+      if (isNoCredentials(err) || isUnreachable(err)) throw err;
+      log(`note: could not check ${remote.region}'s generator group for a suspended AZRebalance (${(err as Error).name}: ${(err as Error).message})`);
+    }
   }
 }
 
@@ -202,7 +218,8 @@ async function main(argv: string[]): Promise<number> {
       region = r;
       const api = createAwsApi({ region: r });
       // The target, its scale-in alarm, the groups and the results bucket named by the outputs are the home region's (the first).
-      if (k === 0) await restoreLeftSuspensions(api, outputsText, outputsFile, log);
+      // Every other generator region named by the outputs is checked too, each with its own region's client.
+      if (k === 0) await restoreLeftSuspensions(api, outputsText, outputsFile, log, Date.now(), (other) => createAwsApi({ region: other }));
       const here = await scanRegion(api, (d) => (doing = d));
       for (const line of leftoverLines(r, here)) log(line);
       found.push(...here);

@@ -103,6 +103,22 @@ describe('npm run leftovers resumes a killed run\'s AZRebalance past its deadlin
     expect(lines).toEqual(['group gen: AZRebalance resumed: run r-killed suspended AZRebalance on gen at 2026-11-26T10:00:00.000Z and had not resumed it by 2026-11-26T11:59:59.999Z (its CLI was killed or lost)']);
   });
 
+  test('another generator region\'s group is resumed too, through that region\'s client and bucket (was: the home region only)', async () => {
+    const twoRegions = JSON.stringify({
+      'LoadTestRig-Generators': { GeneratorAsgName: 'gen', ResultsBucketName: 'bkt', GeneratorAgentHome: '/opt/loadtest-rig/load-generators', Region: 'eu-west-1', RemoteGeneratorRegions: 'us-east-1' },
+      'LoadTestRig-Generators-us-east-1': { GeneratorAsgName: 'gen-east', ResultsBucketName: 'bkt-east', GeneratorAgentHome: '/opt/loadtest-rig/load-generators', Region: 'us-east-1' },
+    });
+    suspended = ['AZRebalance'];
+    objects.set(processesMarkKey('gen-east'), JSON.stringify({ ...JSON.parse(killedRunMark(T - 1)), groupName: 'gen-east' }));
+    const regionsAsked: string[] = [];
+    const lines: string[] = [];
+    await restoreLeftSuspensions(api(), twoRegions, 'cdk-outputs.json', (l) => lines.push(l), T, (r) => (regionsAsked.push(r), createAwsApi({ region: r })));
+    expect(regionsAsked).toEqual(['us-east-1']);
+    expect(asg.commandCalls(ResumeProcessesCommand).map((c) => c.args[0].input)).toEqual([{ AutoScalingGroupName: 'gen-east', ScalingProcesses: ['AZRebalance'] }]);
+    expect(s3.commandCalls(GetObjectCommand).some((c) => c.args[0].input.Bucket === 'bkt-east')).toBe(true);
+    expect(lines).toEqual([expect.stringMatching(/^group gen-east: AZRebalance resumed: run r-killed suspended AZRebalance/)]);
+  });
+
   test('before the deadline, or with no run\'s mark: nothing resumed, nothing said', async () => {
     suspended = ['AZRebalance'];
     objects.set(processesMarkKey('gen'), killedRunMark(T + HOUR));
