@@ -188,6 +188,12 @@ function redirected(step, shown, httpUrl, res) {
   return `HTTP ${step.method} ${shown} answered ${res.status}${to ? ` (Location: ${to.origin}${shownPath(to)})` : ''}: the built-in scenarios need 200 there and follow no redirect; ${fix}`;
 }
 
+/** The built-in scenarios' first request (load-generators/processors/connect.js fetchCookie). */
+const BUILT_IN_COOKIE_PATH = '/set-cookie';
+/** Said when a target without the reference target's protocol is given to a built-in scenario (the user wrote no path). */
+const BUILT_IN_PROTOCOL_HINT =
+  "the built-in scenarios speak the reference target's protocol (GET /set-cookie for a sid cookie, then Socket.IO carrying it: docs/target.md, Protocol), and this target has no /set-cookie; run your own Artillery script against it (--scenario my-test.yml), or a built-in against a target that speaks it";
+
 /**
  * The scenario's first HTTP step (retried on a 5xx where its status is judged).
  * @param {ProbeSpec} spec @param {{ method: string, path: string }} step @param {number} timeoutMs
@@ -219,7 +225,11 @@ async function httpStep(spec, step, timeoutMs, opts) {
   }
   if (res.status >= 300 && res.status < 400) return { message: redirected(step, shown, httpUrl, res), config: true };
   if (res.status >= 400) {
-    const why = res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it' : res.status === 401 || res.status === 403 ? authHint(opts.authToken) : 'check the scenario\'s URL path and any auth it needs';
+    const why =
+      res.status >= 500 ? 'the target (or the load balancer: 502/503 = no healthy target) failed it'
+      : res.status === 401 || res.status === 403 ? authHint(opts.authToken)
+      : spec.realtimeAtOrigin && res.status === 404 && step.path === BUILT_IN_COOKIE_PATH ? BUILT_IN_PROTOCOL_HINT
+      : 'check the scenario\'s URL path and any auth it needs';
     return { message: `HTTP ${step.method} ${shown} answered ${res.status}: ${why}`, config: res.status < 500 };
   }
   return { line: `http ${step.method} ${shown} ${res.status}`, ...(res.cookie ? { cookie: res.cookie } : {}) };

@@ -8,6 +8,7 @@ import { RigError, UsageError } from '../../scripts/errors';
 import { preflightError, preflightHere, preflightSpec, socketIoPolls } from '../../scripts/preflight';
 import { loadScenario } from '../../scripts/scenario';
 import { freePort } from '../aws/moto';
+import { loopbackHttpServer } from '../helpers/http-server';
 
 import { probe, connectFailure } from '../../load-generators/lib/preflight';
 
@@ -130,6 +131,22 @@ describe('the probe against real servers on loopback', () => {
     const result = await probe({ target: target.url, http: { method: 'GET', path: '/no-such-path' } });
     expect(result).toMatchObject({ ok: false, step: 'http', config: true, message: expect.stringMatching(/^HTTP GET \/no-such-path answered 404: check the scenario's URL path/) });
     expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
+  });
+
+  test("a built-in scenario at a target without /set-cookie: exit 2 naming the reference target's protocol (was: 'check the scenario's URL path', a path the user never wrote)", async () => {
+    const other = await loopbackHttpServer((_req, res) => {
+      res.statusCode = 404;
+      res.end();
+    });
+    try {
+      const url = `http://127.0.0.1:${other.port}`;
+      const builtIn = await probe({ ...preflightSpec(loadScenario('connect', path.join(ROOT, 'load-generators', 'scenarios')).script, url), target: url });
+      expect(builtIn).toMatchObject({ ok: false, step: 'http', config: true, message: expect.stringMatching(/^HTTP GET \/set-cookie answered 404: the built-in scenarios speak the reference target's protocol .*run your own Artillery script against it \(--scenario my-test\.yml\)/) });
+      // A user's script asking for /set-cookie itself keeps the path advice.
+      expect(await probe({ target: url, http: { method: 'GET', path: '/set-cookie' } })).toMatchObject({ message: expect.stringMatching(/answered 404: check the scenario's URL path/) });
+    } finally {
+      await other.close();
+    }
   });
 
   test("a user's own first step answering 404 is reported, not judged (plain artillery would run it and count the 404s)", async () => {
