@@ -220,9 +220,10 @@ describe('a run folder whose disk fills mid-run', () => {
     const summaryFile = path.join(tempDir('rig-tiny-disk-summary-'), 'summary.json');
     const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json', '--output', summaryFile]);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
-    // Once the load has started, the rest of the disk goes (instead of waiting ~20 s for the run's own files to use
-    // it up): the run's next write into its folder fails with ENOSPC, mid-run.
-    await cli.waitFor(/all generators ready; shared start at/, 90_000);
+    // Once the load has started (a load thread's started marker in the run folder), the rest of the disk goes, instead
+    // of waiting ~20 s for the run's own files to use it up: the run's next write into its folder fails with ENOSPC.
+    const p0 = path.join(out, 'generators', 'g01', 'p0');
+    await until(() => fs.existsSync(p0) && fs.readdirSync(p0).some((n) => n.startsWith('started-')), { timeoutMs: 90_000, what: "g01's load to start", pollMs: 50 });
     fillDisk(mountPoint);
     const result = await cli.exited;
     expect(result.code).toBe(3);
