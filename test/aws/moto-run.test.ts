@@ -15,6 +15,7 @@ import { GetCommandInvocationCommand, ListCommandsCommand, SSMClient } from '@aw
 import { startLocalTarget } from '../../scripts/platforms/local/target';
 import { awsGenerator } from '../../scripts/core/capacity-model';
 import { runCli, startCli, tempDir } from '../helpers/cli';
+import { until } from '../helpers/wait';
 import { scaleInMarkKey } from '../../lib/safety-net/scale-in-decision';
 import { FakeSsmAgent, Moto, ROOT, clientConfig, freePort, startMoto } from './moto';
 import { WidgetImageEndpoint, pngSize, startWidgetImageEndpoint } from './widget-image-endpoint';
@@ -377,14 +378,11 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
   ssmAgent.start((agent) => {
     if (agent.generator !== 'g02') return;
     void (async () => {
-      // Once the run has started, g02's instance goes away (spot reclaim, someone terminates it…).
+      // Once g02's load has started (its first load thread's started marker in the run store), its instance goes away
+      // (spot reclaim, someone terminates it…): mid-ramp, with most of its share still to come.
       const prefix = agent.store.replace(`s3://${BUCKET}/`, '');
-      for (let i = 0; i < 240; i++) {
-        const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/control/start.json` }));
-        if ((listed.Contents ?? []).length > 0) break;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      await new Promise((r) => setTimeout(r, 1500));
+      const started = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/generators/g02/p0/started-` }))).Contents ?? []).length > 0;
+      await until(started, { timeoutMs: 60_000, what: "g02's load to start", pollMs: 250 });
       const { instanceId } = JSON.parse(await getText(s3, `${prefix}/generators/g02/instance.json`)) as { instanceId: string };
       agent.child.kill('SIGKILL');
       // (moto answers TerminateInstanceInAutoScalingGroup with a 500; detaching removes it from the group the same way.)
@@ -396,7 +394,8 @@ test('a generator whose instance disappears mid-run: the run finishes on the oth
   const stopFeeding = feedGeneratorCpu();
   let res;
   try {
-    res = await runCli(['--platform', 'aws', '--vusers', '20', '--ramp', '4s', '--hold', '5s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
+    // g02's loss is seen ~10 s after it goes (the fleet's poll of the group): a 1-s hold has g01 done by then too.
+    res = await runCli(['--platform', 'aws', '--vusers', '20', '--ramp', '4s', '--hold', '1s', '--generators', '2', '--json', '--target', target.url, '--out', out], {
       env: { ...moto.env, AWS_PROFILE: '' },
       timeoutMs: 120_000,
     });

@@ -191,6 +191,19 @@ describe('faults during a local run', () => {
   }, 120_000);
 });
 
+/** Takes every byte left on the file system of `dir` (a file beside the run folder), so the next write there fails with ENOSPC. */
+function fillDisk(dir: string): void {
+  const fd = fs.openSync(path.join(dir, 'filler'), 'w');
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 describe('a run folder whose disk fills mid-run', () => {
   const mountPoint = tempDir('rig-tiny-disk-');
   beforeAll(() => {
@@ -207,6 +220,11 @@ describe('a run folder whose disk fills mid-run', () => {
     const summaryFile = path.join(tempDir('rig-tiny-disk-summary-'), 'summary.json');
     const cli = startCli(['--vusers', '300', '--generators', '2', '--ramp', '30s', '--hold', '5s', '--out', out, '--json', '--output', summaryFile]);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
+    // Once the load has started (a load thread's started marker in the run folder), the rest of the disk goes, instead
+    // of waiting ~20 s for the run's own files to use it up: the run's next write into its folder fails with ENOSPC.
+    const p0 = path.join(out, 'generators', 'g01', 'p0');
+    await until(() => fs.existsSync(p0) && fs.readdirSync(p0).some((n) => n.startsWith('started-')), { timeoutMs: 90_000, what: "g01's load to start", pollMs: 50 });
+    fillDisk(mountPoint);
     const result = await cli.exited;
     expect(result.code).toBe(3);
     const failure = result.stderr.split('\n').filter((l) => l.startsWith('rig failure'));
