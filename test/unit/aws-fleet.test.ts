@@ -298,7 +298,7 @@ test('a running generator\'s SSM invocation is read less and less often (≤ eve
 
 // EC2 Auto Scaling User Guide, "Troubleshoot Amazon EC2 Auto Scaling: EC2 instance launch failures": a launch AWS
 // refuses (InsufficientInstanceCapacity, VcpuLimitExceeded, a type the zone lacks) is a Failed scaling activity;
-// moto never fails a launch, so the activity is mocked. Which failures end the wait: test/aws/fleet-waits.test.ts.
+// moto never fails a launch, so the activity is mocked. Which failures end the wait: test/unit/aws-fleet-waits.test.ts.
 test('a Failed scaling activity no retry fixes (an instance quota) stops the wait on its first poll, quoting AWS\'s message in one line', async () => {
   asg.on(DescribeAutoScalingGroupsCommand).resolves(group([]));
   const message = 'Your quota allows for 0 more running instance(s). You requested at least 1.\nLaunching EC2 instance failed.';

@@ -1,7 +1,7 @@
 /** The first screen's findings and the errors table, from a synthetic report. */
 import { elapsed, errorRows, findingsOf, phaseBands } from '../../scripts/report/findings';
 import { formatSummaryTable } from '../../scripts/report/summary';
-import { T0, hostileReport } from './fixture';
+import { T0, hostileReport } from '../report/fixture';
 
 const report = () => {
   const r = hostileReport();
