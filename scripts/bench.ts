@@ -128,9 +128,10 @@ function benchSettings() {
   const budgetMs = positive('budget', values.budget) * 60_000;
   // The memory trials come first, one per system: the arrivals (memSeconds), then the last vuser's hold (memSeconds +
   // 10, scripts/bench/trial.ts), warm-up, start and stop (~30 s); the ladder stops starting trials a minute before the
-  // budget. Below this not one ladder trial would start.
+  // budget, and the bench must end within it ("the whole bench within --budget"): below this not one ladder trial
+  // would start and end in time.
   const memoryTrialsSeconds = 2 * (2 * memSeconds + 10 + 30);
-  const leastMinutes = Math.ceil((memoryTrialsSeconds + 30) / 60) + 1;
+  const leastMinutes = Math.ceil((memoryTrialsSeconds + trialSeconds + hold + 30) / 60) + 1;
   if (budgetMs < leastMinutes * 60_000) {
     throw new UsageError(`--budget ${values.budget} leaves no time for the ladder (the memory trials take ~${Math.ceil(memoryTrialsSeconds / 60)} min first, and no trial starts in the last minute); give at least --budget ${leastMinutes}`);
   }

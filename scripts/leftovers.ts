@@ -166,7 +166,7 @@ export async function restoreLeftSuspensions(
     } catch {
       /* a broken outputs file names no alarm: ask CloudFormation */
     }
-    outputs ??= await describeRigStacks(api);
+    outputs ??= await describeRigStacks(api, apiFor);
     if (!outputs) return;
     const marks = s3Store(`s3://${outputs.resultsBucketName}`, api.s3);
     await restoreOverdueScaleIn(api, outputs.scaleInAlarmName, marks, now, log);

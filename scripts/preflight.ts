@@ -69,8 +69,10 @@ export interface ProbeSpec {
 
 /**
  * Whether the scenario the preflight probes (the first Artillery can pick: {@link probedScenario}) connects with certificate checks off, read as its engine
- * reads them in Artillery 2.0.34: `config.tls` for http; for socketio, `config.socketio` and the scenario's own
- * `socketio` with `config.tls` applied over them (engine_socketio.js: `_.extend({}, socketioOpts, tls)`); for ws,
+ * reads them in Artillery 2.0.34: `config.tls` for http; for socketio, the options every vuser connects with
+ * ({@link socketioOptions}: every Socket.IO scenario's own `socketio` spread over `config.socketio`) with `config.tls`
+ * applied over them (engine_socketio.js: `_.extend({}, socketioOpts, tls)`; the socketio-v3 plugin engine: its
+ * scenario's own over `config.socketio`); for ws,
  * `config.ws` applied over `config.tls` (engine_ws.js getWsConfig: `_.extend(tls, ws)`), or instead of `config.ws`
  * the keys of a `connect: {…}` first step. The last layer that sets `rejectUnauthorized` decides.
  */
@@ -284,7 +286,7 @@ export function probeSpecFor(spec: ProbeSpec, target: string): ProbeSpec {
  * own `socketio:` options are spread over `config.socketio` for every vuser ({@link socketioOptions}), so a fix in
  * config alone leaves the run polling when a scenario names its own transports.
  */
-export const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s own socketio: that names transports';
+export const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
 
 /**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the

@@ -19,8 +19,9 @@ test.each([
   [['--json', os.tmpdir()], `bench: --json ${os.tmpdir()} is a folder; pass a file name, e.g. --json summary.json`],
   [['--json', '/nonexistent-rig-dir/b.json'], 'bench: --json /nonexistent-rig-dir/b.json: /nonexistent-rig-dir is not an existing folder; create it or pass another path'],
   // The memory trials come first and the ladder stops a minute before the budget: no ladder trial would run.
-  [['--budget', '0.5'], 'bench: --budget 0.5 leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 7'],
-  [['--budget', '14', '--mem-seconds', '300'], 'bench: --budget 14 leaves no time for the ladder (the memory trials take ~22 min first, and no trial starts in the last minute); give at least --budget 23'],
+  [['--budget', '0.5'], 'bench: --budget 0.5 leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 8'],
+  [['--budget', '7', '--trial', '300'], 'bench: --budget 7 leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 12'],
+  [['--budget', '14', '--mem-seconds', '300'], 'bench: --budget 14 leaves no time for the ladder (the memory trials take ~22 min first, and no trial starts in the last minute); give at least --budget 24'],
 ])('bench %j: one line, exit 2, nothing started', async (args, line) => {
   const before = benchFolders();
   const r = await runCli(args, { script: 'bench.ts', timeoutMs: 60_000 });

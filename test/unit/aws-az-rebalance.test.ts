@@ -7,6 +7,7 @@
  * not rebalance, so the SDK clients are mocked and the calls sent are the test.
  */
 import { AutoScalingClient, DescribeAutoScalingGroupsCommand, ResumeProcessesCommand, SuspendProcessesCommand } from '@aws-sdk/client-auto-scaling';
+import { CloudFormationClient, CloudFormationServiceException, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -117,6 +118,30 @@ describe('npm run leftovers resumes a killed run\'s AZRebalance past its deadlin
     expect(asg.commandCalls(ResumeProcessesCommand).map((c) => c.args[0].input)).toEqual([{ AutoScalingGroupName: 'gen-east', ScalingProcesses: ['AZRebalance'] }]);
     expect(s3.commandCalls(GetObjectCommand).some((c) => c.args[0].input.Bucket === 'bkt-east')).toBe(true);
     expect(lines).toEqual([expect.stringMatching(/^group gen-east: AZRebalance resumed: run r-killed suspended AZRebalance/)]);
+  });
+
+  test('with no cdk-outputs.json (after npm run teardown, another machine), CloudFormation names the other region\'s group, each stack asked in its own region', async () => {
+    const cfn = mockClient(CloudFormationClient);
+    const stacks: Record<string, { region: string; outputs: Record<string, string> }> = {
+      'LoadTestRig-Generators': { region: 'eu-west-1', outputs: { GeneratorAsgName: 'gen', ResultsBucketName: 'bkt', GeneratorAgentHome: '/opt/a', Region: 'eu-west-1', RemoteGeneratorRegions: 'us-east-1' } },
+      'LoadTestRig-Generators-us-east-1': { region: 'us-east-1', outputs: { GeneratorAsgName: 'gen-east', ResultsBucketName: 'bkt-east', GeneratorAgentHome: '/opt/a', Region: 'us-east-1' } },
+    };
+    cfn.on(DescribeStacksCommand).callsFake(async (input: { StackName: string }, getClient) => {
+      const stack = stacks[input.StackName];
+      // A stack exists in its own region only: asked elsewhere, CloudFormation says it does not exist.
+      if (!stack || stack.region !== (await getClient().config.region())) throw new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: `Stack with id ${input.StackName} does not exist` });
+      return { Stacks: [{ StackName: input.StackName, StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(T), Outputs: Object.entries(stack.outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })) }] };
+    });
+    try {
+      suspended = ['AZRebalance'];
+      objects.set(processesMarkKey('gen-east'), JSON.stringify({ ...JSON.parse(killedRunMark(T - 1)), groupName: 'gen-east' }));
+      const lines: string[] = [];
+      await restoreLeftSuspensions(api(), undefined, 'cdk-outputs.json', (l) => lines.push(l), T, (r) => createAwsApi({ region: r }));
+      expect(asg.commandCalls(ResumeProcessesCommand).map((c) => c.args[0].input)).toEqual([{ AutoScalingGroupName: 'gen-east', ScalingProcesses: ['AZRebalance'] }]);
+      expect(lines).toEqual([expect.stringMatching(/^group gen-east: AZRebalance resumed/)]);
+    } finally {
+      cfn.restore();
+    }
   });
 
   test('before the deadline, or with no run\'s mark: nothing resumed, nothing said', async () => {

@@ -70,6 +70,14 @@ test('the run needs its launch, its load with one session, and collection: an ex
   expect(credentialsExpiryProblem({ expiration: new Date(NOW) }, needUntil)).toBeDefined();
 });
 
+test("the way out fits where they came from: exported variables to unset, or a profile's fixed session keys to replace", () => {
+  const needUntil = NOW + 3_600_000;
+  expect(credentialsExpiryProblem({ expiration: new Date(NOW), $source: ENV }, needUntil)).toMatch(/\(a profile with SSO or role_arn, the exported AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY\/AWS_SESSION_TOKEN unset\)/);
+  const fromProfile = credentialsExpiryProblem({ expiration: new Date(NOW), $source: { CREDENTIALS_PROFILE: 'n' } }, needUntil);
+  expect(fromProfile).toMatch(/\(a profile with SSO or role_arn instead of fixed session keys\)/);
+  expect(fromProfile).not.toContain('AWS_ACCESS_KEY_ID');
+});
+
 test('credentials a profile renews (SSO, an assumed role) are not refused for their current expiry', () => {
   const soon = new Date(NOW + 60_000);
   expect(credentialsExpiryProblem({ expiration: soon, $source: { CREDENTIALS_PROFILE_SSO: 'r', CREDENTIALS_SSO: 's' } }, NOW + 3_600_000)).toBeUndefined();

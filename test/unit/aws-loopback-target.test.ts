@@ -1,7 +1,7 @@
 /**
  * An AWS run aimed at this machine's loopback (`--target http://localhost:3000`, or a script's config.target) is
  * refused before anything starts: from a generator, loopback is the generator itself, so the preflight on the
- * first generator failed only after that instance had started (exit 3). moto's "instances" are processes here.
+ * first generator failed only after that instance had started (exit 3).
  */
 import { loopbackHost, loopbackTargetProblem } from '../../scripts/platforms/aws/select';
 

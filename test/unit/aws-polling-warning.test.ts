@@ -15,7 +15,7 @@ const input = (over: Partial<Pick<RunInput, 'targetSource' | 'script'>> & { buil
 
 test('your Socket.IO script with the default transports against the deployed reference target: one warning line naming the fix', () => {
   const line = awsPollingWarning(input());
-  expect(line).toMatch(/^warning: your script's Socket\.IO clients start with HTTP long-polling .*"xhr poll error".* Set transports: \["websocket"\] under config\.socketio, and under every scenario's own socketio: that names transports$/);
+  expect(line).toMatch(/^warning: your script's Socket\.IO clients start with HTTP long-polling .*"xhr poll error".* Set transports: \["websocket"\] under config\.socketio, and under every scenario's \(and a before\/after section's\) own socketio: that names transports$/);
   expect(line).not.toMatch(/\n/);
 });
 

@@ -28,7 +28,7 @@ function launchWith(describeAlarms: () => Promise<never>) {
   return { run: fleet.launch(['g01']).then(() => undefined, (e: Error) => e), launched };
 }
 
-test('credentials that expire while target scale-in is being suspended: exit 3, not exit 2; no group has scaled yet, so no command to stop one (it sent the user to scale a group never started)', async () => {
+test('credentials that expire while target scale-in is being suspended: exit 3, not exit 2; this region\'s group has not scaled yet (said so), another region\'s may have (its stop command kept)', async () => {
   const { run, launched } = launchWith(async () => {
     throw Object.assign(new Error('The security token included in the request is expired'), { name: 'ExpiredTokenException' });
   });
@@ -36,7 +36,7 @@ test('credentials that expire while target scale-in is being suspended: exit 3, 
   expect(launched).toEqual(['launch']);
   expect(err).toBeInstanceOf(RigError);
   expect(err).not.toBeInstanceOf(UsageError);
-  expect((err as Error).message).toBe('the AWS credentials expired as the run opened (ExpiredTokenException while suspending target scale-in (alarm LoadTestRig-Target-In)); no generator was started: refresh them (aws sso login / a new session) and run again (a suspension already made is taken over by that run, or restored past its deadline by the safety net or npm run leftovers)');
+  expect((err as Error).message).toBe('the AWS credentials expired as the run opened (ExpiredTokenException while suspending target scale-in (alarm LoadTestRig-Target-In)); this region\'s generators were not started: refresh them (aws sso login / a new session) and run again; what the run had suspended is restored past its deadline by the safety net or npm run leftovers (or now, by the command above); with generators in other regions, also scale it to 0: `aws autoscaling set-desired-capacity --auto-scaling-group-name gen --desired-capacity 0`');
 });
 
 test('access denied while suspending: a rig failure too (exit 3), naming what was being done', async () => {

@@ -82,8 +82,9 @@ export function explainAwsError(
 /** An AWS error once the run had started: a rig failure, and expired credentials named with how to stop the generators. */
 function explainMidRun(err: unknown, context: Parameters<typeof explainAwsError>[1] & { readonly started: { readonly stopGenerators: string; readonly beforeScaling?: boolean } }): RigError {
   if (isExpiredCredentials(err, true) && context.started.beforeScaling) {
-    // Opened, but no group scaled yet (suspending scale-in / AZRebalance comes first): nothing to stop by hand.
-    return new RigError(`the AWS credentials expired as the run opened (${(err as Error).name} while ${context.doing}); no generator was started: refresh them (aws sso login / a new session) and run again (a suspension already made is taken over by that run, or restored past its deadline by the safety net or npm run leftovers)`);
+    // Opened, but this region's group not scaled yet (suspending scale-in / AZRebalance comes first). Its suspensions
+    // stay marked until their deadline (the restore failed too); another region's launch may have begun meanwhile.
+    return new RigError(`the AWS credentials expired as the run opened (${(err as Error).name} while ${context.doing}); this region's generators were not started: refresh them (aws sso login / a new session) and run again; what the run had suspended is restored past its deadline by the safety net or npm run leftovers (or now, by the command above); with generators in other regions, also ${context.started.stopGenerators}`);
   }
   if (isExpiredCredentials(err, true)) {
     return new RigError(`the AWS credentials expired mid-run (${(err as Error).name} while ${context.doing}); the generator group may still be running: refresh them (aws sso login / a new session), then ${context.started.stopGenerators}`);

@@ -47,7 +47,10 @@ export function credentialsExpiryProblem(creds: ResolvedCredentials, needUntil: 
   const expires = creds.expiration?.getTime();
   if (expires === undefined || expires >= needUntil) return undefined;
   if (Object.keys(creds.$source ?? {}).some((source) => !FIXED_CREDENTIALS.has(source))) return undefined;
-  return `the AWS credentials expire at ${time(expires)}, the run needs them until ~${time(needUntil)} (its longest launch waits counted); use credentials that renew themselves (a profile with SSO or role_arn, the exported AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN unset), a longer session, or a shorter run`;
+  // Where they came from decides what to drop: exported variables win over a profile in the SDK's chain.
+  const exported = Object.keys(creds.$source ?? {}).includes('CREDENTIALS_ENV_VARS');
+  const renewing = exported ? 'a profile with SSO or role_arn, the exported AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN unset' : 'a profile with SSO or role_arn instead of fixed session keys';
+  return `the AWS credentials expire at ${time(expires)}, the run needs them until ~${time(needUntil)} (its longest launch waits counted); use credentials that renew themselves (${renewing}), a longer session, or a shorter run`;
 }
 
 /** Refuses a run its credentials would not last (launch, load, collection). @throws UsageError */
