@@ -94,7 +94,8 @@ const PROCESSOR_PROBE = path.join(__dirname, 'processor-probe.js');
 export function processorExports(file: string): { exports: string[]; loads: ModuleLoad[] } | { error: string } {
   // The answer comes in a file of its own; what the processor prints at load time goes nowhere (stdout ignored,
   // stderr kept for a load error's stack, with room for a processor that prints a lot there too).
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-processor-probe-'));
+  // Named with this process's id: whose folder it is, when several processes check scripts at once.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-processor-probe-${process.pid}-`));
   const answer = path.join(dir, 'answer.json');
   try {
     execFileSync(process.execPath, [PROCESSOR_PROBE, file, answer], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
