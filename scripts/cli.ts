@@ -12,6 +12,7 @@ import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } fr
 import { invocationDir, userPath } from './home-path';
 import { namesAFile } from './scenario';
 import { artilleryFlagHint, positionalHint } from './artillery-flags';
+import { watchRepeatedValues } from './cli-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
@@ -101,6 +102,7 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
     process.stderr.write(`error: ${early}\n`);
     return { exitCode: badInputSummary(argv, early) };
   }
+  const repeated = watchRepeatedValues(program);
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
@@ -108,6 +110,11 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return { exitCode: ExitCode.ok };
     // Commander already printed its one line; a script asking for the summary still gets one.
     return { exitCode: badInputSummary(argv, (err as Error).message.replace(/^error: /, '')) };
+  }
+  const twice = repeated();
+  if (twice !== undefined) {
+    process.stderr.write(`error: ${twice}\n`);
+    return { exitCode: badInputSummary(argv, twice) };
   }
   // Commander camel-cases each flag into exactly the RawFlags field of the same name.
   return { flags: program.opts<CliFlags>() };

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildProgram } from '../../scripts/cli';
+import { parseFlags, watchRepeatedValues } from '../../scripts/cli-flags';
+import { runCli } from '../helpers/cli';
 import { checkOutputFile, checkOutputNotInput, createRunFolder, pseudoFilesystemOf } from '../../scripts/adapters/run-folder';
 import { parseDuration, planLoad, profileSeconds } from '../../scripts/core/plan';
 import { redactText, redactUrl, storedCredentialsProblem } from '../../scripts/core/redact';
@@ -143,6 +145,37 @@ describe('credentials in URLs', () => {
     expect(redactText('--target http://u:secret@127.0.0.1:9 is unreachable')).toBe('--target http://***:***@127.0.0.1:9 is unreachable');
     expect(redactText('"target": "wss://a:b@h/x"')).toBe('"target": "wss://***:***@h/x"');
   });
+});
+
+describe('a flag of one value given twice', () => {
+  const repeatedIn = (argv: string[]) => {
+    const program = buildProgram().exitOverride();
+    const check = watchRepeatedValues(program);
+    program.parse(argv, { from: 'user' });
+    return check();
+  };
+  it('two different values are named, in order, whatever the spelling (was: the last one ran silently)', () => {
+    expect(repeatedIn(['--scenario', 'connect', '--scenario', 'pubsub'])).toBe('--scenario was given twice ("connect", then "pubsub"); it takes one value: pass it once');
+    expect(repeatedIn(['-t', 'http://127.0.0.1:1', '--target=http://127.0.0.1:2'])).toMatch(/^--target was given twice \("http:\/\/127.0.0.1:1", then "http:\/\/127.0.0.1:2"\)/);
+    expect(repeatedIn(['--vusers', '5', '--ramp', '1s', '--vusers', '6', '--vusers', '5'])).toBe('--vusers was given 3 times ("5", then "6"); it takes one value: pass it once');
+  });
+  it('the same value twice, repeatable flags and switches pass', () => {
+    expect(repeatedIn(['--vusers', '5', '--vusers', '5', '--json', '--json'])).toBeUndefined();
+    expect(repeatedIn(['--var', 'a=1', '--var', 'b=2', '--ensure', 'vusers.failed == 0', '--ensure', 'ws.connect_time.p99 < 300'])).toBeUndefined();
+  });
+  it('the parseArgs entry points (report, bench, soak) refuse it too, with their usage', () => {
+    const options = { runs: { type: 'string' }, ensure: { type: 'string', multiple: true }, json: { type: 'boolean' } } as const;
+    expect(() => parseFlags(['--runs', '3', '--runs=4'], options, 'usage: soak')).toThrow(new UsageError('--runs was given twice ("3", then "4"); it takes one value: pass it once; usage: soak'));
+    expect(parseFlags(['--runs', '3', '--runs', '3', '--ensure', 'a', '--ensure', 'b', '--json', '--json'], options, 'usage: soak').values).toEqual({ runs: '3', ensure: ['a', 'b'], json: true });
+  });
+  it('the CLI refuses it before anything starts: one line, exit 2, and --output gets the bad-input summary', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-unit-twice-')), 'summary.json');
+    const r = await runCli(['--scenario', 'connect', '--scenario', 'pubsub', '--output', out], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('error: --scenario was given twice ("connect", then "pubsub"); it takes one value: pass it once');
+    expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toMatchObject({ status: 'bad-input', exitCode: 2 });
+    fs.rmSync(path.dirname(out), { recursive: true, force: true });
+  }, 70_000);
 });
 
 describe('flags npm took for itself', () => {
