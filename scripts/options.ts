@@ -150,6 +150,7 @@ export type VarValue = string | number | boolean | readonly unknown[] | { readon
  */
 export function parseVars(pairs: readonly string[]): Record<string, VarValue> {
   const vars: Record<string, VarValue> = {};
+  const given = new Map<string, string>();
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     const key = eq > 0 ? pair.slice(0, eq).trim() : '';
@@ -157,6 +158,12 @@ export function parseVars(pairs: readonly string[]): Record<string, VarValue> {
       throw new UsageError(`--var ${JSON.stringify(pair)} is not KEY=VALUE with a plain key; e.g. --var rooms=10`);
     }
     const raw = pair.slice(eq + 1);
+    // The same key twice: the last would win silently (the same rule as a flag of one value given twice).
+    const earlier = given.get(key);
+    if (earlier !== undefined && earlier !== raw) {
+      throw new UsageError(`--var ${key} was given twice (${JSON.stringify(earlier)}, then ${JSON.stringify(raw)}); pass it once`);
+    }
+    given.set(key, raw);
     const canonicalNumber = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) && (raw.includes('.') || Number.isSafeInteger(Number(raw)));
     vars[key] = /^\s*[[{]/.test(raw) ? jsonVar(key, raw) : canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
@@ -245,13 +252,19 @@ export function validateFlags(raw: RawFlags): RunOptions {
     if (raw.baseline === undefined && usesBaseline(e)) throw new UsageError(`--ensure ${JSON.stringify(e)} reads baseline.* but no --baseline was given; add --baseline runs/<run-id>`);
   }
   if (raw.baseline !== undefined && !raw.baseline.trim()) throw new UsageError('--baseline needs a run folder, e.g. --baseline runs/<run-id>');
+  const vars = parseVars(raw.var ?? []);
+  // --hold and --plateau set the variable hold; `--var hold=` beside them would win silently (applyOptions).
+  if ('hold' in vars && (raw.hold !== undefined || raw.plateau !== undefined)) {
+    const flag = raw.hold !== undefined ? `--hold ${raw.hold}` : `--plateau ${raw.plateau}`;
+    throw new UsageError(`${flag} and --var hold=${String(vars.hold)} both set how long each vuser holds (the variable hold); pass one`);
+  }
   return {
     platform,
     vusers,
     rampSeconds,
     holdSeconds,
     scenario,
-    vars: parseVars(raw.var ?? []),
+    vars,
     generators,
     target: raw.target === undefined || referenceTarget ? undefined : parseTarget(raw.target),
     referenceTarget,

@@ -178,6 +178,18 @@ describe('a flag of one value given twice', () => {
   }, 70_000);
 });
 
+describe('two flags that set one thing', () => {
+  it('--var with the same key twice and different values is refused (was: the last one ran silently); the same value twice passes', () => {
+    expect(() => validateFlags({ var: ['rooms=10', 'rooms=20'] })).toThrow(new UsageError('--var rooms was given twice ("10", then "20"); pass it once'));
+    expect(validateFlags({ var: ['rooms=10', 'rooms=10'] }).vars).toEqual({ rooms: 10 });
+  });
+  it('--hold or --plateau beside --var hold= is refused (was: --var hold won silently); --var hold alone with --vusers is the user\'s hold', () => {
+    expect(() => validateFlags({ hold: '30s', var: ['hold=10'] })).toThrow(new UsageError('--hold 30s and --var hold=10 both set how long each vuser holds (the variable hold); pass one'));
+    expect(() => validateFlags({ vusers: '20', plateau: '1m', var: ['hold=10'] })).toThrow(/^--plateau 1m and --var hold=10 both set/);
+    expect(validateFlags({ vusers: '20', var: ['hold=10'] }).vars).toEqual({ hold: 10 });
+  });
+});
+
 describe('flags npm took for itself', () => {
   const program = longFlags(buildProgram());
   it('names them under npm run, not otherwise, not when passed through', () => {
