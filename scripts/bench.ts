@@ -27,6 +27,7 @@ import * as path from 'node:path';
 import { checkReachable } from './adapters/reachability';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { helpRequested, parseFlags } from './cli-flags';
+import { parseDurationSeconds } from './options';
 import { startLocalTarget } from './platforms/local/target';
 import { UsageError } from './errors';
 import { checkOutputFile } from './adapters/run-folder';
@@ -54,6 +55,14 @@ function positive(flag: string, text: unknown): number {
   const n = Number(text);
   if (!(Number.isFinite(n) && n > 0)) throw new UsageError(`--${flag} must be a positive number (got ${JSON.stringify(text)})`);
   return n;
+}
+
+/** Seconds from a duration flag: plain seconds, or a duration as `npm run loadtest` takes it (`20s`, `2m`, `1m30s`). */
+const durationSeconds = (flag: string, text: unknown) => parseDurationSeconds(`--${flag}`, String(text));
+
+/** --budget: plain minutes (its unit), or a duration with a unit (`1h`, `90m`). */
+function budgetMinutes(text: unknown): number {
+  return /^\s*\d+(\.\d+)?\s*$/.test(String(text)) ? Number(text) : durationSeconds('budget', text) / 60;
 }
 
 /** The trial line's CPU note: machine busy share, load processes' and target's cores. */
@@ -105,8 +114,8 @@ const BENCH_OPTIONS = {
 } as const;
 
 const BENCH_USAGE =
-  'usage: npm run bench -- [--pin [--target-cpus LIST] [--generator-cpus LIST]] [--rates 50,75,100,…] [--trial S] [--hold S] [--repeat N]' +
-  ' [--mem-rate R] [--mem-seconds S] [--budget MIN] [--workers N] [--target URL] [--json FILE]';
+  'usage: npm run bench -- [--pin [--target-cpus LIST] [--generator-cpus LIST]] [--rates 50,75,100,…] [--trial DUR] [--hold DUR] [--repeat N]' +
+  ' [--mem-rate R] [--mem-seconds DUR] [--budget MIN|DUR] [--workers N] [--target URL] [--json FILE]';
 
 /** The bench's settings from its flags. @throws UsageError, PinError, UsageError */
 function benchSettings() {
@@ -119,13 +128,13 @@ function benchSettings() {
   }
   const mode = values.pin ? 'pinned' : 'shared';
   const rates = String(values.rates ?? DEFAULT_RATES[mode]).split(',').map((r) => positive('rates', r)).sort((a, b) => a - b);
-  const trialSeconds = positive('trial', values.trial);
-  const hold = positive('hold', values.hold);
+  const trialSeconds = durationSeconds('trial', values.trial);
+  const hold = durationSeconds('hold', values.hold);
   const repeat = positive('repeat', values.repeat);
   if (!Number.isInteger(repeat)) throw new UsageError(`--repeat must be a whole number of trials (got ${JSON.stringify(values.repeat)})`);
   const memRate = positive('mem-rate', values['mem-rate']);
-  const memSeconds = positive('mem-seconds', values['mem-seconds']);
-  const budgetMs = positive('budget', values.budget) * 60_000;
+  const memSeconds = durationSeconds('mem-seconds', values['mem-seconds']);
+  const budgetMs = budgetMinutes(values.budget) * 60_000;
   // The memory trials come first, one per system: the arrivals (memSeconds), then the last vuser's hold (memSeconds +
   // 10, scripts/bench/trial.ts), warm-up, start and stop (~30 s); the ladder stops starting trials a minute before the
   // budget, and the bench must end within it ("the whole bench within --budget"): below this not one ladder trial

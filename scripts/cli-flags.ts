@@ -24,7 +24,10 @@ export function parseErrorLine(err: unknown): string {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `unknown option ${quoted}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return /argument missing/.test(e.message) ? `${quoted.split(' ')[0]} needs a value` : (e.message.split('\n')[0] ?? e.message);
+      if (/argument missing/.test(e.message)) return `${quoted.split(' ')[0]} needs a value`;
+      // `--budget -1`: parseArgs will not take a value that starts with a dash after a space.
+      if (/argument is ambiguous/.test(e.message)) return `${quoted} needs a value, and the next argument starts with "-"; if that is its value, write ${quoted}=<value>`;
+      return e.message.split('\n')[0] ?? e.message;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument ${JSON.stringify(quoted)}`;
     default:
