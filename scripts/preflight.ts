@@ -5,6 +5,7 @@
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
 import { isRecord } from './core/is-record';
+import { redactUrl } from './core/redact';
 import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
 import { TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
@@ -224,7 +225,8 @@ function handshakeOptions(
   const url = renderConnectUrl(written, target, isRecord(script.config.variables) ? script.config.variables : {});
   if ('unknown' in url) return { unknown: `its connect URL uses ${url.unknown}` };
   // Artillery would open what it renders; one that is not a URL is bad input, found before anything starts.
-  if (url.url !== written) checkTargetUrl(url.url, "the connect step's URL (rendered from its template)", true);
+  // The line names the template as written (the user fixes that, or a variable it reads), then what it rendered.
+  if (url.url !== written) checkTargetUrl(url.url, `the connect step's URL ${JSON.stringify(redactUrl(written))} rendered to`, true);
   return { options: { ...sent, url: url.url }, ...(url.ofTarget ? { urlOfTarget: url.ofTarget } : {}) };
 }
 

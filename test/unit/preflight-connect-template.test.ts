@@ -30,7 +30,10 @@ describe('rendered before the run', () => {
 
   test('a rendered URL that is not one is bad input, named as the connect step (exit 2)', () => {
     expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(UsageError);
-    expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(/the connect step's URL/);
+    // The template as the script writes it, then what it rendered (was: only the rendered text, "(rendered from its template)").
+    expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(
+      new UsageError('the connect step\'s URL "{{ host }}/feed" rendered to "nohost/feed" has no scheme; write it as http://nohost/feed (e.g. http://127.0.0.1:3000 or ws://127.0.0.1:3000/path)'),
+    );
   });
 });
 
