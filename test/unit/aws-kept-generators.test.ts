@@ -30,7 +30,7 @@ const MIN = 60_000;
 const group = (ids: string[], desired = ids.length) => ({
   AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: desired, Instances: ids.map((InstanceId) => ({ InstanceId, LifecycleState: 'InService', HealthStatus: 'Healthy' })) }],
 } as unknown as DescribeAutoScalingGroupsCommandOutput);
-const launch = (id: string, at: number) => ({ ActivityId: id, AutoScalingGroupName: 'gen', StatusCode: 'Successful', StartTime: new Date(at), Cause: 'x', Description: `Launching a new EC2 instance: ${id}` });
+const launch = (id: string, at: number) => ({ ActivityId: id, AutoScalingGroupName: 'gen', StatusCode: 'Successful' as const, StartTime: new Date(at), Cause: 'x', Description: `Launching a new EC2 instance: ${id}` });
 
 beforeEach(() => {
   for (const m of [asg, ssm, s3]) m.reset();
