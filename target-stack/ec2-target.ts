@@ -114,7 +114,9 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
     userData.addCommands(
       'id loadtest-target >/dev/null 2>&1 || useradd --system --home-dir /nonexistent --shell /sbin/nologin loadtest-target',
       `rm -rf ${appHome} && mkdir -p ${appHome} && unzip -q -o ${zip} -d ${appHome}`,
-      `cd ${appHome} && npm install --omit=dev --no-audit --no-fund`,
+      // Retried like every other network step of the boot (RETRY_FUNCTION): a registry hiccup here left an instance
+      // without the app, which the ELB health check then failed and the group replaced only after its 5-min grace.
+      `cd ${appHome} && retry 5 npm install --omit=dev --no-audit --no-fund`,
       `chown -R loadtest-target: ${appHome}`,
       `cat > /etc/systemd/system/loadtest-target.service <<'EOF'
 [Unit]

@@ -186,7 +186,9 @@ export class TargetStack extends Stack {
       vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
       securityGroup,
       // WebSockets are held for a whole test; Socket.IO pings every 25 s, but raw-WebSocket
-      // scenarios may sit silent, so allow an hour of idleness (the maximum is 4000 s).
+      // scenarios may sit silent, so allow an hour of idleness (the maximum is 4000 s). The target's own keep-alive
+      // timeout must be longer (ELB User Guide, "Edit attributes": else a reused connection the target closed is a 502):
+      // target-stack/app/http-timeouts.js, compared with this in test/cdk/target-keepalive.test.ts.
       idleTimeout: Duration.seconds(3600),
       dropInvalidHeaderFields: true,
     });

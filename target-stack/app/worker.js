@@ -17,6 +17,7 @@ const { createLocalAdapter, primaryRoomCounter, createRedis } = require('./adapt
 const { createRequestHandler } = require('./http-routes');
 const { attachSocketHandlers, publishTo } = require('./sockets');
 const { sidFromCookie } = require('./protocol');
+const { applyKeepAlive } = require('./http-timeouts');
 
 /** Longest delay of a connection-count update to the primary. */
 const CONNS_FLUSH_MS = 50;
@@ -95,6 +96,8 @@ async function main({ exit }) {
   const publish = (/** @type {string} */ room, /** @type {unknown} */ payload) => publishTo(/** @type {Server} */ (io), cfg, room, payload);
   const cookie503 = makeCookie503Decider(cfg.seed, cfg.cookie503Fraction);
   const server = http.createServer(createRequestHandler({ cfg, metrics, cookie503, counter, publish }));
+  // Idle keep-alive connections outlive the load balancer's idle timeout (http-timeouts.js).
+  applyKeepAlive(server);
   io = new Server(server, {
     path: '/socket.io',
     serveClient: false,

@@ -1,4 +1,4 @@
-import { AutoScalingClient, DescribeAutoScalingGroupsCommand, ResumeProcessesCommand, SetDesiredCapacityCommand, SuspendProcessesCommand } from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeAutoScalingGroupsCommand, DescribeScalingActivitiesCommand, ResumeProcessesCommand, SetDesiredCapacityCommand, SuspendProcessesCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient, CloudFormationServiceException, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -348,6 +348,17 @@ test('a plan longer than the stack\'s GeneratorMaxLifetimeMinutes is refused whe
   const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, generatorMaxLifetimeMinutes: 60 } });
   await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(UsageError);
   await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 3600 })).rejects.toThrow(/^the run needs its generators for up to 117 min .*generatorMaxLifetimeMinutes 60: /);
+  expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+  expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
+});
+
+test('generators a --keep-generators run left, up so long that this run would pass GeneratorMaxLifetimeMinutes (the safety net would stop it mid-run): refused when the run opens, nothing scaled', async () => {
+  const plan = { ...PLAN, generators: [{ index: 0, phases: [{ duration: 60, arrivalRate: 10 }], processes: [], arrivals: 600, peakConcurrent: 600 }] } as never;
+  const now = 200 * 60_000;
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: 1, Instances: [{ InstanceId: 'i-0a', LifecycleState: 'InService' }] } as never] });
+  asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [{ ActivityId: 'a', AutoScalingGroupName: 'gen', StatusCode: 'Successful', Cause: 'x', StartTime: new Date(now - 150 * 60_000), Description: 'Launching a new EC2 instance: i-0a' }] });
+  const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, generatorMaxLifetimeMinutes: 180 }, clock: { now: () => now, sleep: async () => undefined } });
+  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 60 })).rejects.toThrow(/^the generator group gen holds 1 instance\(s\) kept from an earlier run \(--keep-generators\), the oldest \(i-0a\) up 150 min; /);
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
   expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
 });

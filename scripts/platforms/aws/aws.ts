@@ -17,7 +17,8 @@ import type { AwsApi } from './clients';
 import { RigMetricsPublisher } from './cloudwatch';
 import type { RigOutputs } from './discovery';
 import { DEFAULT_GENERATOR_INSTANCE_TYPE, RunCheckContext, prepareTarget } from './run-checks';
-import { READY_TIMEOUT_MS, checkGeneratorLifetime, fleetBudgets } from './fleet-span';
+import { READY_TIMEOUT_MS, checkGeneratorLifetime, fleetBudgets, fleetSpanMs } from './fleet-span';
+import { checkKeptGenerators } from './kept-generators';
 import { runFleet } from './run-fleet';
 import { collectRunCloudWatch, publishLast, publishingLoop } from './run-metrics';
 import { awaitAgentsData, scaleGeneratorsToZero, teardownStacks } from './run-teardown';
@@ -161,6 +162,8 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     async open({ runId, runDir, plan, sessionSeconds }): Promise<OpenRun> {
       const budgets = fleetBudgets(props.fleet);
       checkGeneratorLifetime(plan, sessionSeconds ?? 0, outputs.generatorMaxLifetimeMinutes, budgets);
+      // Instances a --keep-generators run left are older than this run: their launch counts toward the lifetime too.
+      await checkKeptGenerators({ api: ctx.api, asgName: outputs.generatorAsgName, maxLifetimeMinutes: outputs.generatorMaxLifetimeMinutes, spanMs: fleetSpanMs(plan, sessionSeconds ?? 0, budgets), now: ctx.clock.now(), log: ctx.log });
       const url = await prepareTarget(ctx, plan, limits.processes, sessionSeconds ?? 0, budgets);
       const cleanups = cleanupStack();
       let fleetTouched = false;

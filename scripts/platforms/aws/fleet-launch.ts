@@ -150,7 +150,12 @@ export async function sendShellCommand({ opts, aborted }: FleetContext, cmd: She
 export async function preflightFromFirst(ctx: FleetContext, spec: ProbeSpec, deadline: number, began?: number): Promise<boolean> {
   const { opts } = ctx;
   await opts.store.put(PREFLIGHT_SPEC_KEY, JSON.stringify(spec));
-  await scaleGroupTo(ctx, 1, ' (preflight before scaling out)');
+  // A fleet an earlier run kept (--keep-generators) is not lowered to one instance: lowering the desired capacity
+  // terminates instances (EC2 Auto Scaling User Guide, "Control which Auto Scaling instances terminate during scale
+  // in"), which the scale-out would then boot again. The probe runs on one of them (kept-generators.ts).
+  const { desired } = await groupInstances(opts.api, opts.asgName);
+  if (desired !== undefined && desired > 1) opts.log(`generator group ${opts.asgName}: desired capacity ${desired} kept from an earlier run (preflight on one of its instances before scaling to the plan)`);
+  else await scaleGroupTo(ctx, 1, ' (preflight before scaling out)');
   const first = (await waitForInstances(ctx, 1, deadline, began))?.[0];
   if (!first) return false;
   const commands = preflightCommand({ bucket: opts.bucket, runId: opts.runId, agentHome: opts.agentHome, region: opts.region });
