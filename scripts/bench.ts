@@ -60,9 +60,18 @@ function positive(flag: string, text: unknown): number {
 /** Seconds from a duration flag: plain seconds, or a duration as `npm run loadtest` takes it (`20s`, `2m`, `1m30s`). */
 const durationSeconds = (flag: string, text: unknown) => parseDurationSeconds(`--${flag}`, String(text));
 
-/** --budget: plain minutes (its unit), or a duration with a unit (`1h`, `90m`). */
+/**
+ * --budget: plain minutes (its unit: `15`, `0.5`, `.5`), or a duration with its unit (`1h`, `90m`). Its refusal says
+ * minutes: the shared duration line says "use seconds", which a plain number here is not (`--budget 900` is 15 h).
+ */
 function budgetMinutes(text: unknown): number {
-  return /^\s*\d+(\.\d+)?\s*$/.test(String(text)) ? Number(text) : durationSeconds('budget', text) / 60;
+  const given = String(text);
+  if (/^\s*(\d+(\.\d+)?|\.\d+)\s*$/.test(given)) return Number(given);
+  try {
+    return durationSeconds('budget', given) / 60;
+  } catch {
+    throw new UsageError(`--budget ${JSON.stringify(given)} is not minutes or a duration; e.g. --budget 15 (minutes), --budget 90m or --budget 1h`);
+  }
 }
 
 /** The trial line's CPU note: machine busy share, load processes' and target's cores. */

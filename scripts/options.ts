@@ -256,7 +256,9 @@ export function validateFlags(raw: RawFlags): RunOptions {
   // --hold and --plateau set the variable hold; `--var hold=` beside them would win silently (applyOptions).
   if ('hold' in vars && (raw.hold !== undefined || raw.plateau !== undefined)) {
     const flag = raw.hold !== undefined ? `--hold ${raw.hold}` : `--plateau ${raw.plateau}`;
-    throw new UsageError(`${flag} and --var hold=${String(vars.hold)} both set how long each vuser holds (the variable hold); pass one`);
+    // The value as typed (a JSON one printed from the parsed value read "[object Object]").
+    const typed = [...(raw.var ?? [])].reverse().find((p) => p.slice(0, p.indexOf('=')).trim() === 'hold') ?? 'hold=';
+    throw new UsageError(`${flag} and --var ${typed.trim()} both set how long each vuser holds (the variable hold); pass one`);
   }
   return {
     platform,

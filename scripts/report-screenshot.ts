@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseFlags } from './cli-flags';
 import { ExitCode, UsageError } from './errors';
 import { invocationDir, userPath } from './home-path';
 import { npmEatenRefusal } from './npm-flags';
@@ -70,12 +70,8 @@ const USAGE = 'usage: npm run report:screenshot [-- RUN_FOLDER] [--out FILE.png]
  * documentation's.
  */
 export function screenshotArgs(argv: readonly string[], home: string, base: string): { out?: string; folder?: string } {
-  let parsed: ReturnType<typeof parseArgs<{ options: { out: { type: 'string' } }; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: { out: { type: 'string' } }, allowPositionals: true });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message.split('\n')[0]}; ${USAGE}`);
-  }
+  // parseFlags, as every other entry point: also refuses --out given twice with two files (the last was kept silently).
+  const parsed = parseFlags(argv, { out: { type: 'string' } }, USAGE, true);
   const { values, positionals } = parsed;
   if (values.out !== undefined && !values.out.trim()) throw new UsageError(`--out is empty; ${USAGE}`);
   if (positionals.length > 1) throw new UsageError(`one run folder at a time (got ${positionals.join(', ')}); ${USAGE}`);

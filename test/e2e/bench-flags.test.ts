@@ -24,6 +24,8 @@ test.each([
   // The memory trials come first and the ladder stops a minute before the budget: no ladder trial would run.
   [['--budget', '0.5'], 'bench: --budget 0.5 leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 8'],
   // Durations as `npm run loadtest` takes them (was: "--trial must be a positive number (got \"5m\")"); --budget's own unit is minutes.
+  // Minutes are its unit: the shared duration line ("use seconds") would lead to --budget 900, i.e. 15 hours.
+  [['--budget', 'abc'], 'bench: --budget "abc" is not minutes or a duration; e.g. --budget 15 (minutes), --budget 90m or --budget 1h'],
   [['--budget', '90s'], 'bench: --budget 90s leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 8'],
   [['--budget', '7', '--trial', '5m'], 'bench: --budget 7 leaves no time for the ladder (the memory trials take ~6 min first, and no trial starts in the last minute); give at least --budget 12'],
   [['--budget', '14', '--mem-seconds', '5m'], 'bench: --budget 14 leaves no time for the ladder (the memory trials take ~22 min first, and no trial starts in the last minute); give at least --budget 24'],

@@ -18,7 +18,9 @@ describe('screenshotArgs', () => {
     expect(screenshotArgs([], '/home/me', '/work/here')).toEqual({});
     expect(() => screenshotArgs(['--out='], '/home/me', '/work/here')).toThrow(/^--out is empty; usage: npm run report:screenshot/);
     expect(() => screenshotArgs(['--output', 'x.png'], '/home/me', '/work/here')).toThrow(UsageError);
-    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me', '/work/here')).toThrow(/Unknown option '--output'.*; usage:/);
+    expect(() => screenshotArgs(['--output', 'x.png'], '/home/me', '/work/here')).toThrow(/^unknown option --output; usage:/);
+    // The last one was kept silently, and this is the flag whose misreading overwrote the documentation's PNG.
+    expect(() => screenshotArgs(['--out', 'a.png', '--out', 'b.png'], '/home/me', '/work/here')).toThrow(/^--out was given twice \("a.png", then "b.png"\); it takes one value: pass it once; usage: npm run report:screenshot/);
     expect(() => screenshotArgs(['runs/a', 'runs/b'], '/home/me', '/work/here')).toThrow(/^one run folder at a time/);
   });
 });

@@ -187,6 +187,7 @@ describe('two flags that set one thing', () => {
     expect(() => validateFlags({ hold: '30s', var: ['hold=10'] })).toThrow(new UsageError('--hold 30s and --var hold=10 both set how long each vuser holds (the variable hold); pass one'));
     expect(() => validateFlags({ vusers: '20', plateau: '1m', var: ['hold=10'] })).toThrow(/^--plateau 1m and --var hold=10 both set/);
     expect(validateFlags({ vusers: '20', var: ['hold=10'] }).vars).toEqual({ hold: 10 });
+    expect(() => validateFlags({ hold: '30s', var: ['hold={"a":1}'] })).toThrow('--hold 30s and --var hold={"a":1} both set');
   });
 });
 
@@ -200,6 +201,18 @@ describe('flags npm took for itself', () => {
   it("ignores node-gyp's npmrc `target` (a version), not a bare --target flag", () => {
     expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: '22.1.0' }, program, [])).toEqual([]);
     expect(npmEatenFlags({ npm_lifecycle_event: 'loadtest', npm_config_target: 'true' }, program, [])).toEqual(['--target']);
+  });
+  it('a value npm took before "--" and the same flag with another value after it is refused (npm dropped the first silently)', () => {
+    const env = { npm_lifecycle_event: 'loadtest', npm_config_scenario: 'pubsub' };
+    expect(npmEatenRefusal(env, program, ['--scenario', 'connect'])).toBe(
+      'error: --scenario was given twice: --scenario=pubsub before "--" (npm took it for itself) and --scenario connect after it; pass it once, after "--": npm run loadtest -- --scenario …',
+    );
+    expect(npmEatenRefusal(env, program, ['--scenario=connect'])).toMatch(/^error: --scenario was given twice/);
+    // The same value, a switch npm saw as `true`, and node-gyp's npmrc target pass.
+    expect(npmEatenRefusal(env, program, ['--scenario', 'pubsub'])).toBeUndefined();
+    expect(npmEatenRefusal({ npm_lifecycle_event: 'loadtest', npm_config_json: 'true' }, program, ['--json'])).toBeUndefined();
+    expect(npmEatenRefusal({ npm_lifecycle_event: 'loadtest', npm_config_target: '22.1.0' }, program, ['--target', 'http://127.0.0.1:3000'])).toBeUndefined();
+    expect(npmEatenRefusal({ npm_config_scenario: 'pubsub' }, program, ['--scenario', 'connect'])).toBeUndefined();
   });
   it('every entry point checks its own flags and names its own script (commander or parseArgs options)', () => {
     expect(longFlags({ compare: { type: 'boolean' }, json: { type: 'boolean' } })).toEqual(['--compare', '--json']);
