@@ -202,6 +202,15 @@ export function refuseAwsOnlyFlags(flags: AwsOnlyFlags): void {
   if (flags.generatorCapacity !== undefined) throw new UsageError("--generator-capacity only applies to --platform aws (local capacity comes from this machine's limits); drop it");
 }
 
+/** --hold and --plateau set the variable hold; `--var hold=` beside them would win silently (applyOptions). */
+function refuseTwoHolds(raw: RawFlags, vars: Readonly<Record<string, VarValue>>): void {
+  if (!('hold' in vars) || (raw.hold === undefined && raw.plateau === undefined)) return;
+  const flag = raw.hold !== undefined ? `--hold ${raw.hold}` : `--plateau ${raw.plateau}`;
+  // The value as typed (a JSON one printed from the parsed value read "[object Object]").
+  const typed = [...(raw.var ?? [])].reverse().find((p) => p.slice(0, p.indexOf('=')).trim() === 'hold') ?? 'hold=';
+  throw new UsageError(`${flag} and --var ${typed.trim()} both set how long each vuser holds (the variable hold); pass one`);
+}
+
 /** Validates every flag; throws {@link UsageError} on the first bad one. */
 export function validateFlags(raw: RawFlags): RunOptions {
   let platform: RunOptions['platform'];
@@ -253,13 +262,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
   }
   if (raw.baseline !== undefined && !raw.baseline.trim()) throw new UsageError('--baseline needs a run folder, e.g. --baseline runs/<run-id>');
   const vars = parseVars(raw.var ?? []);
-  // --hold and --plateau set the variable hold; `--var hold=` beside them would win silently (applyOptions).
-  if ('hold' in vars && (raw.hold !== undefined || raw.plateau !== undefined)) {
-    const flag = raw.hold !== undefined ? `--hold ${raw.hold}` : `--plateau ${raw.plateau}`;
-    // The value as typed (a JSON one printed from the parsed value read "[object Object]").
-    const typed = [...(raw.var ?? [])].reverse().find((p) => p.slice(0, p.indexOf('=')).trim() === 'hold') ?? 'hold=';
-    throw new UsageError(`${flag} and --var ${typed.trim()} both set how long each vuser holds (the variable hold); pass one`);
-  }
+  refuseTwoHolds(raw, vars);
   return {
     platform,
     vusers,
