@@ -44,3 +44,63 @@ export function resolveConfigEnv<C extends Record<string, unknown>>(config: C, e
   else if (payload !== undefined) out.payload = withPath(payload, `${name}: config.payload`);
   return out as C;
 }
+
+// lodash's get is what Artillery's renderVariables reads a `{{ a.b }}` path with.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lodashGet = require('lodash/get') as (o: unknown, p: string) => unknown;
+
+/** Artillery's template pattern (engine_util.ts renderVariables). */
+const ANY_TEMPLATE = /\{\{\{?[\s$\w.[\]'"-]+\}\}\}?/g;
+
+/**
+ * Artillery resolves every template of `config` before the run with the values it knows then
+ * (util.ts resolveConfigTemplates): `$dirname` (the script's folder), `$scenarioFile` (the script) and the
+ * `-v` variables (the rig's `--var`), among others. A load process runs a slice from its own folder with the
+ * `--var` values in `config.variables`, so there `{{ $dirname }}` would be that folder and `{{ port }}` nothing:
+ * the rig resolves these here, as renderVariables does (a string that is one template takes the value itself,
+ * a number stays a number; in a longer string, objects as JSON). Templates of other names are left for
+ * Artillery. `used` collects the `--var` names read. Pure.
+ */
+export function resolveKnownTemplates(value: unknown, known: Readonly<Record<string, unknown>>, used: Set<string>): unknown {
+  if (typeof value === 'string') {
+    const matches = value.match(ANY_TEMPLATE);
+    if (!matches) return value;
+    const lookup = (t: string): { hit: boolean; v?: unknown } => {
+      const name = t.replace(/[{}]/g, '').trim();
+      const head = /^[$\w]+/.exec(name)?.[0] ?? '';
+      if (!Object.prototype.hasOwnProperty.call(known, head)) return { hit: false };
+      used.add(head);
+      return { hit: true, v: lodashGet(known, name) };
+    };
+    if (matches.length === 1 && matches[0] === value) {
+      const { hit, v } = lookup(value);
+      if (!hit) return value;
+      return v === 0 || v === false || v === null || v === undefined ? v : v || '';
+    }
+    return value.replace(ANY_TEMPLATE, (t) => {
+      const { hit, v } = lookup(t);
+      return !hit ? t : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveKnownTemplates(v, known, used));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnownTemplates(v, known, used)]));
+  return value;
+}
+
+/**
+ * A phase value still a template once the known ones are resolved (`arrivalRate: "{{ rate }}"` without
+ * `--var rate=…`): the rig must split it before the run, so it is refused naming the way to give it.
+ */
+export function assertPhasesResolved(phases: unknown, name: string): void {
+  if (!Array.isArray(phases)) return;
+  phases.forEach((p: unknown, i) => {
+    if (!p || typeof p !== 'object') return;
+    for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
+      const t = typeof v === 'string' ? /\{\{\s*([^}]*?)\s*\}\}/.exec(v) : null;
+      if (!t || k === 'name') continue;
+      const what = t[1] as string;
+      const how = /^[A-Za-z_][\w]*$/.test(what) ? `pass --var ${what}=VALUE (as artillery run -v '{"${what}": …}' sets it), ` : '';
+      throw new UsageError(`${name}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
+    }
+  });
+}
