@@ -54,12 +54,11 @@ const ANY_TEMPLATE = /\{\{\{?[\s$\w.[\]'"-]+\}\}\}?/g;
 
 /**
  * Artillery resolves every template of `config` before the run with the values it knows then
- * (util.ts resolveConfigTemplates): `$dirname` (the script's folder), `$scenarioFile` (the script) and the
- * `-v` variables (the rig's `--var`), among others. A load process runs a slice from its own folder with the
- * `--var` values in `config.variables`, so there `{{ $dirname }}` would be that folder and `{{ port }}` nothing:
- * the rig resolves these here, as renderVariables does (a string that is one template takes the value itself,
- * a number stays a number; in a longer string, objects as JSON). Templates of other names are left for
- * Artillery. `used` collects the `--var` names read. Pure.
+ * (util.ts resolveConfigTemplates), the `-v` variables (the rig's `--var`) among them. A load process gets the
+ * `--var` values in `config.variables` instead, where its own resolution does not look, so `{{ port }}` in
+ * `config.target` would be nothing: the rig resolves them here, as renderVariables does (a string that is one
+ * template takes the value itself, a number stays a number; in a longer string, objects as JSON). Templates of
+ * other names are left for Artillery. `used` collects the names read. Pure.
  */
 export function resolveKnownTemplates(value: unknown, known: Readonly<Record<string, unknown>>, used: Set<string>): unknown {
   if (typeof value === 'string') {
@@ -85,6 +84,31 @@ export function resolveKnownTemplates(value: unknown, known: Readonly<Record<str
   if (Array.isArray(value)) return value.map((v) => resolveKnownTemplates(v, known, used));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnownTemplates(v, known, used)]));
   return value;
+}
+
+const DIRNAME = /\{\{\s*\$dirname\s*\}\}/g;
+const SCENARIO_FILE = /\{\{\s*\$scenarioFile\s*\}\}/g;
+
+/**
+ * `{{ $dirname }}` (the script's folder) and `{{ $scenarioFile }}` (the script), which Artillery resolves in config
+ * before the run. A load process runs a copy of the script from its own folder, so its Artillery would resolve them
+ * to that: in the processor and payload paths (which the rig checks before the run, relative paths resolving from
+ * the script's folder) they become `.` and `./<script>`; elsewhere `$scenarioFile` becomes `{{ $dirname }}/<script>`
+ * and the agent resolves `$dirname` to the script's folder where it runs (load-generators/lib/agent-slice.js). Pure.
+ */
+export function resolveScriptPlace<C extends Record<string, unknown>>(config: C, scriptName: string): C {
+  const deep = (v: unknown, inPath: boolean): unknown => {
+    if (typeof v === 'string') return inPath ? v.replace(DIRNAME, '.').replace(SCENARIO_FILE, `./${scriptName}`) : v.replace(SCENARIO_FILE, `{{ $dirname }}/${scriptName}`);
+    if (Array.isArray(v)) return v.map((x) => deep(x, inPath));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep(x, inPath)]));
+    return v;
+  };
+  const out = deep(config, false) as Record<string, unknown>;
+  if (typeof config.processor === 'string') out.processor = deep(config.processor, true);
+  const withPath = (p: unknown) => (p && typeof p === 'object' && typeof (p as { path?: unknown }).path === 'string' ? { ...(p as Record<string, unknown>), path: deep((p as { path: string }).path, true) } : p);
+  if (Array.isArray(out.payload)) out.payload = out.payload.map(withPath);
+  else if (out.payload !== undefined) out.payload = withPath(out.payload);
+  return out as C;
 }
 
 /**

@@ -15,7 +15,7 @@ import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
 import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
-import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates } from './config-env';
+import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -51,8 +51,8 @@ export interface LoadedScenario {
  * Reads a built-in scenario by name or the user's script by path, and merges the `-e/--environment`
  * entry of `config.environments` into its config as Artillery does; a bad one is a {@link UsageError}.
  * `env` resolves the environment templates of the phases, processor and payload paths (scripts/config-env.ts); in
- * a user's script, `vars` (`--var`), `{{ $dirname }}` and `{{ $scenarioFile }}` are resolved in all of its config,
- * as `artillery run` resolves them before the run (scripts/config-env.ts resolveKnownTemplates).
+ * a user's script, `vars` (`--var`) are resolved in all of its config, as `artillery run -v` resolves them before the
+ * run, and `{{ $dirname }}`/`{{ $scenarioFile }}` made to name the script's folder wherever it runs (scripts/config-env.ts).
  */
 export function loadScenario(
   nameOrPath: string,
@@ -94,12 +94,11 @@ export function loadScenario(
   script.config = resolveConfigEnv(script.config, env, name);
   const used = new Set<string>();
   if (!builtIn) {
-    const known = { ...vars, $dirname: path.dirname(file), $scenarioFile: file };
-    script.config = resolveKnownTemplates(script.config, known, used) as ArtilleryScript['config'];
+    script.config = resolveScriptPlace(resolveKnownTemplates(script.config, vars, used) as ArtilleryScript['config'], path.basename(file));
     assertPhasesResolved(script.config.phases, name);
   }
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
-  const configVars = [...used].filter((v) => Object.prototype.hasOwnProperty.call(vars, v));
+  const configVars = [...used];
   return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}), ...(configVars.length ? { configVars } : {}) };
 }
 

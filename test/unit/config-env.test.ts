@@ -75,9 +75,10 @@ describe('--var, $dirname and $scenarioFile in config templates (artillery run -
     const input = prepareRunInput(validateFlags({ scenario: varScript, var: ['port=4100', 'n=3', 'who=zed'] }), root, {});
     expect(input.options.target).toBe('http://127.0.0.1:4100');
     expect(input.script.config.phases).toEqual([{ duration: 1, arrivalCount: 3 }]);
-    expect(input.script.config.processor).toBe(`${dir}/proc.js`);
-    expect(input.script.config.payload).toEqual({ path: `${dir}/users.csv`, fields: ['name'] });
-    expect(input.script.config.variables).toMatchObject({ greet: 'hi zed', at: varScript, later: '{{ token }}', port: 4100, n: 3, who: 'zed' });
+    // Paths the rig checks and ships are relative to the script's folder; elsewhere the agent resolves $dirname.
+    expect(input.script.config.processor).toBe('./proc.js');
+    expect(input.script.config.payload).toEqual({ path: './users.csv', fields: ['name'] });
+    expect(input.script.config.variables).toMatchObject({ greet: 'hi zed', at: '{{ $dirname }}/vars.yml', later: '{{ token }}', port: 4100, n: 3, who: 'zed' });
     expect(input.notes.join('\n')).not.toMatch(/never mentions/);
   });
 
