@@ -39,3 +39,31 @@ export function positionalHint(operands: readonly string[]): string {
   if (script) return `pass your script as --scenario ${script} (${operands[0] === 'run' ? '"run" is not needed, and ' : ''}a script is not taken as a bare argument)`;
   return `unexpected argument${operands.length > 1 ? 's' : ''} ${operands.join(' ')}; every input is a flag (npm run loadtest -- --help lists them)`;
 }
+
+/** A flag of the command line as the hint below reads it (commander's Option has these). */
+export interface FlagSpec {
+  readonly flags: string;
+  readonly long?: string | undefined;
+  readonly short?: string | undefined;
+  /** Takes a value (`<name>`). */
+  readonly required?: boolean;
+}
+
+/**
+ * The line for a flag that takes a value followed by another flag instead (`-e --out runs/a`): the parser would take
+ * `--out` as the environment's name and then call `runs/a` an unexpected argument, naming neither. Pure.
+ */
+export function missingValueHint(argv: readonly string[], flags: readonly FlagSpec[]): string | undefined {
+  const own = flags.flatMap((f) => [f.long, f.short]).filter((f): f is string => f !== undefined);
+  for (let i = 0; i < argv.length - 1; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') break;
+    const spec = flags.find((f) => f.required && (f.long === arg || f.short === arg));
+    const next = (argv[i + 1] as string).split('=')[0] as string;
+    if (!spec || !own.includes(next)) continue;
+    const value = /<[^>]+>/.exec(spec.flags)?.[0] ?? '<value>';
+    const names = [spec.short, spec.long].filter(Boolean).join('/');
+    return `${names} needs a value, but the flag ${next} follows it; write ${arg} ${value} before ${next}`;
+  }
+  return undefined;
+}

@@ -11,7 +11,7 @@ import { ExitCode, InterruptedBeforeStart, RigError, ScriptFailure, TargetFailur
 import { RawFlags, parseHeartbeatTimeout, refuseAwsOnlyFlags, validateFlags } from './options';
 import { invocationDir, userPath } from './home-path';
 import { namesAFile } from './scenario';
-import { artilleryFlagHint, positionalHint } from './artillery-flags';
+import { artilleryFlagHint, missingValueHint, positionalHint } from './artillery-flags';
 import { watchRepeatedValues } from './cli-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
@@ -95,7 +95,7 @@ function parseCommandLine(argv: string[]): { flags: CliFlags } | { exitCode: num
   const program = buildProgram();
   // `artillery run` habits (-o, --variables, a bare script argument) get the rig's way, not "unknown option".
   const own = program.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
-  const habit = artilleryFlagHint(argv, own);
+  const habit = artilleryFlagHint(argv, own) ?? missingValueHint(argv, program.options);
   const operands = habit === undefined ? bareOperands(argv) : [];
   const early = habit ?? (operands.length ? positionalHint(operands) : undefined);
   if (early !== undefined) {

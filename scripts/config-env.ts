@@ -44,3 +44,87 @@ export function resolveConfigEnv<C extends Record<string, unknown>>(config: C, e
   else if (payload !== undefined) out.payload = withPath(payload, `${name}: config.payload`);
   return out as C;
 }
+
+// lodash's get is what Artillery's renderVariables reads a `{{ a.b }}` path with.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lodashGet = require('lodash/get') as (o: unknown, p: string) => unknown;
+
+/** Artillery's template pattern (engine_util.ts renderVariables). */
+const ANY_TEMPLATE = /\{\{\{?[\s$\w.[\]'"-]+\}\}\}?/g;
+
+/**
+ * Artillery resolves every template of `config` before the run with the values it knows then
+ * (util.ts resolveConfigTemplates), the `-v` variables (the rig's `--var`) among them. A load process gets the
+ * `--var` values in `config.variables` instead, where its own resolution does not look, so `{{ port }}` in
+ * `config.target` would be nothing: the rig resolves them here, as renderVariables does (a string that is one
+ * template takes the value itself, a number stays a number; in a longer string, objects as JSON). Templates of
+ * other names are left for Artillery. `used` collects the names read. Pure.
+ */
+export function resolveKnownTemplates(value: unknown, known: Readonly<Record<string, unknown>>, used: Set<string>): unknown {
+  if (typeof value === 'string') {
+    const matches = value.match(ANY_TEMPLATE);
+    if (!matches) return value;
+    const lookup = (t: string): { hit: boolean; v?: unknown } => {
+      const name = t.replace(/[{}]/g, '').trim();
+      const head = /^[$\w]+/.exec(name)?.[0] ?? '';
+      if (!Object.prototype.hasOwnProperty.call(known, head)) return { hit: false };
+      used.add(head);
+      return { hit: true, v: lodashGet(known, name) };
+    };
+    if (matches.length === 1 && matches[0] === value) {
+      const { hit, v } = lookup(value);
+      if (!hit) return value;
+      return v === 0 || v === false || v === null || v === undefined ? v : v || '';
+    }
+    return value.replace(ANY_TEMPLATE, (t) => {
+      const { hit, v } = lookup(t);
+      return !hit ? t : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveKnownTemplates(v, known, used));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnownTemplates(v, known, used)]));
+  return value;
+}
+
+const DIRNAME = /\{\{\s*\$dirname\s*\}\}/g;
+const SCENARIO_FILE = /\{\{\s*\$scenarioFile\s*\}\}/g;
+
+/**
+ * `{{ $dirname }}` (the script's folder) and `{{ $scenarioFile }}` (the script), which Artillery resolves in config
+ * before the run. A load process runs a copy of the script from its own folder, so its Artillery would resolve them
+ * to that: in the processor and payload paths (which the rig checks before the run, relative paths resolving from
+ * the script's folder) they become `.` and `./<script>`; elsewhere `$scenarioFile` becomes `{{ $dirname }}/<script>`
+ * and the agent resolves `$dirname` to the script's folder where it runs (load-generators/lib/agent-slice.js). Pure.
+ */
+export function resolveScriptPlace<C extends Record<string, unknown>>(config: C, scriptName: string): C {
+  const deep = (v: unknown, inPath: boolean): unknown => {
+    if (typeof v === 'string') return inPath ? v.replace(DIRNAME, '.').replace(SCENARIO_FILE, `./${scriptName}`) : v.replace(SCENARIO_FILE, `{{ $dirname }}/${scriptName}`);
+    if (Array.isArray(v)) return v.map((x) => deep(x, inPath));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep(x, inPath)]));
+    return v;
+  };
+  const out = deep(config, false) as Record<string, unknown>;
+  if (typeof config.processor === 'string') out.processor = deep(config.processor, true);
+  const withPath = (p: unknown) => (p && typeof p === 'object' && typeof (p as { path?: unknown }).path === 'string' ? { ...(p as Record<string, unknown>), path: deep((p as { path: string }).path, true) } : p);
+  if (Array.isArray(out.payload)) out.payload = out.payload.map(withPath);
+  else if (out.payload !== undefined) out.payload = withPath(out.payload);
+  return out as C;
+}
+
+/**
+ * A phase value still a template once the known ones are resolved (`arrivalRate: "{{ rate }}"` without
+ * `--var rate=…`): the rig must split it before the run, so it is refused naming the way to give it.
+ */
+export function assertPhasesResolved(phases: unknown, name: string): void {
+  if (!Array.isArray(phases)) return;
+  phases.forEach((p: unknown, i) => {
+    if (!p || typeof p !== 'object') return;
+    for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
+      const t = typeof v === 'string' ? /\{\{\s*([^}]*?)\s*\}\}/.exec(v) : null;
+      if (!t || k === 'name') continue;
+      const what = t[1] as string;
+      const how = /^[A-Za-z_][\w]*$/.test(what) ? `pass --var ${what}=VALUE (as artillery run -v '{"${what}": …}' sets it), ` : '';
+      throw new UsageError(`${name}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
+    }
+  });
+}

@@ -41,7 +41,7 @@ export interface RunInput {
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
-  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env);
+  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, flags.vars);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
   if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);
@@ -81,7 +81,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...[note, budgetNote].filter((n): n is string => n !== undefined),
       ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
-      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name)),
+      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name, scenario.configVars)),
       ...(scenario.builtIn ? [] : endlessLoopNotes(scenario.script, scenario.name)),
       ...(scenario.builtIn ? [] : [phasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),

@@ -15,7 +15,7 @@ import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
 import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
-import { resolveConfigEnv } from './config-env';
+import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -43,14 +43,24 @@ export interface LoadedScenario {
   readonly script: ArtilleryScript;
   /** True when the chosen environment sets the target. */
   readonly envTarget?: boolean;
+  /** The `--var` names the script's config templates read (resolved before the run, as `artillery run -v` does). */
+  readonly configVars?: readonly string[];
 }
 
 /**
  * Reads a built-in scenario by name or the user's script by path, and merges the `-e/--environment`
  * entry of `config.environments` into its config as Artillery does; a bad one is a {@link UsageError}.
- * `env` resolves the environment templates of the phases, processor and payload paths (scripts/config-env.ts).
+ * `env` resolves the environment templates of the phases, processor and payload paths (scripts/config-env.ts); in
+ * a user's script, `vars` (`--var`) are resolved in all of its config, as `artillery run -v` resolves them before the
+ * run, and `{{ $dirname }}`/`{{ $scenarioFile }}` made to name the script's folder wherever it runs (scripts/config-env.ts).
  */
-export function loadScenario(nameOrPath: string, scenariosDir: string, environment?: string, env: Readonly<Record<string, string | undefined>> = {}): LoadedScenario {
+export function loadScenario(
+  nameOrPath: string,
+  scenariosDir: string,
+  environment?: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+  vars: Readonly<Record<string, unknown>> = {},
+): LoadedScenario {
   const builtIn = (BUILT_IN_SCENARIOS as readonly string[]).includes(nameOrPath);
   const looksLikePath = namesAFile(nameOrPath);
   let file: string;
@@ -82,8 +92,14 @@ export function loadScenario(nameOrPath: string, scenariosDir: string, environme
   const name = builtIn ? nameOrPath : path.basename(file);
   const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
   script.config = resolveConfigEnv(script.config, env, name);
+  const used = new Set<string>();
+  if (!builtIn) {
+    script.config = resolveScriptPlace(resolveKnownTemplates(script.config, vars, used) as ArtilleryScript['config'], path.basename(file));
+    assertPhasesResolved(script.config.phases, name);
+  }
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
-  return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}) };
+  const configVars = [...used];
+  return { name, file, dir: path.dirname(file), builtIn, script, ...(envTarget !== undefined ? { envTarget } : {}), ...(configVars.length ? { configVars } : {}) };
 }
 
 /**
@@ -178,7 +194,7 @@ export function availableScenarios(scenariosDir: string): string[] {
  * which `--hold`, or `--vusers` for "all N held at once", sets for the built-in scenarios' hold step. Said before the run, never silently ignored; a
  * processor may still read `context.vars`, so a script with one gets "unless its processor reads it". Pure.
  */
-export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions, name: string): string[] {
+export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions, name: string, readInConfig: readonly string[] = []): string[] {
   const { variables: _v, ...config } = script.config;
   const text = JSON.stringify({ ...script, config });
   // Any whole-word use counts: `{{ name }}`, and the bare names of ifTrue/whileTrue expressions and loop `over`.
@@ -186,7 +202,7 @@ export function unreadVariableNotes(script: ArtilleryScript, options: RunOptions
   const unless = script.config.processor ? ' unless its processor reads context.vars.' : '';
   const notes: string[] = [];
   for (const key of Object.keys(options.vars ?? {})) {
-    if (!mentions(key)) notes.push(`note: --var ${key}: ${name} never mentions {{ ${key} }}, so it changes nothing${unless ? `${unless}${key}` : ''}`);
+    if (!mentions(key) && !readInConfig.includes(key)) notes.push(`note: --var ${key}: ${name} never mentions {{ ${key} }}, so it changes nothing${unless ? `${unless}${key}` : ''}`);
   }
   if (options.holdSeconds !== undefined && !(options.vars && 'hold' in options.vars) && !mentions('hold')) {
     const flag = options.plateauSeconds === undefined ? `--hold` : `--vusers' hold (${options.holdSeconds} s, so all are connected at once)`;

@@ -33,7 +33,7 @@ const TEMPLATE = /\{\{\s*([^}]*?)\s*\}\}/g;
 export function resolveTargetTemplate(value: string, env: Readonly<Record<string, string | undefined>>, where: string): string {
   return value.replace(TEMPLATE, (_all, expr: string) => {
     const m = /^\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
-    if (!m) throw new UsageError(`${where} uses {{ ${expr} }}, which the rig cannot resolve before the run; write the URL, use {{ $env.NAME }}, or pass --target URL`);
+    if (!m) throw new UsageError(`${where} uses {{ ${expr} }}, which the rig cannot resolve before the run; write the URL, use {{ $env.NAME }}, set it with --var NAME=VALUE (as artillery run -v), or pass --target URL`);
     const v = env[m[2] as string];
     if (v === undefined || v === '') throw new UsageError(`${where} needs the environment variable ${m[2]} ({{ ${expr} }}), which is not set; export it or pass --target URL`);
     return v;

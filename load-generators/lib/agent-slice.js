@@ -56,10 +56,24 @@ async function loadSlice(store, gid, env) {
 }
 
 /**
- * Makes every path the script names (processor, payload files) absolute against the scenario's folder.
+ * `{{ $dirname }}` in the config, the script's folder where this agent has it: Artillery resolves it before the run
+ * (util.ts resolveConfigTemplates), but a load process runs its copy of the script from its own spool folder.
+ * @param {unknown} v @param {string} scriptDir @returns {unknown}
+ */
+function withDirname(v, scriptDir) {
+  if (typeof v === 'string') return v.replace(/\{\{\s*\$dirname\s*\}\}/g, () => scriptDir);
+  if (Array.isArray(v)) return v.map((x) => withDirname(x, scriptDir));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withDirname(x, scriptDir)]));
+  return v;
+}
+
+/**
+ * Makes every path the script names (processor, payload files) absolute against the scenario's folder, and
+ * `{{ $dirname }}` in its config that folder.
  * @param {any} script @param {string} scriptDir
  */
 function resolveScriptPaths(script, scriptDir) {
+  if (script.config) script.config = withDirname(script.config, scriptDir);
   const cfg = script.config || {};
   if (typeof cfg.processor === 'string') cfg.processor = path.resolve(scriptDir, cfg.processor);
   const payloads = Array.isArray(cfg.payload) ? cfg.payload : cfg.payload ? [cfg.payload] : [];

@@ -154,9 +154,11 @@ export interface VerdictInput {
 /**
  * A message an engine gives for the network or the target's answer, not the script's code: a connection or TLS code
  * anywhere in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`), ws's `Unexpected server response: 401`, a
- * hang-up, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout`.
+ * hang-up, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout` — counted as
+ * `Error: xhr poll error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the
+ * Error itself there, its message alone for a namespace's connection).
  */
-const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^(xhr poll|xhr post|websocket|transport) error|^timeout$|^Parse Error|Invalid WebSocket frame/i;
+const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^(Error: )?((xhr poll|xhr post|websocket|transport|server|parser) error|timeout$)|^Parse Error|Invalid WebSocket frame/i;
 
 /**
  * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture

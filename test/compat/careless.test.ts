@@ -22,6 +22,8 @@ interface Case {
   readonly exit: number;
   /** Counters that must be there in both (so an empty run cannot pass). */
   readonly expect: Record<string, number>;
+  /** Files beside the script (name → content). */
+  readonly files?: Record<string, string>;
 }
 
 const CASES: Case[] = [
@@ -78,6 +80,38 @@ scenarios:
     exit: 0,
     expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.requests': 4, 'http.codes.200': 4 },
   },
+  {
+    // Artillery resolves config templates before the run with -v variables, $dirname and $scenarioFile.
+    name: 'config templates of -v/--var, $dirname and $scenarioFile (was: exit 2, the target and phases refused; $dirname the load process folder)',
+    script: () => `config:
+  target: "http://127.0.0.1:{{ port }}"
+  phases: [ { duration: 1, arrivalCount: "{{ n }}" } ]
+  processor: "{{ $dirname }}/proc.js"
+  payload: { path: "{{ $dirname }}/rows.csv", fields: [row] }
+  variables:
+    greet: "u-{{ who }}"
+    beside: "{{ $dirname }}/rows.csv"
+    script: "{{ $scenarioFile }}"
+scenarios:
+  - flow:
+      - function: checkPaths
+      - get: { url: "/items/{{ greet }}-{{ row }}" }
+`,
+    files: {
+      'rows.csv': 'a\nb\n',
+      'proc.js': `const fs = require('fs');
+module.exports = { checkPaths(ctx, ee, next) {
+  ee.emit('counter', fs.existsSync(ctx.vars.beside) ? 'careless.beside_found' : 'careless.beside_missing', 1);
+  ee.emit('counter', fs.existsSync(ctx.vars.script) ? 'careless.script_found' : 'careless.script_missing', 1);
+  next();
+} };
+`,
+    },
+    plainArgs: ['-v', '{"port":PORT,"n":3,"who":"zed"}'],
+    rigArgs: ['--var', 'port=PORT', '--var', 'n=3', '--var', 'who=zed'],
+    exit: 0,
+    expect: { 'vusers.created': 3, 'vusers.completed': 3, 'http.codes.200': 3, 'careless.beside_found': 3, 'careless.script_found': 3 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {
@@ -86,10 +120,12 @@ async function both(c: Case, port: number, rtPort: number): Promise<{ plain: Pla
   for (const d of [plainDir, rigDir]) {
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'my.yml'), c.script(port, rtPort));
+    for (const [name, text] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(d, name), text);
   }
+  const withPort = (args: readonly string[] | undefined) => (args ?? []).map((a) => a.replace('PORT', String(port)));
   const [plain, rig] = await Promise.all([
-    runPlain('my.yml', c.plainArgs ?? [], {}, plainDir, plainDir),
-    runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, 'my.yml'), '--out', path.join(dir, 'out'), '--json', ...(c.rigArgs ?? [])]),
+    runPlain('my.yml', withPort(c.plainArgs), {}, plainDir, plainDir),
+    runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, 'my.yml'), '--out', path.join(dir, 'out'), '--json', ...withPort(c.rigArgs)]),
   ]);
   return { plain, rig };
 }

@@ -4,7 +4,7 @@
  * given as a bare argument is told to use --scenario (was "too many arguments").
  */
 import { buildProgram } from '../../scripts/cli';
-import { artilleryFlagHint, positionalHint } from '../../scripts/artillery-flags';
+import { artilleryFlagHint, missingValueHint, positionalHint } from '../../scripts/artillery-flags';
 import { validateFlags } from '../../scripts/options';
 import { applyOptions, checkInsecure } from '../../scripts/scenario';
 import { UsageError } from '../../scripts/errors';
@@ -35,6 +35,15 @@ describe('artillery run flags', () => {
     expect(positionalHint(['run', 'my.yml'])).toBe('pass your script as --scenario my.yml ("run" is not needed, and a script is not taken as a bare argument)');
     expect(positionalHint(['what'])).toMatch(/unexpected argument what; every input is a flag/);
   });
+
+  test('a flag that takes a value followed by another flag is named, not its next word (was: "unexpected argument runs/a")', async () => {
+    const options = buildProgram().options;
+    expect(missingValueHint(['-e', '--out', 'runs/a'], options)).toBe('-e/--environment needs a value, but the flag --out follows it; write -e <name> before --out');
+    expect(missingValueHint(['--target', '-k'], options)).toBe('-t/--target needs a value, but the flag -k follows it; write --target <url> before -k');
+    expect(missingValueHint(['--out=x', '--var', 'a=-1', '-e', 'staging', '--json'], options)).toBeUndefined();
+    const r = await runCli(['--scenario', 'my.yml', '-e', '--out', 'runs/a'], { timeoutMs: 60_000 });
+    expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 2, stderr: 'error: -e/--environment needs a value, but the flag --out follows it; write -e <name> before --out' });
+  }, 60_000);
 
   test('through the real CLI: one line, exit 2, and the bad-input summary', async () => {
     const r = await runCli(['-o', 'report.json', '--json'], { timeoutMs: 60_000 });

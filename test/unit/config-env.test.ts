@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfigEnv } from '../../scripts/config-env';
+import { resolveConfigEnv, resolveKnownTemplates } from '../../scripts/config-env';
 import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
 import { prepareRunInput } from '../../scripts/run-input';
@@ -51,5 +51,46 @@ describe('environment templates in phases, processor and payload paths', () => {
     );
     expect(resolveConfigEnv({ phases: [{ duration: '{{ dur }}' }], processor: './p.js' }, {}, 's.yml')).toEqual({ phases: [{ duration: '{{ dur }}' }], processor: './p.js' });
     expect(resolveConfigEnv({ payload: [{ path: '{{ $env.A }}.csv' }, { path: 'b.csv' }] }, { A: 'a' }, 's.yml')).toEqual({ payload: [{ path: 'a.csv' }, { path: 'b.csv' }] });
+  });
+});
+
+describe('--var, $dirname and $scenarioFile in config templates (artillery run -v resolves them before the run)', () => {
+  const varScript = path.join(dir, 'vars.yml');
+  fs.writeFileSync(
+    varScript,
+    [
+      'config:',
+      '  target: "http://127.0.0.1:{{ port }}"',
+      '  processor: "{{ $dirname }}/proc.js"',
+      '  payload: { path: "{{ $dirname }}/users.csv", fields: [name] }',
+      '  variables: { greet: "hi {{ who }}", at: "{{ $scenarioFile }}", later: "{{ token }}" }',
+      '  phases: [ { duration: 1, arrivalCount: "{{ n }}" } ]',
+      'scenarios:',
+      '  - flow: [ { function: hello }, { get: { url: "/{{ greet }}" } } ]',
+      '',
+    ].join('\n'),
+  );
+
+  test('resolved in every config value, numbers kept; other templates left for Artillery; no "never mentions" note for them', () => {
+    const input = prepareRunInput(validateFlags({ scenario: varScript, var: ['port=4100', 'n=3', 'who=zed'] }), root, {});
+    expect(input.options.target).toBe('http://127.0.0.1:4100');
+    expect(input.script.config.phases).toEqual([{ duration: 1, arrivalCount: 3 }]);
+    // Paths the rig checks and ships are relative to the script's folder; elsewhere the agent resolves $dirname.
+    expect(input.script.config.processor).toBe('./proc.js');
+    expect(input.script.config.payload).toEqual({ path: './users.csv', fields: ['name'] });
+    expect(input.script.config.variables).toMatchObject({ greet: 'hi zed', at: '{{ $dirname }}/vars.yml', later: '{{ token }}', port: 4100, n: 3, who: 'zed' });
+    expect(input.notes.join('\n')).not.toMatch(/never mentions/);
+  });
+
+  test('a phase template no flag sets is bad input naming the --var to pass', () => {
+    expect(() => prepareRunInput(validateFlags({ scenario: varScript, var: ['port=4100'] }), root, {})).toThrow(
+      new UsageError(`vars.yml: config.phases[0].arrivalCount is "{{ n }}", which is not known before the run; pass --var n=VALUE (as artillery run -v '{"n": …}' sets it), use {{ $env.NAME }} with NAME exported, or write the value`),
+    );
+  });
+
+  test('as renderVariables: one template alone keeps its type, in text an object is JSON, a path reads into it', () => {
+    const used = new Set<string>();
+    expect(resolveKnownTemplates({ a: '{{ n }}', b: 'x{{ o }}', c: '{{ o.k }}/{{ other }}', d: ['{{{ n }}}'] }, { n: 3, o: { k: 'v' } }, used)).toEqual({ a: 3, b: 'x{"k":"v"}', c: 'v/{{ other }}', d: [3] });
+    expect([...used].sort()).toEqual(['n', 'o']);
   });
 });
