@@ -45,7 +45,8 @@ describe('safety-net rule: a kept instance\'s launch time counts toward generato
     asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [launch('i-0b', T0 - 40 * MIN), launch('i-0a', T0 - 100 * MIN)] });
     const err = await check(90 * MIN).catch((e: Error) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toBe('the generator group gen holds 2 instance(s) kept from an earlier run (--keep-generators), the oldest (i-0a) up 100 min; this run needs them up to 90 min more, past generatorMaxLifetimeMinutes 180, and the safety net would scale the group to 0 mid-run: scale it to 0 first (aws autoscaling set-desired-capacity --auto-scaling-group-name gen --desired-capacity 0) or redeploy with a longer -c generatorMaxLifetimeMinutes');
+    // The command names the region (a multi-region run checks each region's group), and the lifetime that would do.
+    expect((err as Error).message).toBe('the generator group gen (eu-west-1) holds 2 instance(s) left running by an earlier run (--keep-generators, or a run that did not scale it to 0), the oldest (i-0a) up 100 min; this run needs them up to 90 min more, past generatorMaxLifetimeMinutes 180, and the safety net would scale the group to 0 mid-run: scale it to 0: `aws autoscaling set-desired-capacity --auto-scaling-group-name gen --desired-capacity 0 --region eu-west-1` first, or redeploy with -c generatorMaxLifetimeMinutes=191 (npm run deploy)');
     expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
   });
 
@@ -55,6 +56,32 @@ describe('safety-net rule: a kept instance\'s launch time counts toward generato
     const lines: string[] = [];
     await check(90 * MIN, lines);
     expect(lines).toEqual(['kept generators: 1 instance(s) from an earlier run, the oldest (i-0b) up 40 min; this run needs at most 90 min more, within generatorMaxLifetimeMinutes 180']);
+  });
+
+  test('launches found on a later page of the activities; an instance whose launch is not found is said, not guessed; a terminating one is not counted', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves({
+      AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: 2, Instances: [
+        { InstanceId: 'i-0a', LifecycleState: 'InService' }, { InstanceId: 'i-0c', LifecycleState: 'InService' }, { InstanceId: 'i-0d', LifecycleState: 'Terminating' },
+      ] }],
+    } as unknown as DescribeAutoScalingGroupsCommandOutput);
+    asg.on(DescribeScalingActivitiesCommand)
+      .resolvesOnce({ Activities: [launch('i-0d', T0 - 170 * MIN)], NextToken: 'p2' })
+      .resolvesOnce({ Activities: [launch('i-0a', T0 - 30 * MIN)] });
+    const lines: string[] = [];
+    await check(90 * MIN, lines);
+    expect(asg.commandCalls(DescribeScalingActivitiesCommand).map((c) => c.args[0].input.NextToken)).toEqual([undefined, 'p2']);
+    expect(lines).toEqual([
+      "kept generators: no launch found for i-0c in the group's recent activities; their age is not checked against generatorMaxLifetimeMinutes",
+      'kept generators: 2 instance(s) from an earlier run, the oldest (i-0a) up 30 min; this run needs at most 90 min more, within generatorMaxLifetimeMinutes 180',
+    ]);
+  });
+
+  test('activities that cannot be read (throttled, refused) are said and the run goes on, as an unreadable group is', async () => {
+    asg.on(DescribeAutoScalingGroupsCommand).resolves(group(['i-0a']));
+    asg.on(DescribeScalingActivitiesCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
+    const lines: string[] = [];
+    await expect(check(90 * MIN, lines)).resolves.toBeUndefined();
+    expect(lines).toEqual(['kept generators: their launch times could not be read (Throttling); their age is not checked against generatorMaxLifetimeMinutes']);
   });
 
   test('an empty group: nothing read but the group', async () => {

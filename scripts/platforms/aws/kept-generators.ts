@@ -15,6 +15,7 @@
  */
 import type { Activity } from '@aws-sdk/client-auto-scaling';
 import { UsageError } from '../../errors';
+import { stopGeneratorsCommand } from './aws-errors';
 import type { AwsApi } from './clients';
 
 /** Pages of scaling activities read at most (100 each): a kept fleet's launches are among the recent ones. */
@@ -41,7 +42,7 @@ async function launchTimes(api: Pick<AwsApi, 'describeScalingActivities'>, asgNa
 
 /** What {@link checkKeptGenerators} compares. */
 export interface KeptGeneratorsCheck {
-  readonly api: Pick<AwsApi, 'describeAutoScalingGroups' | 'describeScalingActivities'>;
+  readonly api: Pick<AwsApi, 'describeAutoScalingGroups' | 'describeScalingActivities' | 'region'>;
   readonly asgName: string;
   /** The deployed generatorMaxLifetimeMinutes (absent on stacks deployed before that output: nothing to check). */
   readonly maxLifetimeMinutes: number | undefined;
@@ -67,7 +68,14 @@ export async function checkKeptGenerators(c: KeptGeneratorsCheck): Promise<void>
     return;
   }
   if (ids.length === 0) return;
-  const launched = await launchTimes(c.api, c.asgName, ids);
+  let launched: Map<string, number>;
+  try {
+    launched = await launchTimes(c.api, c.asgName, ids);
+  } catch (err) {
+    // Throttled or refused: said, as an unreadable group is; the run goes on as it did before this check.
+    c.log(`kept generators: their launch times could not be read (${(err as Error).name}); their age is not checked against generatorMaxLifetimeMinutes`);
+    return;
+  }
   const undated = ids.filter((id) => !launched.has(id));
   if (undated.length) c.log(`kept generators: no launch found for ${undated.join(', ')} in the group's recent activities; their age is not checked against generatorMaxLifetimeMinutes`);
   if (launched.size === 0) return;
@@ -78,7 +86,10 @@ export async function checkKeptGenerators(c: KeptGeneratorsCheck): Promise<void>
     c.log(`kept generators: ${ids.length} instance(s) from an earlier run, the oldest (${oldestId}) up ${minutes(age)} min; this run needs at most ${minutes(c.spanMs)} min more, within generatorMaxLifetimeMinutes ${c.maxLifetimeMinutes}`);
     return;
   }
+  // The command names the group's region (a multi-region run checks each region's group); the lifetime that would
+  // do, as checkGeneratorLifetime gives it (at most a day).
+  const needed = Math.min(1440, minutes(age + c.spanMs) + 1);
   throw new UsageError(
-    `the generator group ${c.asgName} holds ${ids.length} instance(s) kept from an earlier run (--keep-generators), the oldest (${oldestId}) up ${minutes(age)} min; this run needs them up to ${minutes(c.spanMs)} min more, past generatorMaxLifetimeMinutes ${c.maxLifetimeMinutes}, and the safety net would scale the group to 0 mid-run: scale it to 0 first (aws autoscaling set-desired-capacity --auto-scaling-group-name ${c.asgName} --desired-capacity 0) or redeploy with a longer -c generatorMaxLifetimeMinutes`,
+    `the generator group ${c.asgName} (${c.api.region}) holds ${ids.length} instance(s) left running by an earlier run (--keep-generators, or a run that did not scale it to 0), the oldest (${oldestId}) up ${minutes(age)} min; this run needs them up to ${minutes(c.spanMs)} min more, past generatorMaxLifetimeMinutes ${c.maxLifetimeMinutes}, and the safety net would scale the group to 0 mid-run: ${stopGeneratorsCommand({ generatorAsgName: c.asgName, region: c.api.region })} first, or redeploy with -c generatorMaxLifetimeMinutes=${needed} (npm run deploy)`,
   );
 }
