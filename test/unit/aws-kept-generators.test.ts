@@ -19,6 +19,8 @@ import { PREFLIGHT_RESULT_KEY } from '../../scripts/preflight';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
 import { awsFleet } from '../../scripts/platforms/aws/fleet';
 import { checkKeptGenerators } from '../../scripts/platforms/aws/kept-generators';
+import type { RigOutputs } from '../../scripts/platforms/aws/discovery';
+import { scaleGeneratorsToZero } from '../../scripts/platforms/aws/run-teardown';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const asg = mockClient(AutoScalingClient);
@@ -114,5 +116,14 @@ describe('Auto Scaling rule: lowering desired capacity terminates instances, so 
     await fleet.stop();
     expect(asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity)).toEqual([3]);
     expect(lines).toContain('generator group gen: desired capacity 3 kept from an earlier run (preflight on one of its instances before scaling to the plan)');
+  });
+});
+
+describe('scaling a group to 0 after a run fails: the command to finish it names the group\'s region', () => {
+  test('another region\'s group (a command without --region would go to the default region and find no group)', async () => {
+    asg.on(SetDesiredCapacityCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
+    const lines: string[] = [];
+    await scaleGeneratorsToZero(createAwsApi({ region: 'us-east-1' }), { generatorAsgName: 'gen-use1' } as RigOutputs, (l) => lines.push(l));
+    expect(lines).toEqual(['could not scale the generator group to 0 (Throttling: Rate exceeded); scale it to 0: `aws autoscaling set-desired-capacity --auto-scaling-group-name gen-use1 --desired-capacity 0 --region us-east-1`']);
   });
 });

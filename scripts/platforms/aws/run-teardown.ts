@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { generatorKeys } from '../../../load-generators/lib/run-protocol';
 import type { Clock, Fleet, RunStore } from '../../contracts';
 import { RigError } from '../../errors';
+import { stopGeneratorsCommand } from './aws-errors';
 import type { AwsApi } from './clients';
 import type { RigOutputs } from './discovery';
 import { isStackMissing } from './discovery';
@@ -17,7 +18,9 @@ export async function scaleGeneratorsToZero(api: AwsApi, outputs: RigOutputs, lo
     await api.setDesiredCapacity({ AutoScalingGroupName: outputs.generatorAsgName, DesiredCapacity: 0, HonorCooldown: false });
     log(`generator group ${outputs.generatorAsgName}: scaled to 0`);
   } catch (err) {
-    log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); run: aws autoscaling set-desired-capacity --auto-scaling-group-name ${outputs.generatorAsgName} --desired-capacity 0`);
+    // The command names the region: another region's platform scales its own group (a command without it goes to the
+    // operator's default region and finds no such group).
+    log(`could not scale the generator group to 0 (${(err as Error).name}: ${(err as Error).message}); ${stopGeneratorsCommand({ generatorAsgName: outputs.generatorAsgName, region: api.region })}`);
   }
 }
 
