@@ -226,7 +226,15 @@ function handshakeOptions(
   if ('unknown' in url) return { unknown: `its connect URL uses ${url.unknown}` };
   // Artillery would open what it renders; one that is not a URL is bad input, found before anything starts.
   // The line names the template as written (the user fixes that, or a variable it reads), then what it rendered.
-  if (url.url !== written) checkTargetUrl(url.url, `the connect step's URL ${JSON.stringify(redactUrl(written))} rendered to`, true);
+  if (url.url !== written) {
+    try {
+      checkTargetUrl(url.url, `the connect step's URL ${JSON.stringify(redactUrl(written))} rendered to`, true);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      // The fix is in the template or the variables it reads, not in the rendered text the generic hint rewrites.
+      throw new UsageError(`${err.message.split('; ')[0]}; make the template (or the variables it reads) render a whole URL with its scheme, e.g. ws://127.0.0.1:3000/path`);
+    }
+  }
   return { options: { ...sent, url: url.url }, ...(url.ofTarget ? { urlOfTarget: url.ofTarget } : {}) };
 }
 

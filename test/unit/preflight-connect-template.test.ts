@@ -32,7 +32,7 @@ describe('rendered before the run', () => {
     expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(UsageError);
     // The template as the script writes it, then what it rendered (was: only the rendered text, "(rendered from its template)").
     expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(
-      new UsageError('the connect step\'s URL "{{ host }}/feed" rendered to "nohost/feed" has no scheme; write it as http://nohost/feed (e.g. http://127.0.0.1:3000 or ws://127.0.0.1:3000/path)'),
+      new UsageError('the connect step\'s URL "{{ host }}/feed" rendered to "nohost/feed" has no scheme; make the template (or the variables it reads) render a whole URL with its scheme, e.g. ws://127.0.0.1:3000/path'),
     );
   });
 });
