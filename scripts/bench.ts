@@ -296,6 +296,18 @@ async function main(): Promise<void> {
     await target.stop();
     fs.rmSync(work, { recursive: true, force: true });
   };
+  // Whatever else ends the bench (an uncaught error, a write to a closed stdout: `npm run bench | head`), the running
+  // trial's process group goes with it: it runs detached, and plain Artillery would go on to the end of its phases.
+  // (The target stops itself when the bench is gone: EXIT_WITH_PARENT.)
+  process.once('exit', () => {
+    const trial = running;
+    if (!trial?.pid || trial.exitCode !== null || trial.signalCode !== null) return;
+    try {
+      process.kill(-trial.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  });
   // Ctrl-C or a kill: the running trial's process group (started detached) and the target go with the bench.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().finally(() => process.exit(130)));
   try {
