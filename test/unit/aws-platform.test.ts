@@ -358,7 +358,7 @@ test('generators a --keep-generators run left, up so long that this run would pa
   asg.on(DescribeAutoScalingGroupsCommand).resolves({ AutoScalingGroups: [{ AutoScalingGroupName: 'gen', DesiredCapacity: 1, Instances: [{ InstanceId: 'i-0a', LifecycleState: 'InService' }] } as never] });
   asg.on(DescribeScalingActivitiesCommand).resolves({ Activities: [{ ActivityId: 'a', AutoScalingGroupName: 'gen', StatusCode: 'Successful', Cause: 'x', StartTime: new Date(now - 150 * 60_000), Description: 'Launching a new EC2 instance: i-0a' }] });
   const { p } = platform({ target: 'http://127.0.0.1:9' }, { outputs: { ...OUTPUTS, generatorMaxLifetimeMinutes: 180 }, clock: { now: () => now, sleep: async () => undefined } });
-  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 60 })).rejects.toThrow(/^the generator group gen holds 1 instance\(s\) kept from an earlier run \(--keep-generators\), the oldest \(i-0a\) up 150 min; /);
+  await expect(p.open({ runId: 'r1', runDir: '/nonexistent/run', plan, sessionSeconds: 60 })).rejects.toThrow(/^the generator group gen \(eu-west-1\) holds 1 instance\(s\) left running by an earlier run \(--keep-generators, or a run that did not scale it to 0\), the oldest \(i-0a\) up 150 min; /);
   expect(asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
   expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
 });
