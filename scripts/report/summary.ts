@@ -111,7 +111,9 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     status,
     startedAt: input.startAt,
     endedAt: input.endedAt,
-    aggregate: { counters: report.aggregate.counters, rates: report.aggregate.rates, summaries: report.aggregate.summaries },
+    // Artillery's own --output aggregate, key for key (histograms beside summaries, period, first/last instants), so
+    // what reads plain's report reads ours: `.aggregate.histograms[name].p99` was null.
+    aggregate: { ...report.aggregate, counters: report.aggregate.counters, rates: report.aggregate.rates, summaries: report.aggregate.summaries },
     rig: {
       plan: {
         generators: input.plan.generators.length,

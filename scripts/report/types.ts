@@ -51,7 +51,8 @@ export interface RunSummary {
   readonly status: 'completed' | 'interrupted' | 'partial' | 'timed-out';
   readonly startedAt?: number;
   readonly endedAt: number;
-  readonly aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>;
+  /** Artillery's aggregate; the extra keys (histograms, period, first/last instants) absent from runs of older rigs. */
+  readonly aggregate: Pick<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'> & Partial<Omit<ArtilleryReportSection, 'counters' | 'rates' | 'summaries'>>;
   readonly rig: {
     readonly plan: { readonly generators: number; readonly arrivalsPerGenerator: number[]; readonly peakConcurrent: number; readonly capacityPerGenerator: number; readonly bindingLimit: string };
     readonly generators: GeneratorSummary[];

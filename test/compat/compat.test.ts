@@ -109,6 +109,9 @@ describe('compatibility: the same script under plain `artillery run` and under t
     const r = rig.json.aggregate as PlainResult['report']['aggregate'];
     for (const [k, v] of Object.entries(c.expect)) expect([k, p.counters[k]]).toEqual([k, v]);
     expect(r.counters).toEqual(p.counters);
+    // Read as an Artillery report: every key of plain's --output aggregate is there (histograms beside summaries, period…).
+    for (const key of Object.keys(p)) expect([key, key in r]).toEqual([key, true]);
+    expect((r as unknown as { histograms: unknown }).histograms).toEqual(r.summaries);
     expect(Object.keys(r.summaries).sort()).toEqual(Object.keys(p.summaries).sort());
     for (const [name, s] of Object.entries(p.summaries)) {
       expect([name, r.summaries[name]?.count]).toEqual([name, s.count]);
