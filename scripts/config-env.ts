@@ -86,8 +86,9 @@ export function resolveKnownTemplates(value: unknown, known: Readonly<Record<str
   return value;
 }
 
-const DIRNAME = /\{\{\s*\$dirname\s*\}\}/g;
-const SCENARIO_FILE = /\{\{\s*\$scenarioFile\s*\}\}/g;
+// Two braces or three (`{{{ $dirname }}}`), as Artillery's renderVariables reads either.
+const DIRNAME = /\{\{\{?\s*\$dirname\s*\}?\}\}/g;
+const SCENARIO_FILE = /\{\{\{?\s*\$scenarioFile\s*\}?\}\}/g;
 
 /**
  * `{{ $dirname }}` (the script's folder) and `{{ $scenarioFile }}` (the script), which Artillery resolves in config

@@ -41,7 +41,11 @@ export interface RunInput {
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
 export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
-  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, flags.vars);
+  // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
+  // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
+  // for templates only when they run: --vusers replaces them.
+  const known = { ...(flags.holdSeconds !== undefined ? { hold: flags.holdSeconds } : {}), ...flags.vars };
+  const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, known, flags.vusers !== undefined);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
   if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);

@@ -61,7 +61,8 @@ async function loadSlice(store, gid, env) {
  * @param {unknown} v @param {string} scriptDir @returns {unknown}
  */
 function withDirname(v, scriptDir) {
-  if (typeof v === 'string') return v.replace(/\{\{\s*\$dirname\s*\}\}/g, () => scriptDir);
+  // Two braces or three, as Artillery's renderVariables reads either (scripts/config-env.ts DIRNAME).
+  if (typeof v === 'string') return v.replace(/\{\{\{?\s*\$dirname\s*\}?\}\}/g, () => scriptDir);
   if (Array.isArray(v)) return v.map((x) => withDirname(x, scriptDir));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withDirname(x, scriptDir)]));
   return v;

@@ -158,7 +158,14 @@ export interface VerdictInput {
  * `Error: xhr poll error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the
  * Error itself there, its message alone for a namespace's connection).
  */
-const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^(Error: )?((xhr poll|xhr post|websocket|transport|server|parser) error|timeout$)|^Parse Error|Invalid WebSocket frame/i;
+const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^Parse Error|Invalid WebSocket frame/i;
+
+/**
+ * engine.io/socket.io-client's own messages, whole and in their own case (a processor's "Server error: expected 200"
+ * is the script's): with `Error: ` when Artillery counts the Error itself. A script's own error whose message is
+ * exactly `timeout` cannot be told apart from Socket.IO's, and is counted as the target's.
+ */
+const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|websocket error|transport error|server error|parser error|timeout)$/;
 
 /**
  * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture
@@ -166,7 +173,7 @@ const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|H
  * message is no network or target failure ({@link NETWORK_OR_TARGET}).
  */
 export function scriptErrors(counters: Readonly<Record<string, number>>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !NETWORK_OR_TARGET.test(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
+  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !NETWORK_OR_TARGET.test(k.slice('errors.'.length)) && !SOCKET_IO_CLIENT.test(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
 }
 
 /** "vusers failed on errors your script raised …" for a run whose failures are the script's, or undefined. */

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfigEnv, resolveKnownTemplates } from '../../scripts/config-env';
+import { resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from '../../scripts/config-env';
 import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
 import { prepareRunInput } from '../../scripts/run-input';
@@ -86,6 +86,23 @@ describe('--var, $dirname and $scenarioFile in config templates (artillery run -
     expect(() => prepareRunInput(validateFlags({ scenario: varScript, var: ['port=4100'] }), root, {})).toThrow(
       new UsageError(`vars.yml: config.phases[0].arrivalCount is "{{ n }}", which is not known before the run; pass --var n=VALUE (as artillery run -v '{"n": …}' sets it), use {{ $env.NAME }} with NAME exported, or write the value`),
     );
+  });
+
+  test('--vusers replaces the phases, so their templates are not refused (a regression: --vusers 10 was refused); --hold is known as hold', () => {
+    const input = prepareRunInput(validateFlags({ scenario: varScript, var: ['port=4100'], vusers: '10' }), root, {});
+    expect(input.script.config.phases).toEqual([expect.objectContaining({ arrivalCount: 10 })]);
+    const holdScript = path.join(dir, 'hold.yml');
+    fs.writeFileSync(holdScript, 'config:\n  target: "http://127.0.0.1:9"\n  phases: [ { duration: "{{ hold }}", arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { think: 1 } ]\n');
+    expect(prepareRunInput(validateFlags({ scenario: holdScript, hold: '5s' }), root, {}).script.config.phases).toEqual([{ duration: 5, arrivalRate: 1 }]);
+  });
+
+  test('{{{ $dirname }}} (three braces, as renderVariables reads them) is the script\'s folder too, here and in the agent', () => {
+    expect(resolveScriptPlace({ processor: '{{{ $dirname }}}/proc.js', variables: { at: '{{{$scenarioFile}}}' } }, 's.yml')).toEqual({ processor: './proc.js', variables: { at: '{{ $dirname }}/s.yml' } });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { resolveScriptPaths } = require('../../load-generators/lib/agent-slice') as { resolveScriptPaths: (s: { config: Record<string, unknown> }, dir: string) => void };
+    const onGenerator = { config: { variables: { a: '{{{ $dirname }}}/x', b: '{{ $dirname }}/y' } } };
+    resolveScriptPaths(onGenerator, '/srv/script');
+    expect(onGenerator.config.variables).toEqual({ a: '/srv/script/x', b: '/srv/script/y' });
   });
 
   test('as renderVariables: one template alone keeps its type, in text an object is JSON, a path reads into it', () => {

@@ -89,6 +89,8 @@ describe('decideVerdict', () => {
       'Error: xhr post error', 'Error: xhr poll error', 'Error: websocket error', 'Error: timeout']) {
       expect(withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })).toBe('no generator was saturated: the figures describe the target');
     }
+    // Socket.IO's messages whole and in their case: a processor's own wording that starts the same way is the script's.
+    expect(withCounters({ 'vusers.failed': 2, 'errors.Server error: expected 200, got 500': 1, 'errors.Timeout waiting for my reply': 1 })).toMatch(/all errors were raised by your script's own code .*"Server error: expected 200, got 500" ×1, "Timeout waiting for my reply" ×1$/);
   });
 
   test('saturated generator with errors in the same period: rig-limited, periods and generator named, errors coincide', () => {
