@@ -41,7 +41,7 @@ export interface AgentTree {
 }
 
 /** Where Node resolves `dep` required from the package at `from` (its own node_modules first, then each parent's). */
-function resolveFrom(packages: Lockfile['packages'], from: string, dep: string): string | undefined {
+export function resolveFrom(packages: Lockfile['packages'], from: string, dep: string): string | undefined {
   let base = from;
   for (;;) {
     const candidate = `${base ? `${base}/` : ''}node_modules/${dep}`;

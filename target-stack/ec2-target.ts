@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
@@ -98,8 +99,13 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
 
   /** Boot script: host tuning, Node, and the reference app (an S3 asset) run by systemd as its own user. */
   private bootUserData(props: Ec2TargetProps, role: iam.IRole): ec2.UserData {
+    const appDirectory = props.appDirectory ?? TARGET_APP_DIR;
+    // The boot runs `npm ci`, which refuses to install without a lockfile: refuse the synth instead of every boot.
+    if (!fs.existsSync(path.join(appDirectory, 'package-lock.json'))) {
+      throw new Error(`the target app ${appDirectory} has no package-lock.json, which its boot's npm ci needs. Fix: npm install --package-lock-only in that folder (the reference app: node scripts/launch.js scripts/target-app-lock.ts)`);
+    }
     const app = new s3assets.Asset(this, 'App', {
-      path: props.appDirectory ?? TARGET_APP_DIR,
+      path: appDirectory,
       exclude: ['node_modules', '**/node_modules', '*.log'],
     });
     app.grantRead(role);
@@ -116,7 +122,9 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
       `rm -rf ${appHome} && mkdir -p ${appHome} && unzip -q -o ${zip} -d ${appHome}`,
       // Retried like every other network step of the boot (RETRY_FUNCTION): a registry hiccup here left an instance
       // without the app, which the ELB health check then failed and the group replaced only after its 5-min grace.
-      `cd ${appHome} && retry 5 npm install --omit=dev --no-audit --no-fund`,
+      // `npm ci` on the app's own package-lock.json (shipped in the asset; scripts/target-app-lock.ts): the exact tree
+      // the tests ran, where `npm install` resolved sub-dependencies afresh at every boot.
+      `cd ${appHome} && retry 5 npm ci --omit=dev --no-audit --no-fund`,
       `chown -R loadtest-target: ${appHome}`,
       `cat > /etc/systemd/system/loadtest-target.service <<'EOF'
 [Unit]

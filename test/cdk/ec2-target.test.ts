@@ -39,14 +39,14 @@ describe('targetKind=ec2 (Twine)', () => {
     expect(userData).toContain('bash /opt/loadtest-rig/host-tuning.sh');
   });
 
-  test('user-data installs Node 22 and the app from its S3 asset with npm install --omit=dev, retried like the boot\'s other network steps', () => {
+  test('user-data installs Node 22 and the app from its S3 asset with npm ci --omit=dev (its lockfile), retried like the boot\'s other network steps', () => {
     expect(userData).toMatch(/NODE_VERSION=22\.\d+\.\d+/);
     expect(userData).toMatch(/sha256sum -c/);
     expect(userData).toMatch(/aws s3 cp 's3:\/\/.*\.zip' '\/opt\/loadtest-rig\/target-app\.zip'/);
-    expect(userData).toContain('cd /opt/loadtest-rig/target-app && retry 5 npm install --omit=dev');
+    expect(userData).toContain('cd /opt/loadtest-rig/target-app && retry 5 npm ci --omit=dev');
     // retry() is defined before it is used (userDataPreamble).
     expect(userData.indexOf('retry() {')).toBeGreaterThanOrEqual(0);
-    expect(userData.indexOf('retry() {')).toBeLessThan(userData.indexOf('retry 5 npm install'));
+    expect(userData.indexOf('retry() {')).toBeLessThan(userData.indexOf('retry 5 npm ci'));
   });
 
   test('the app runs under systemd with LimitNOFILE=65536, PORT 3000 and the Redis URL', () => {
