@@ -43,6 +43,8 @@ node -e "require.resolve('artillery/package.json')" # fails the boot early if th
 retry 5 dnf install -y amazon-cloudwatch-agent ethtool
 CW_CONFIG=/opt/aws/amazon-cloudwatch-agent/etc/loadtest-rig.json
 # Aggregated by AutoScalingGroupName so the dashboard shows the fleet without knowing instance ids.
+# The dashboard and the report read only that rollup, which has exactly {AutoScalingGroupName}: per instance,
+# StatsD's open_files also carries the agent's metric_type dimension (test/cdk/cwagent-dimensions.test.ts).
 cat > "$CW_CONFIG" <<'EOF'
 {
   "agent": { "metrics_collection_interval": 60, "run_as_user": "root" },
