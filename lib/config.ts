@@ -6,6 +6,7 @@
 
 import { GeneratorRegion, imageReferenceProblem, instanceTypeProblem, ipv4CidrProblem, misspeltRigKey, parseGeneratorRegions } from './context-checks';
 import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
+import { subnetCapacityProblem } from './subnet-capacity';
 
 
 /** Where the system under test comes from. */
@@ -242,6 +243,15 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (why) => r.wrong('generatorRegions', why, null));
 
   if (targetKind) problems.push(...inapplicableKeyProblems(r, targetKind));
+  // A full fleet's addresses must fit its subnets (lib/subnet-capacity.ts); judged once the keys it reads are valid.
+  if (!problems.some((p) => /^context "(maxGenerators|generatorSecondaryIps|maxCapacity|targetKind)"/.test(p))) {
+    const capacityProblem = subnetCapacityProblem({
+      maxGenerators, generatorSecondaryIps, targetKind: targetKind ?? 'ec2', maxCapacity,
+      publicLoadBalancer: operatorCidr !== undefined || generatorRegions.length > 1,
+      redis: targetKind !== 'none' && redis,
+    });
+    if (capacityProblem) problems.push(capacityProblem);
+  }
   if (problems.length > 0) throw new RigConfigError(problems);
   return {
     targetKind: targetKind ?? 'ec2',

@@ -2,6 +2,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { GENERATOR_SUBNET_MASK, NAT_PUBLIC_SUBNET_MASK, RIG_AZS } from './subnet-capacity';
 
 /** Properties of {@link RigNetwork}. */
 export interface RigNetworkProps {
@@ -55,7 +56,7 @@ export class RigNetwork extends Construct {
       // Teardown must leave nothing billing behind.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const maxAzs = props.maxAzs ?? 2;
+    const maxAzs = props.maxAzs ?? RIG_AZS;
     const nat = props.egress === 'nat';
     // One NAT gateway per zone, each with an Elastic IP the stack owns (its address is an output the target admits).
     // A NAT gateway holds 55,000 simultaneous connections per address to one destination address:port (docs/aws.md).
@@ -66,9 +67,10 @@ export class RigNetwork extends Construct {
       maxAzs,
       natGateways: nat ? maxAzs : 0,
       ...(nat ? { natGatewayProvider: ec2.NatProvider.gateway({ eipAllocationIds: this.egressAddresses.map((e) => e.attrAllocationId) }) } : {}),
+      // Sizes shared with lib/subnet-capacity.ts, which refuses a context whose full fleet would not fit them.
       subnetConfiguration: nat
-        ? [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }, { name: 'Generators', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 }]
-        : [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+        ? [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: NAT_PUBLIC_SUBNET_MASK }, { name: 'Generators', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: GENERATOR_SUBNET_MASK }]
+        : [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: GENERATOR_SUBNET_MASK }],
       // Behind NAT, the agents' S3 traffic (bundle, periods, results) would be billed per GB by the NAT gateways; a
       // gateway endpoint (free) takes it for this region's buckets (VPC User Guide, "Gateway endpoints for Amazon S3").
       ...(nat ? { gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } } } : {}),
