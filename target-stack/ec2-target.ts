@@ -14,6 +14,12 @@ import { SCALING_PERIOD, ScaledTarget, ScaledTargetProps, cpuStepScaling } from 
 /** Port the reference target listens on. */
 export const TARGET_PORT = 3000;
 
+/**
+ * How long a new target instance's boot (host tuning, Node, npm ci, the app's start) is given: the ELB health check's
+ * grace, and the pause of a rolling update after each new instance before the next old one is terminated.
+ */
+export const TARGET_BOOT_TIME = Duration.minutes(5);
+
 /** The reference target app directory (owned by the app's engineer; deployed as-is). */
 export const TARGET_APP_DIR = path.resolve(__dirname, 'app');
 
@@ -72,12 +78,20 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
       // Boot installs Node and the app's dependencies; give it time before the ALB judges it.
       healthChecks: autoscaling.HealthChecks.withAdditionalChecks({
         additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB],
-        gracePeriod: Duration.minutes(5),
+        gracePeriod: TARGET_BOOT_TIME,
       }),
       cooldown: Duration.seconds(60),
       // A new app asset changes the launch template; roll the instances so the change is deployed.
       // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group briefly drops to 0.
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ maxBatchSize: 1, minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1) }),
+      // PauseTime: without it (no resource signals) CloudFormation waits PT0S after a batch (CloudFormation User Guide,
+      // "UpdatePolicy attribute", AutoScalingRollingUpdate PauseTime), i.e. it terminates the next old instance as soon
+      // as the new one is InService in the group, minutes before that one has Node and the app: a 1-instance target
+      // served nothing until the boot ended. The boot's own budget is the pause.
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
+        maxBatchSize: 1,
+        minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1),
+        pauseTime: TARGET_BOOT_TIME,
+      }),
     });
     this.autoScalingGroup = asg;
     this.connections = asg.connections;

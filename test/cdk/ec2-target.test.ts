@@ -162,6 +162,14 @@ describe('targetKind=ec2 options', () => {
 });
 
 describe('targetKind=ec2 deploys', () => {
+  test('a rolling update pauses the boot\'s 5 minutes (the health check\'s grace) after each new instance: CloudFormation\'s default PauseTime without signals is PT0S', () => {
+    const t = Template.fromStack(targetOf(buildTestRig({}).rig));
+    t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
+      Properties: Match.objectLike({ HealthCheckGracePeriod: 300 }),
+      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1, PauseTime: 'PT5M' }) },
+    });
+  });
+
   test('a new app asset rolls the instances one at a time, keeping MinInstancesInService below MaxSize', () => {
     const t = Template.fromStack(targetOf(buildTestRig({ minCapacity: 1, maxCapacity: 1 }).rig));
     t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
