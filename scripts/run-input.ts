@@ -55,12 +55,14 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   // its /): names they read, values they can run as given; without --target URL they run against the reference target.
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
-  const script = applyOptions(scenario.script, flags);
-  // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
+  // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again); the line
+  // names the script's file, then the phase (config.phases[i] and its name) and the fix.
+  let script: ArtilleryScript;
   try {
+    script = applyOptions(scenario.script, flags);
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
-    if (err instanceof PlanError) throw new UsageError(err.message);
+    if (err instanceof PlanError) throw new UsageError(`${scenario.name}: ${err.message}`);
     throw err;
   }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
