@@ -10,6 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, phasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
+import { resolveVarTemplates } from './config-env';
 import { artilleryScriptProblem } from './artillery-validate';
 import { endlessLoopNotes } from './loop-notes';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
@@ -40,7 +41,10 @@ export interface RunInput {
 }
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
-export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+  // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
+  const readByVars = new Set<string>();
+  const flags: RunOptions = { ...given, vars: resolveVarTemplates(given.vars, readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.
@@ -87,7 +91,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...[note, budgetNote].filter((n): n is string => n !== undefined),
       ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
-      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name, scenario.configVars)),
+      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name, [...(scenario.configVars ?? []), ...readByVars])),
       ...(scenario.builtIn ? [] : endlessLoopNotes(scenario.script, scenario.name)),
       ...(scenario.builtIn ? [] : [phasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),
