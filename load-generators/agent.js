@@ -100,6 +100,8 @@ async function main(clock) {
       RIG_GENERATOR_COUNT: String(slice.count ?? 1),
       RIG_PROCESS_INDEX: String(k),
       RIG_TARGET_URL: '',
+      // The run's one test id ({{ $testId }}): every load process of the run gets the same (else each draws its own).
+      ...(slice.testRunId ? { ARTILLERY_TEST_RUN_ID: slice.testRunId } : {}),
     }, { sourceMaps });
   });
   const targets = slice.processes.map((s) => s.script?.config?.target);

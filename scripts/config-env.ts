@@ -64,26 +64,43 @@ export function resolveKnownTemplates(value: unknown, known: Readonly<Record<str
   if (typeof value === 'string') {
     const matches = value.match(ANY_TEMPLATE);
     if (!matches) return value;
-    const lookup = (t: string): { hit: boolean; v?: unknown } => {
-      const name = t.replace(/[{}]/g, '').trim();
-      const head = /^[$\w]+/.exec(name)?.[0] ?? '';
-      if (!Object.prototype.hasOwnProperty.call(known, head)) return { hit: false };
-      used.add(head);
-      return { hit: true, v: lodashGet(known, name) };
-    };
     if (matches.length === 1 && matches[0] === value) {
-      const { hit, v } = lookup(value);
+      const { hit, v } = lookupKnown(value, known, used);
       if (!hit) return value;
       return v === 0 || v === false || v === null || v === undefined ? v : v || '';
     }
-    return value.replace(ANY_TEMPLATE, (t) => {
-      const { hit, v } = lookup(t);
-      return !hit ? t : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
-    });
+    return resolveInText(value, known, used);
   }
   if (Array.isArray(value)) return value.map((v) => resolveKnownTemplates(v, known, used));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnownTemplates(v, known, used)]));
+  // Keys too, as Artillery's template renders them (`"{{ a }}key": 5` in config.variables is `1key` with -v a=1).
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [resolveInText(k, known, used), resolveKnownTemplates(v, known, used)]));
   return value;
+}
+
+/** The value of one template (`{{ a.b }}`) when its head is a known name. */
+function lookupKnown(t: string, known: Readonly<Record<string, unknown>>, used: Set<string>): { hit: boolean; v?: unknown } {
+  const name = t.replace(/[{}]/g, '').trim();
+  const head = /^[$\w]+/.exec(name)?.[0] ?? '';
+  if (!Object.prototype.hasOwnProperty.call(known, head)) return { hit: false };
+  used.add(head);
+  return { hit: true, v: lodashGet(known, name) };
+}
+
+/** Text with its known templates replaced: objects as JSON, everything else as text; unknown ones left as written. */
+function resolveInText(text: string, known: Readonly<Record<string, unknown>>, used: Set<string>): string {
+  return text.replace(ANY_TEMPLATE, (t) => {
+    const { hit, v } = lookupKnown(t, known, used);
+    return !hit ? t : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+  });
+}
+
+/**
+ * The `--var` values with the templates of other `--var` names resolved, as `artillery run -v '{"a":1,"b":"{{ a }}"}'`
+ * resolves them in config (b is 1): a load process gets the values in `config.variables`, where its own resolution
+ * does not see `a`. One pass, as Artillery's. `used` collects the names read. Pure.
+ */
+export function resolveVarTemplates<V>(vars: Readonly<Record<string, V>>, used: Set<string>): Record<string, V> {
+  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, resolveKnownTemplates(v, vars, used) as V]));
 }
 
 // Two braces or three (`{{{ $dirname }}}`), as Artillery's renderVariables reads either.

@@ -7,6 +7,11 @@ import type { PayloadShare, Phase } from './core/plan';
 import { isRecord } from './core/is-record';
 import type { ArtilleryScript } from './scenario';
 
+/** A phase as the refusals of bad phases name it (scripts/core/phases.ts): `config.phases[0] ("warm")`, 0-based. */
+function phaseName(phase: Phase, i: number): string {
+  return `config.phases[${i}]${typeof phase.name === 'string' && phase.name ? ` ("${phase.name}")` : ''}`;
+}
+
 /**
  * One line per phase whose `maxVusers` is split over several load processes. Each process caps its
  * own vusers and cannot lend its room to another, so when arrivals or session lengths are uneven the
@@ -18,9 +23,8 @@ export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArr
     if (phase.maxVusers === undefined) return;
     const caps = perProcess.flat().map((p) => p[i]?.maxVusers).filter((v): v is number => v !== undefined && v > 0);
     if (caps.length < 2) return;
-    const name = phase.name ? `"${phase.name}"` : `${i + 1}`;
     notes.push(
-      `note: phase ${name}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
+      `note: ${phaseName(phase, i)}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
     );
   });
   return notes;
@@ -53,13 +57,12 @@ export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): 
   phases.forEach((phase, i) => {
     // Only phases of the script that run as written (flags such as --vusers may have replaced them).
     if (ran[i]?.duration !== phase.duration || ran[i]?.pause !== phase.pause) return;
-    const name = phase.name ? `"${phase.name}"` : String(i + 1);
     for (const field of ['duration', 'pause'] as const) {
       const v = phase[field];
       const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
       if (text === undefined || !/^\d+\.\d+$/.test(text) || Number.isInteger(Number(text))) continue;
       const plain = typeof v === 'string' ? `reads "${text}" as ${text} ms` : `refuses ${text} ("Invalid duration for phase")`;
-      notes.push(`note: phase ${name}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
+      notes.push(`note: ${phaseName(phase, i)}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
     }
   });
   return notes;

@@ -165,7 +165,8 @@ export function parseVars(pairs: readonly string[]): Record<string, VarValue> {
     }
     given.set(key, raw);
     const canonicalNumber = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) && (raw.includes('.') || Number.isSafeInteger(Number(raw)));
-    vars[key] = /^\s*[[{]/.test(raw) ? jsonVar(key, raw) : canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+    // `{{ a }}` is a template, never JSON (which cannot start with two braces): text, as `-v '{"b":"{{ a }}"}'` gives it.
+    vars[key] = /^\s*[[{]/.test(raw) && !/^\s*\{\{/.test(raw) ? jsonVar(key, raw) : canonicalNumber ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
   return vars;
 }

@@ -42,6 +42,11 @@ export interface GeneratorSpec {
 /** The run as planned. */
 export interface RunSpec {
   readonly runId: string;
+  /**
+   * Artillery's test run id (`{{ $testId }}`), the same in every load process of the run (written into each slice);
+   * default: `runId`.
+   */
+  readonly testRunId?: string;
   readonly scriptDir: string;
   readonly plan: Plan;
   readonly generators: readonly GeneratorSpec[];
@@ -161,6 +166,7 @@ async function writeSlices(spec: RunSpec, store: RunStore, clock: Clock): Promis
       // Agents poll control/start.json at most every quarter of this (≤ 1 s), so they learn the instant in time.
       startLeadMs: spec.startLeadMs,
       ...(spec.secretTargetUrl ? { targetFromEnv: true } : {}),
+      testRunId: spec.testRunId || spec.runId,
     };
     await store.put(generatorKeys(g.id).slice, JSON.stringify(slice));
   }

@@ -10,6 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, phasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
+import { resolveVarTemplates } from './config-env';
 import { artilleryScriptProblem } from './artillery-validate';
 import { endlessLoopNotes } from './loop-notes';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
@@ -40,7 +41,10 @@ export interface RunInput {
 }
 
 /** Loads and checks the run's input; throws UsageError on the first class of problem found. */
-export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+  // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
+  const readByVars = new Set<string>();
+  const flags: RunOptions = { ...given, vars: resolveVarTemplates(given.vars, readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.
@@ -55,12 +59,14 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
   // its /): names they read, values they can run as given; without --target URL they run against the reference target.
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
-  const script = applyOptions(scenario.script, flags);
-  // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again).
+  // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again); the line
+  // names the script's file, then the phase (config.phases[i] and its name) and the fix.
+  let script: ArtilleryScript;
   try {
+    script = applyOptions(scenario.script, flags);
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
-    if (err instanceof PlanError) throw new UsageError(err.message);
+    if (err instanceof PlanError) throw new UsageError(`${scenario.name}: ${err.message}`);
     throw err;
   }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
@@ -85,7 +91,7 @@ export function prepareRunInput(flags: RunOptions, root: string, env: Readonly<R
       ...[note, budgetNote].filter((n): n is string => n !== undefined),
       ...(tlsNote ? [tlsNote] : []),
       ...(scenario.builtIn ? [noHoldStepNote(flags.scenario, flags.vusers, script.config.variables ?? {})].filter((n): n is string => n !== undefined) : []),
-      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name, scenario.configVars)),
+      ...(scenario.builtIn ? [] : unreadVariableNotes(scenario.script, flags, scenario.name, [...(scenario.configVars ?? []), ...readByVars])),
       ...(scenario.builtIn ? [] : endlessLoopNotes(scenario.script, scenario.name)),
       ...(scenario.builtIn ? [] : [phasesNote(scenario.script, flags, scenario.name)].filter((n): n is string => n !== undefined)),
       ...missingPluginNotes(scenario.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH)),

@@ -43,6 +43,11 @@ export interface RunContext {
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
+  /**
+   * The user's ARTILLERY_TEST_RUN_ID, which plain `artillery run` takes as its test id when set (not empty): every load
+   * process gets it. Unset, the run's id is the test id of every load process.
+   */
+  readonly artilleryTestRunId?: string;
 }
 
 /** The interrupt before the first vuser, as said: before or after the generators were launched. */
@@ -257,6 +262,8 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const outcome = await orchestrate(
     {
       runId,
+      // One `{{ $testId }}` per run, as in one plain `artillery run` (each load process would draw its own).
+      ...(ctx.artilleryTestRunId ? { testRunId: ctx.artilleryTestRunId } : {}),
       scriptDir: input.scenario.dir,
       plan,
       generators,

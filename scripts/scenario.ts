@@ -14,7 +14,7 @@ import { MAX_TIMER_SECONDS, numberWritten } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
-import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
+import { normalizePhases, phasesWithNumbers } from './core/phases';
 import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
@@ -354,17 +354,12 @@ function checkVarTypes(defaults: Record<string, unknown>, vars: RunOptions['vars
 
 /**
  * The phases stretched to `totalSeconds`, keeping their shape; their durations read by the rig's one duration
- * rule ("2s", "3 seconds", 90), so none is left as written. @throws UsageError for a phase the rig cannot read.
+ * rule ("2s", "3 seconds", 90), so none is left as written. @throws PlanError for a phase the rig cannot read.
  */
 function stretchPhases(phases: Phase[], totalSeconds: number): Phase[] {
   if (phases.length === 0) return phases; // refused by the caller, with its own words
-  let durations: number[];
-  try {
-    durations = normalizePhases(phases).map((p) => p.seconds);
-  } catch (err) {
-    if (err instanceof PlanError) throw new UsageError(err.message);
-    throw err;
-  }
+  // A bad phase is a PlanError, which the caller (scripts/run-input.ts) names with the script's file.
+  const durations = normalizePhases(phases).map((p) => p.seconds);
   const sum = durations.reduce((a, b) => a + b, 0);
   return phases.map((p, i) => {
     const d = Math.max(1, Math.round(((durations[i] ?? 0) * totalSeconds) / sum));

@@ -45,8 +45,10 @@
  * @typedef {{ script: any, sourceAddress?: string, osChoice?: boolean }} LoadProcessSpec
  */
 /**
- * generators/<id>/slice.json
- * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, startLeadMs?: number, targetFromEnv?: boolean }} Slice
+ * generators/<id>/slice.json. `testRunId`: the run's one test id, which every load process of every generator gets as
+ * ARTILLERY_TEST_RUN_ID (Artillery's `{{ $testId }}`, `context.vars.$testId`, `global.artillery.testRunId`): without
+ * it each `artillery run` would draw its own, and one rig run would tag its traffic with one id per load process.
+ * @typedef {{ generator: string, index?: number, count?: number, scriptDir: string, processes: LoadProcessSpec[], heartbeatTimeoutMs?: number, healthIntervalMs?: number, startLeadMs?: number, targetFromEnv?: boolean, testRunId?: string }} Slice
  */
 /** control/heartbeat.json @typedef {{ at: number }} Heartbeat */
 /** control/start.json (and the spool's start.json) @typedef {{ startAt: number }} StartControl */

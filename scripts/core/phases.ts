@@ -91,13 +91,26 @@ export function parseDuration(value: unknown, where: string): number {
   }
   const d = readDuration(value);
   if ('seconds' in d) return d.seconds;
-  if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)})`);
-  if (d.problem === 'too-long') throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold`);
+  if (d.problem === 'not-positive') throw new PlanError('invalid', `${where} must be longer than zero (got ${JSON.stringify(value)}); write seconds or a duration, e.g. ${fieldOf(where)}: 60 or "10m"`);
+  if (d.problem === 'too-long') throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is longer than the ${MAX_DURATION_SECONDS} s (~24.8 days) a timer can hold; write a shorter one, or several phases`);
   if (typeof value !== 'string' && typeof value !== 'number') {
     throw new PlanError('invalid', `${where} must be a number of seconds or a duration like "90s" (got ${JSON.stringify(value)})`);
   }
   throw new PlanError('invalid', `${where}: ${JSON.stringify(value)} is not a valid duration (try "90s", "20m", "1h")`);
 }
+
+/** The field a `where` ends with (`config.phases[0].pause` → `pause`), for a refusal's example. */
+function fieldOf(where: string): string {
+  return /\.(\w+)$/.exec(where)?.[1] ?? 'duration';
+}
+
+/** What each numeric phase field counts, with an example value: a refusal shows how to write it. */
+const NUMBER_EXAMPLES: Record<string, string> = {
+  arrivalRate: '10 (vusers a second)',
+  rampTo: '50 (vusers a second at the end of the phase)',
+  arrivalCount: '100 (vusers over the duration)',
+  maxVusers: '100 (vusers at once, at most)',
+};
 
 /**
  * Seconds one phase lasts (its pause, else its duration) by {@link readDuration}, 0 when it has none the rig can
@@ -137,9 +150,9 @@ function numberField(p: Phase, key: string, where: string): number | undefined {
   const v = p[key];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new PlanError('invalid', `${where}.${key} must be a finite number (got ${JSON.stringify(v)})`);
+    throw new PlanError('invalid', `${where}.${key} must be a finite number (got ${JSON.stringify(v)}); write a number, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`);
   }
-  if (v < 0) throw new PlanError('invalid', `${where}.${key} must not be negative (got ${v})`);
+  if (v < 0) throw new PlanError('invalid', `${where}.${key} must not be negative (got ${v}); write 0 or more, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`);
   return v;
 }
 
@@ -149,8 +162,9 @@ function numberField(p: Phase, key: string, where: string): number | undefined {
  * @throws PlanError('invalid') naming the phase index and field.
  */
 export function normalizePhase(p: Phase, index: number): NormalizedPhase {
-  const where = `phase ${index}${typeof p.name === 'string' ? ` ("${p.name}")` : ''}`;
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new PlanError('invalid', `phase ${index} must be an object`);
+  // Named as in the script (0-based, as Artillery's "Phase started: … (index: 0 …)"), with the phase's name if any.
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new PlanError('invalid', `config.phases[${index}] is ${JSON.stringify(p)}, not a phase; each phase is a mapping such as { duration: 60, arrivalRate: 5 }`);
+  const where = `config.phases[${index}]${typeof p.name === 'string' ? ` ("${p.name}")` : ''}`;
   const arrivalRate = numberField(p, 'arrivalRate', where);
   const rampTo = numberField(p, 'rampTo', where);
   const arrivalCount = numberField(p, 'arrivalCount', where);
@@ -158,24 +172,24 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
   const poisson = p.mode === 'poisson';
   const present = ARRIVAL_KEYS.filter((k) => p[k] !== undefined);
   if (p.pause !== undefined) {
-    if (present.length > 0) throw new PlanError('invalid', `${where}: pause cannot be combined with ${present.join(', ')}`);
+    if (present.length > 0) throw new PlanError('invalid', `${where}: pause cannot be combined with ${present.join(', ')}; a pause only waits: put the arrivals in a phase of their own before or after it`);
     if (p.duration !== undefined) parseDuration(p.duration, `${where}.duration`);
     return { kind: 'pause', seconds: parseDuration(p.pause, `${where}.pause`), poisson };
   }
   if (present.length === 0) {
     throw new PlanError('invalid', `${where} has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one (e.g. arrivalRate: 10 for 10 vusers a second)`);
   }
-  if (p.duration === undefined) throw new PlanError('invalid', `${where}.duration is required`);
+  if (p.duration === undefined) throw new PlanError('invalid', `${where}.duration is required with ${present.join(', ')}; add one, e.g. duration: 60 (seconds) or "10m"`);
   const seconds = parseDuration(p.duration, `${where}.duration`);
   const base = { seconds, poisson, ...(maxVusers !== undefined ? { maxVusers } : {}) };
   if (arrivalCount !== undefined) {
-    if (present.length > 1) throw new PlanError('invalid', `${where}: arrivalCount cannot be combined with arrivalRate or rampTo`);
-    if (!Number.isInteger(arrivalCount)) throw new PlanError('invalid', `${where}.arrivalCount must be a whole number (got ${arrivalCount})`);
+    if (present.length > 1) throw new PlanError('invalid', `${where}: arrivalCount cannot be combined with arrivalRate or rampTo; keep arrivalCount for a total over the duration, or arrivalRate (and rampTo) for vusers a second`);
+    if (!Number.isInteger(arrivalCount)) throw new PlanError('invalid', `${where}.arrivalCount must be a whole number (got ${arrivalCount}); e.g. arrivalCount: ${Math.max(1, Math.round(arrivalCount))}`);
     return { ...base, kind: 'count', arrivalCount };
   }
   // Artillery 2.0.34's dist.js splits arrivalRate (without rampTo) and maxVusers with an assertion that the whole
   // numbers it hands its workers sum to the value: a fraction stops every run with "AssertionError: 1.5 === 2".
-  if (maxVusers !== undefined && !Number.isInteger(maxVusers)) throw new PlanError('invalid', `${where}.maxVusers must be a whole number (got ${maxVusers})`);
+  if (maxVusers !== undefined && !Number.isInteger(maxVusers)) throw new PlanError('invalid', `${where}.maxVusers must be a whole number (got ${maxVusers}); e.g. maxVusers: ${Math.max(1, Math.floor(maxVusers))}`);
   if (rampTo === undefined && arrivalRate !== undefined && !Number.isInteger(arrivalRate)) {
     throw new PlanError('invalid', `${where}.arrivalRate must be a whole number (got ${arrivalRate}): Artillery cannot split a fractional rate; use arrivalCount for a total over the duration (e.g. arrivalCount: ${Math.round(arrivalRate * seconds)})`);
   }
@@ -192,7 +206,7 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
  * @throws PlanError('invalid') for an empty or non-array list or any bad phase.
  */
 export function normalizePhases(phases: Phase[]): NormalizedPhase[] {
-  if (!Array.isArray(phases) || phases.length === 0) throw new PlanError('invalid', 'phases must be a non-empty list');
+  if (!Array.isArray(phases) || phases.length === 0) throw new PlanError('invalid', 'config.phases must be a non-empty list; add a phase, e.g. { duration: 60, arrivalRate: 5 }');
   return phases.map((p, i) => normalizePhase(p, i));
 }
 

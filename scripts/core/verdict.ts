@@ -168,12 +168,24 @@ const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|H
 const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|websocket error|transport error|server error|parser error|timeout)$/;
 
 /**
+ * The target's answer, whatever its words: Artillery 2.0.34's socketio engine counts the Error of a vuser's failed
+ * first connection itself, as `Error: <message>` — a target whose `io.use()` middleware calls `next(new Error(
+ * 'unauthorized'))` gives `errors.Error: unauthorized` — while a script's own error (a processor's `next(err)`, throw or
+ * rejected promise, a failed capture) is counted by its code or message alone, without that prefix. The built-in
+ * scenarios' processors (the rig's code, not yours) name the target's answer in their codes: a refused or failed
+ * Socket.IO connection, cookie request, subscribe or reconnect. A refusal by a namespace's own middleware is counted
+ * by its message alone and cannot be told from a processor's error of the same words: it is filed as the script's.
+ */
+const TARGET_ANSWER = /^Error: |^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCRIBE_FAILED|RECONNECT_FAILED)$/;
+
+/**
  * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture
  * it asked for that failed), with their counts: Artillery counts them by message, so they are every error whose
  * message is no network or target failure ({@link NETWORK_OR_TARGET}).
  */
 export function scriptErrors(counters: Readonly<Record<string, number>>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !NETWORK_OR_TARGET.test(k.slice('errors.'.length)) && !SOCKET_IO_CLIENT.test(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
+  const targetSide = (e: string) => NETWORK_OR_TARGET.test(e) || SOCKET_IO_CLIENT.test(e) || TARGET_ANSWER.test(e);
+  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !targetSide(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
 }
 
 /** "vusers failed on errors your script raised …" for a run whose failures are the script's, or undefined. */

@@ -34,7 +34,7 @@ describe('fractional durations through real Artillery', () => {
       fs.writeFileSync(script, `config:\n  target: "http://127.0.0.1:${port}"\n  phases:\n    - duration: "1.5"\n      arrivalCount: 3\nscenarios:\n  - flow:\n      - get: { url: "/" }\n`);
       const r = await runCli(['--scenario', script, '--generators', '1', '--out', path.join(dir, 'run'), '--json']);
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain('note: phase 1: duration "1.5" is run as 1.5 s (plain artillery run reads "1.5" as 1.5 ms); write "1.5s" to say so in the script itself');
+      expect(r.stderr).toContain('note: config.phases[0]: duration "1.5" is run as 1.5 s (plain artillery run reads "1.5" as 1.5 ms); write "1.5s" to say so in the script itself');
       expect(r.json.aggregate.counters['vusers.created']).toBe(3);
       expect(r.json.aggregate.counters['http.codes.200']).toBe(3);
       expect(requests).toBeGreaterThanOrEqual(3); // and the rig's own preflight request

@@ -53,7 +53,7 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
   {
     name: 'a fractional arrivalRate (Artillery asserts on its split)',
     args: ['--scenario', write('frac.yml', `config:\n${target}  phases: [ { duration: 2, arrivalRate: 1.5 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
-    mentions: /phase 0\.arrivalRate must be a whole number \(got 1\.5\).*arrivalCount: 3/,
+    mentions: /frac\.yml: config\.phases\[0\]\.arrivalRate must be a whole number \(got 1\.5\).*arrivalCount: 3/,
   },
   {
     name: 'every scenario at weight 0',
@@ -95,12 +95,12 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
   {
     name: 'a duration with a space after it (Artillery: "Invalid duration for phase: 2s ")',
     args: ['--scenario', write('space.yml', `config:\n${target}  phases: [ { duration: "2s ", arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
-    mentions: /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses .*write "2s"/,
+    mentions: /config\.phases\[0\]\.duration: "2s " has a space before or after it, which artillery run refuses .*write "2s"/,
   },
   {
     name: 'the same with --ramp (the stretch does not hide it)',
     args: ['--ramp', '6s', '--scenario', write('space-ramp.yml', `config:\n${target}  phases: [ { duration: 1, arrivalRate: 1 }, { pause: "1s " } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
-    mentions: /phase 1\.pause: "1s " has a space before or after it/,
+    mentions: /config\.phases\[1\]\.pause: "1s " has a space before or after it/,
   },
   {
     name: 'a YAML script named .txt (artillery run: "Unknown file type")',
@@ -117,10 +117,37 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
     args: ['--scenario', write('my.ts', `export const config = { target: "http://127.0.0.1:9", phases: [ { duration: 1, arrivalCount: 1 } ] };\nexport const scenarios = [ { flow: [ { get: { url: "/" } } ] } ];\n`)],
     mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML or JSON/,
   },
+  // Plain artillery run stops on these with an AssertionError (NaN === NaN), runs a negative duration without end, or
+  // skips the phase ("Unknown phase spec definition"): the rig names the file, the phase (index and name) and the fix.
+  {
+    name: 'an arrivalRate that is a word, in a named phase (plain: AssertionError NaN === NaN)',
+    args: ['--scenario', write('word-rate.yml', `config:\n${target}  phases: [ { duration: 1, arrivalRate: 1 }, { name: warm, duration: 2, arrivalRate: fast } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /^error: word-rate\.yml: config\.phases\[1\] \("warm"\)\.arrivalRate must be a finite number \(got "fast"\); write a number, e\.g\. arrivalRate: 10 \(vusers a second\)$/m,
+  },
+  {
+    name: 'a negative duration (plain: runs the phase without end)',
+    args: ['--scenario', write('neg-duration.yml', `config:\n${target}  phases: [ { duration: -5, arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /^error: neg-duration\.yml: config\.phases\[0\]\.duration must be longer than zero \(got -5\); write seconds or a duration, e\.g\. duration: 60 or "10m"$/m,
+  },
+  {
+    name: 'a phase with neither a duration nor arrivals (plain: "Unknown phase spec definition, skipping")',
+    args: ['--scenario', write('empty-phase.yml', `config:\n${target}  phases: [ { duration: 1, arrivalRate: 1 }, { name: later } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /^error: empty-phase\.yml: config\.phases\[1\] \("later"\) has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one/m,
+  },
+  {
+    name: 'arrivals without a duration',
+    args: ['--scenario', write('no-duration.yml', `config:\n${target}  phases: [ { rampTo: 5 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /^error: no-duration\.yml: config\.phases\[0\]\.duration is required with rampTo; add one, e\.g\. duration: 60 \(seconds\) or "10m"$/m,
+  },
+  {
+    name: 'a bad phase found while --ramp stretches the phases names the file too',
+    args: ['--ramp', '6s', '--scenario', write('ramp-word.yml', `config:\n${target}  phases: [ { duration: soon, arrivalRate: 1 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
+    mentions: /^error: ramp-word\.yml: config\.phases\[0\]\.duration: "soon" is not a valid duration/m,
+  },
   {
     name: 'phases that create no vusers at all (arrivalCount: 0)',
     args: ['--scenario', write('zero-count.yml', `config:\n${target}  phases: [ { duration: 2, arrivalCount: 0 } ]\nscenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
-    mentions: /the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing/,
+    mentions: /zero-count\.yml: the phases create no vusers \(every one is a pause or has 0 arrivals\), so the run would test nothing/,
   },
   {
     name: 'phases that create no vusers at all (arrivalRate: 0, a pause)',

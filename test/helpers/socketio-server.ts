@@ -18,6 +18,8 @@ export interface SocketIoServerOptions {
   readonly deliver?: boolean;
   /** Refuse every connection in a middleware with this message (a `connect_error` from the server). */
   readonly reject?: string;
+  /** With `reject`: admit this many connections first (the rig's preflight probe is one), then refuse. @default 0 */
+  readonly admitFirst?: number;
 }
 
 /** A running loopback server: its base URL (with the prefix), what it saw, and `close`. */
@@ -63,7 +65,8 @@ export async function startSocketIoServer(opts: SocketIoServerOptions = {}): Pro
     res.end();
   });
   const io = new Server(httpServer, { path: opts.path ?? `${prefix}/socket.io`, serveClient: false, connectionStateRecovery: { maxDisconnectionDuration: 120_000, skipMiddlewares: true } });
-  if (opts.reject !== undefined) io.use((_socket, next) => next(new Error(opts.reject)));
+  let admitted = 0;
+  if (opts.reject !== undefined) io.use((_socket, next) => (admitted++ < (opts.admitFirst ?? 0) ? next() : next(new Error(opts.reject))));
   io.on('connection', (socket) => {
     state.namespaces.push(socket.nsp.name);
     socket.on('subscribe', (room: string, ack?: (r: unknown) => void) => {

@@ -279,8 +279,8 @@ describe('one rule for each kind of input', () => {
     const script = processScript({ config: {}, scenarios: [{}] }, [{ duration: '1.5', arrivalRate: 2 }, { pause: '20m' }, { duration: 30, arrivalCount: 3 }], undefined);
     expect(script.config.phases).toEqual([{ duration: '1500ms', arrivalRate: 2 }, { pause: 1200 }, { duration: 30, arrivalCount: 3 }]);
     expect(durationNotes([{ duration: '1.5', arrivalRate: 2 }, { duration: 2.5, arrivalRate: 1 }, { duration: '2', arrivalRate: 1 }], [{ duration: '1.5' }, { duration: 2.5 }, { duration: '2' }])).toEqual([
-      'note: phase 1: duration "1.5" is run as 1.5 s (plain artillery run reads "1.5" as 1.5 ms); write "1.5s" to say so in the script itself',
-      'note: phase 2: duration 2.5 is run as 2.5 s (plain artillery run refuses 2.5 ("Invalid duration for phase")); write "2.5s" to say so in the script itself',
+      'note: config.phases[0]: duration "1.5" is run as 1.5 s (plain artillery run reads "1.5" as 1.5 ms); write "1.5s" to say so in the script itself',
+      'note: config.phases[1]: duration 2.5 is run as 2.5 s (plain artillery run refuses 2.5 ("Invalid duration for phase")); write "2.5s" to say so in the script itself',
     ]);
     expect(durationNotes([{ duration: '1.5', arrivalRate: 2 }], [{ duration: 60 }])).toEqual([]); // replaced by flags: not run
     // A profile's length counts string durations (the run's deadline was NaN for "20m").

@@ -110,4 +110,17 @@ describe('--var, $dirname and $scenarioFile in config templates (artillery run -
     expect(resolveKnownTemplates({ a: '{{ n }}', b: 'x{{ o }}', c: '{{ o.k }}/{{ other }}', d: ['{{{ n }}}'] }, { n: 3, o: { k: 'v' } }, used)).toEqual({ a: 3, b: 'x{"k":"v"}', c: 'v/{{ other }}', d: [3] });
     expect([...used].sort()).toEqual(['n', 'o']);
   });
+
+  // Plain `artillery run -v '{"a":1,"b":"{{ a }}"}'` on this script requested /v?a=1&b=1&k=5; the rig refused
+  // `--var b={{ a }}` as JSON that does not parse, and with it taken as text its vusers saw b and k undefined.
+  test("--var b={{ a }} is b = 1 beside --var a=1, and a key of config.variables is resolved too, as artillery run -v does", () => {
+    const script = path.join(dir, 'var-of-var.yml');
+    fs.writeFileSync(script, 'config:\n  target: "http://127.0.0.1:9"\n  phases: [ { duration: 1, arrivalCount: 1 } ]\n  variables:\n    "{{ a }}key": 5\nscenarios:\n  - flow: [ { get: { url: "/v?a={{ a }}&b={{ b }}&k={{ 1key }}" } } ]\n');
+    const input = prepareRunInput(validateFlags({ scenario: script, var: ['a=1', 'b={{ a }}'] }), root, {});
+    expect(input.script.config.variables).toEqual({ '1key': 5, a: 1, b: 1 });
+    expect(input.notes.join('\n')).not.toMatch(/never mentions/);
+    // Two braces are never JSON: `{{ a }}` is text, as -v gives it; `{a:1}` is still refused as JSON that does not parse.
+    expect(validateFlags({ var: ['b={{ a }}'] }).vars).toEqual({ b: '{{ a }}' });
+    expect(() => validateFlags({ var: ['o={a:1}'] })).toThrow(/starts with \{ so it is read as JSON/);
+  });
 });

@@ -50,7 +50,7 @@ describe('maxVusersNotes', () => {
   test('prints the split and the bound for a phase whose maxVusers is split', () => {
     const phases = [{ name: 'warm', duration: 10, arrivalRate: 4, maxVusers: 50 }, { duration: 5, arrivalRate: 2 }];
     const notes = maxVusersNotes(phases, [splitPhases(phases, 2)]);
-    expect(notes).toEqual([expect.stringMatching(/^note: phase "warm": maxVusers 50 is split 25\/25 over 2 load processes; .*at most 50 at once/)]);
+    expect(notes).toEqual([expect.stringMatching(/^note: config\.phases\[0\] \("warm"\): maxVusers 50 is split 25\/25 over 2 load processes; .*at most 50 at once/)]);
   });
   test('nothing to say when one process holds the whole cap', () => {
     const phases = [{ duration: 10, arrivalCount: 1, maxVusers: 5 }];

@@ -349,27 +349,31 @@ describe('arrival rate', () => {
 describe('invalid input', () => {
   const bad: Array<[Phase[], RegExp]> = [
     [[], /non-empty/],
-    [[{ duration: 10 }], /phase 0 has none of/],
-    [[{ duration: 10, arrivalRate: 1 }, { duration: 10, arrivalRate: -1 }], /phase 1\.arrivalRate must not be negative/],
-    [[{ duration: 10, arrivalRate: Number.NaN }], /phase 0\.arrivalRate must be a finite number/],
-    [[{ duration: 0, arrivalRate: 1 }], /phase 0\.duration must be longer than zero/],
-    [[{ duration: '10 parsecs', arrivalRate: 1 }], /phase 0\.duration: "10 parsecs" is not a valid duration/],
-    [[{ duration: '25d', arrivalRate: 1 }], /phase 0\.duration: "25d" is longer than the 2147483 s \(~24\.8 days\) a timer can hold/],
-    [[{ arrivalRate: 1 }], /phase 0\.duration is required/],
+    [[{ duration: 10 }], /config\.phases\[0\] has none of/],
+    [[{ duration: 10, arrivalRate: 1 }, { duration: 10, arrivalRate: -1 }], /config\.phases\[1\]\.arrivalRate must not be negative/],
+    [[{ duration: 10, arrivalRate: Number.NaN }], /config\.phases\[0\]\.arrivalRate must be a finite number/],
+    [[{ duration: 0, arrivalRate: 1 }], /config\.phases\[0\]\.duration must be longer than zero/],
+    [[{ duration: '10 parsecs', arrivalRate: 1 }], /config\.phases\[0\]\.duration: "10 parsecs" is not a valid duration/],
+    [[{ duration: '25d', arrivalRate: 1 }], /config\.phases\[0\]\.duration: "25d" is longer than the 2147483 s \(~24\.8 days\) a timer can hold/],
+    [[{ arrivalRate: 1 }], /config\.phases\[0\]\.duration is required/],
     [[{ duration: 10, arrivalCount: 2.5 }], /whole number/],
     // Artillery 2.0.34 dist.js: `assert(m === sum(result))` on whole shares stops a run on 1.5/s or maxVusers 2.5.
-    [[{ duration: 10, arrivalRate: 1.5 }], /phase 0\.arrivalRate must be a whole number \(got 1\.5\): Artillery cannot split a fractional rate; use arrivalCount .*arrivalCount: 15/],
-    [[{ duration: 10, arrivalRate: 2, maxVusers: 2.5 }], /phase 0\.maxVusers must be a whole number/],
+    [[{ duration: 10, arrivalRate: 1.5 }], /config\.phases\[0\]\.arrivalRate must be a whole number \(got 1\.5\): Artillery cannot split a fractional rate; use arrivalCount .*arrivalCount: 15/],
+    [[{ duration: 10, arrivalRate: 2, maxVusers: 2.5 }], /config\.phases\[0\]\.maxVusers must be a whole number/],
     [[{ duration: 10, arrivalCount: 5, arrivalRate: 1 }], /cannot be combined/],
-    [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /phase 0 \("warm"\): pause cannot be combined with arrivalRate/],
-    [[{ pause: 0 }], /phase 0\.pause must be longer than zero/],
+    [[{ name: 'warm', pause: 5, arrivalRate: 1 }], /config\.phases\[0\] \("warm"\): pause cannot be combined with arrivalRate/],
+    [[{ pause: 0 }], /config\.phases\[0\]\.pause must be longer than zero/],
     // Artillery 2.0.34 reads such a string with ms(), untrimmed: "Invalid duration for phase: 2s ".
-    [[{ duration: '2s ', arrivalRate: 1 }], /phase 0\.duration: "2s " has a space before or after it, which artillery run refuses \("Invalid duration for phase"\); write "2s"/],
-    [[{ duration: 1, arrivalRate: 1 }, { pause: ' 1m' }], /phase 1\.pause: " 1m" has a space before or after it.*write "1m"/],
+    [[{ duration: '2s ', arrivalRate: 1 }], /config\.phases\[0\]\.duration: "2s " has a space before or after it, which artillery run refuses \("Invalid duration for phase"\); write "2s"/],
+    [[{ duration: 1, arrivalRate: 1 }, { pause: ' 1m' }], /config\.phases\[1\]\.pause: " 1m" has a space before or after it.*write "1m"/],
   ];
   test.each(bad)('%j is rejected', (phases, message) => {
     expect(() => splitPhases(phases, 2)).toThrow(message);
     expect(() => planLoad({ phases, limits: roomy, sessionSeconds: 10 })).toThrow(expect.objectContaining({ kind: 'invalid' }));
+  });
+  // Each refusal is one line that also says how to write it (it used to stop at "(got -5)" for most of them).
+  test.each(bad)('%j: the refusal says how to fix it', (phases) => {
+    expect(() => splitPhases(phases, 2)).toThrow(/; (write|add|keep|e\.g\.|a pause only waits)|\(try "90s"|: Artillery cannot split a fractional rate; use arrivalCount/);
   });
 
   test('bad generator counts, limits and session lengths are rejected', () => {
@@ -389,7 +393,7 @@ describe('numeric strings in phases (YAML quotes), read as Artillery reads them 
       { duration: 2, rampTo: 1.5 },
     ]);
     const kept = phasesWithNumbers([{ duration: 1, arrivalRate: '{{ rate }}' }]) as Phase[];
-    expect(() => splitPhases(kept, 1)).toThrow(/phase 0\.arrivalRate must be a finite number \(got "\{\{ rate \}\}"\)/);
+    expect(() => splitPhases(kept, 1)).toThrow(/config\.phases\[0\]\.arrivalRate must be a finite number \(got "\{\{ rate \}\}"\)/);
     expect(phasesWithNumbers('not a list')).toBe('not a list');
   });
 });

@@ -61,7 +61,7 @@ describe('--ramp alone stretches the script\'s phases, whatever form their durat
     ]);
   });
   test('a duration the rig cannot read is refused, not left as written', () => {
-    expect(() => applyOptions(withPhases([{ duration: 'soon', arrivalRate: 1 }]), validateFlags({ ramp: '6s' }))).toThrow(/phase 0\.duration: "soon" is not a valid duration/);
+    expect(() => applyOptions(withPhases([{ duration: 'soon', arrivalRate: 1 }]), validateFlags({ ramp: '6s' }))).toThrow(/config\.phases\[0\]\.duration: "soon" is not a valid duration/);
   });
 });
 

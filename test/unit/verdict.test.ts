@@ -93,6 +93,22 @@ describe('decideVerdict', () => {
     expect(withCounters({ 'vusers.failed': 2, 'errors.Server error: expected 200, got 500': 1, 'errors.Timeout waiting for my reply': 1 })).toMatch(/all errors were raised by your script's own code .*"Server error: expected 200, got 500" ×1, "Timeout waiting for my reply" ×1$/);
   });
 
+  // As plain `artillery run` 2.0.34 counts them against a target whose io.use() calls next(new Error('unauthorized')):
+  // the socketio engine counts the failed connection's Error itself (`Error: unauthorized`), while a processor's
+  // next(new Error('unauthorized')) is counted by its message alone (`unauthorized`).
+  test("a Socket.IO middleware refusal is the target's answer, whatever its words; the same words from a processor stay the script's", () => {
+    const withCounters = (counters: Record<string, number>) =>
+      decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 4]]), lostGenerators: [], counters }).summary;
+    for (const e of ['Error: unauthorized', 'Error: invalid token', 'Error: Forbidden: room full']) {
+      expect(withCounters({ 'vusers.failed': 3, [`errors.${e}`]: 3 })).toBe('no generator was saturated: the figures describe the target');
+    }
+    expect(withCounters({ 'vusers.failed': 3, 'errors.Error: unauthorized': 2, 'errors.unauthorized': 1 })).toMatch(/but 3 vusers failed and 1 of 3 errors were raised by your script's own code .*: "unauthorized" ×1$/);
+    // The built-in scenarios' processors are the rig's code: their codes name the target's answer.
+    for (const e of ['WS_CONNECT_FAILED', 'COOKIE_HTTP_503', 'COOKIE_FAILED', 'SUBSCRIBE_FAILED', 'RECONNECT_FAILED']) {
+      expect(withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })).toBe('no generator was saturated: the figures describe the target');
+    }
+  });
+
   test('saturated generator with errors in the same period: rig-limited, periods and generator named, errors coincide', () => {
     // g02 at 97% CPU in the samples taken at T0+10.2 s and T0+15.2 s: period T0+P (and the tail of T0).
     const samples = [...series('g01', 6), ...series('g02', 6, (i) => (i === 2 || i === 3 ? { cpuPercent: 97 } : {}))];

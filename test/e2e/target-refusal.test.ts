@@ -1,0 +1,36 @@
+/**
+ * A target whose Socket.IO middleware refuses every connection (`io.use((s, next) => next(new Error('unauthorized')))`)
+ * answered the vusers: the failures are the target's, not the script's. Artillery counts that refusal as
+ * `errors.Error: unauthorized` (the Error of the vuser's failed connection itself, as plain `artillery run` does); the
+ * verdict filed it with the script's own errors ("raised by your script's own code (processor, captures)"), which sent a
+ * user asking "the target or the rig?" to the wrong place.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+import { SocketIoServer, startSocketIoServer } from '../helpers/socketio-server';
+
+describe("a target's Socket.IO middleware refusing the vusers", () => {
+  let server: SocketIoServer;
+  beforeAll(async () => {
+    // The rig's preflight probe is admitted (a target refusing every handshake is refused before the run, exit 2);
+    // every vuser after it is refused, as a token check or a connection cap would.
+    server = await startSocketIoServer({ reject: 'unauthorized', admitFirst: 1 });
+  });
+  afterAll(() => server.close());
+
+  test('the verdict says the figures describe the target (the refusal is its answer), exit 1 for the failed vusers', async () => {
+    const dir = tempDir('rig-target-refusal-');
+    const script = path.join(dir, 'refused.yml');
+    fs.writeFileSync(
+      script,
+      `config:\n  target: ${server.base}\n  socketio: { transports: [websocket] }\n  phases: [ { duration: 1, arrivalCount: 4 } ]\nscenarios:\n  - engine: socketio\n    flow:\n      - emit: { channel: echo, data: hi }\n`,
+    );
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000 });
+    expect(r.code).toBe(1);
+    expect(r.json.aggregate.counters).toMatchObject({ 'vusers.failed': 4, 'errors.Error: unauthorized': 4 });
+    expect(r.json.rig.verdict).toBe('trustworthy');
+    expect(r.json.rig.verdictDetail.summary).toBe('no generator was saturated: the figures describe the target');
+    expect(r.json.rig.verdictDetail.generatorErrors).toEqual({});
+  }, 100_000);
+});

@@ -1,0 +1,74 @@
+/**
+ * `{{ $testId }}` is one value per run, as in one plain `artillery run`: a script that tags its traffic with it (in a
+ * URL, in `config.variables`, in a processor through `context.vars.$testId` or `global.artillery.testRunId`, in its
+ * `before` section) must not see one id per load process. Each load process is its own `artillery run`, which draws
+ * its own id unless ARTILLERY_TEST_RUN_ID is set: two generators tagged the target with two ids before. Now every load
+ * process gets the run's id, or the user's own ARTILLERY_TEST_RUN_ID when set (as plain Artillery takes it).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers/cli';
+import { loopbackHttpServer } from '../helpers/http-server';
+
+describe('{{ $testId }}: one value per rig run, in every load process of every generator', () => {
+  let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
+  let seen: Array<{ url: string; tag: string }> = [];
+  beforeAll(async () => {
+    server = await loopbackHttpServer((req, res) => {
+      seen.push({ url: req.url ?? '', tag: String(req.headers['x-tag'] ?? '') });
+      res.end('ok');
+    });
+  });
+  afterAll(() => server.close());
+
+  const script = () => {
+    const dir = tempDir('rig-test-id-');
+    fs.writeFileSync(
+      path.join(dir, 'proc.js'),
+      "module.exports = { tag(req, ctx, ee, next) { req.headers = { ...req.headers, 'x-tag': `${ctx.vars.$testId} ${global.artillery.testRunId} ${process.pid}` }; next(); } };\n",
+    );
+    const file = path.join(dir, 'tid.yml');
+    fs.writeFileSync(
+      file,
+      `config:\n  target: http://127.0.0.1:${server.port}\n  processor: ./proc.js\n  phases: [{ duration: 2, arrivalRate: 4 }]\n  variables:\n    fromConfig: "{{ $testId }}"\n` +
+        `before:\n  flow: [ { get: { url: "/before?t={{ $testId }}", beforeRequest: tag } } ]\n` +
+        `scenarios:\n  - flow: [ { get: { url: "/v?t={{ $testId }}&c={{ fromConfig }}", beforeRequest: tag } } ]\n`,
+    );
+    return { dir, file };
+  };
+
+  /** Every id the target saw (URL and processor), and the load processes (pids) that sent vusers' requests. */
+  const ids = () => {
+    const all = new Set<string>();
+    const pids = new Set<string>();
+    for (const { url, tag } of seen) {
+      const q = new URL(url, 'http://x').searchParams;
+      for (const v of [q.get('t'), q.get('c')]) if (v !== null) all.add(v);
+      const [fromVars, fromGlobal, pid] = tag.split(' ');
+      all.add(fromVars as string).add(fromGlobal as string);
+      if (url.startsWith('/v')) pids.add(pid as string);
+    }
+    return { all: [...all], pids: [...pids] };
+  };
+
+  test("two generators: every request of the run carries the run's id (there were one per load process)", async () => {
+    seen = [];
+    const { dir, file } = script();
+    const r = await runCli(['--scenario', file, '--generators', '2', '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000 });
+    expect(r.code).toBe(0);
+    expect(seen.filter((s) => s.url.startsWith('/v'))).toHaveLength(8);
+    const { all, pids } = ids();
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    expect(all).toEqual([r.json.runId]);
+  }, 100_000);
+
+  test('ARTILLERY_TEST_RUN_ID set: that id in every load process, as plain artillery run takes it', async () => {
+    seen = [];
+    const { dir, file } = script();
+    const r = await runCli(['--scenario', file, '--generators', '2', '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000, env: { ARTILLERY_TEST_RUN_ID: 'ci-build-42' } });
+    expect(r.code).toBe(0);
+    const { all, pids } = ids();
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    expect(all).toEqual(['ci-build-42']);
+  }, 100_000);
+});
