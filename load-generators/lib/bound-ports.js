@@ -18,7 +18,6 @@
  * Ports are released when their socket closes.
  */
 const fs = require('node:fs');
-const http = require('node:http');
 const https = require('node:https');
 const net = require('node:net');
 const tls = require('node:tls');
@@ -153,16 +152,16 @@ function portReleaser(pool, address, port) {
 /**
  * An HTTP(S) agent whose connections leave from `address` on ports of `pool` (no keep-alive: every
  * request its own connection, as a separate user's would be). Socket.IO's client hands it to `ws`
- * (the `agent` option), so the WebSocket upgrade uses it too.
+ * (the `agent` option), so the WebSocket upgrade uses it too. HTTPS: Node's Agent with its own connect; HTTP:
+ * a lighter agent of our own (`lightHttpAgent`), two connections per vuser being the hot path.
  * @param {PortPool} pool
  * @param {string} address
  * @param {boolean} secure
- * @returns {http.Agent}
+ * @returns {import('node:http').Agent}
  */
 function boundAgent(pool, address, secure) {
-  const Base = secure ? https.Agent : http.Agent;
-  const connect = secure ? tls.connect : net.connect;
-  class BoundAgent extends Base {
+  if (!secure) return /** @type {any} */ (lightHttpAgent(pool, address));
+  class BoundAgent extends https.Agent {
     /**
      * Node's Agent calls createConnection(options, oncreate) and takes the socket from `oncreate` when nothing is returned.
      * @param {any} options
@@ -171,7 +170,7 @@ function boundAgent(pool, address, secure) {
      * @override
      */
     createConnection(options, oncreate) {
-      connectFrom(pool, address, connect, options, oncreate, secure ? 'secureConnect' : 'connect');
+      connectFrom(pool, address, tls.connect, options, oncreate, 'secureConnect');
       return undefined;
     }
   }
@@ -179,6 +178,53 @@ function boundAgent(pool, address, secure) {
   // per-connection options before the agent names its socket pool, so setting it again in connectFrom keeps that
   // name and the agent finds the socket again when it closes.
   return new BoundAgent({ keepAlive: false, localAddress: address });
+}
+
+/** The options of an HTTP request that net.connect reads (besides host, port and the source address and port). */
+const NET_OPTIONS = ['family', 'hints', 'lookup', 'autoSelectFamily', 'autoSelectFamilyAttemptTimeout', 'keepAlive', 'keepAliveInitialDelay', 'allowHalfOpen', 'signal'];
+
+/** A socket nobody's request took (aborted before it connected): with no keep-alive it is closed, as Node's Agent does. @this {net.Socket} */
+function destroyFreeSocket() {
+  this.destroy();
+}
+
+/**
+ * What Node's http client takes as an agent ("Agent-like Object": `options.agent` needs only `addRequest`;
+ * `_http_client.js`) for plain HTTP without keep-alive. Node's own Agent took ~7% of a load thread's busy samples at 800
+ * vusers/s (docs/performance.md, "A lighter agent for named ports"): it copies the request's options twice
+ * (`{ ...options, ...this.options }` in addRequest and createSocket; ws hands a dictionary-mode object of ~30
+ * keys) and net.Socket copies them a third time, then it books every socket by name to find it again on close.
+ * A non-keep-alive agent reuses nothing, so this one hands net.connect the few options it reads and the socket
+ * straight to the request, as Node's Agent does with a new connection (`setRequestSocket`): the request's own
+ * timeout set on the socket, `Connection: close` sent (`keepAlive` false and no finite `maxSockets`, the test
+ * Node's client makes), and a socket that arrives after its request was aborted closed (Node's client emits
+ * 'free' on it, which Node's Agent answers by destroying a socket it will not reuse).
+ * @param {PortPool} pool
+ * @param {string} address
+ */
+function lightHttpAgent(pool, address) {
+  return {
+    keepAlive: false,
+    maxSockets: Infinity,
+    protocol: 'http:',
+    defaultPort: 80,
+    options: {},
+    /** @param {import('node:http').ClientRequest & { timeout?: number }} req @param {any} options the request's, Node's copy */
+    addRequest(req, options) {
+      /** @type {any} */
+      const connectOptions = { host: options.host, port: options.port, noDelay: options.noDelay ?? true, timeout: options.timeout };
+      for (const key of NET_OPTIONS) if (options[key] !== undefined) connectOptions[key] = options[key];
+      connectFrom(pool, address, net.connect, connectOptions, (err, socket) => {
+        if (err || !socket) {
+          /** @type {any} */ (req).onSocket(socket, err);
+          return;
+        }
+        socket.on('free', destroyFreeSocket);
+        /** @type {any} */ (req).onSocket(socket);
+        if (req.timeout !== undefined) socket.setTimeout(req.timeout);
+      });
+    },
+  };
 }
 
 module.exports = { ephemeralRange, createPortPool, connectFrom, boundAgent };

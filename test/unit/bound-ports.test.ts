@@ -27,6 +27,11 @@ async function freePorts(n: number): Promise<number> {
   }
 }
 
+/** Resolves once `ok()` holds, checked every event-loop turn (jest's own timeout bounds it). */
+async function until(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('port pool', () => {
   test('hands out each port once per address, round the range from its start, and again once released', () => {
     const pool = bp.createPortPool({ low: 100, high: 103 }, () => 0.5); // starts at 102
@@ -103,8 +108,12 @@ describe('connections on named ports (real loopback sockets)', () => {
     await new Promise((resolve) => squatter.close(resolve));
   });
 
-  test('an HTTP request through the bound agent leaves from the address, one connection per request', async () => {
-    const web = http.createServer((req, res) => res.end(`${req.socket.remoteAddress} ${req.socket.remotePort}`));
+  test('an HTTP request through the bound agent leaves from the address, one connection per request, closed after it', async () => {
+    const closed: number[] = [];
+    const web = http.createServer((req, res) => {
+      req.socket.once('close', () => closed.push(Number(req.socket.remotePort)));
+      res.end(`${req.socket.remoteAddress} ${req.socket.remotePort} ${req.headers.connection}`);
+    });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(web.address() as net.AddressInfo).port}/`;
     const low = await freePorts(4);
@@ -117,20 +126,50 @@ describe('connections on named ports (real loopback sockets)', () => {
           res.on('data', (d) => (body += d)).on('end', () => resolve(body));
         }).on('error', reject);
       });
-    expect(await get()).toBe(`127.0.3.9 ${low}`);
-    expect(await get()).toBe(`127.0.3.9 ${low + 1}`); // no keep-alive: a new connection, the next port
-    // The agent names its socket pool from the connection options (host:port:localAddress) when it takes a socket and
-    // again when the socket closes: connectFrom setting localAddress must not change that name, or every closed
-    // socket stays in agent.sockets for good.
-    await new Promise<void>((resolve) => {
-      const check = () => (pool.held('127.0.3.9') === 0 ? resolve() : setImmediate(check));
-      check();
-    });
-    await new Promise((resolve) => setImmediate(resolve)); // the agent's own 'close' listener runs beside the pool's
-    expect(Object.values(agent.sockets).flat()).toEqual([]);
-    expect((agent as unknown as { totalSocketCount: number }).totalSocketCount).toBe(0);
+    // No keep-alive (a separate user's connection each time): the request says `Connection: close`, as through Node's
+    // Agent({ keepAlive: false }), the next request takes a new connection on the next port, and each is closed.
+    expect(await get()).toBe(`127.0.3.9 ${low} close`);
+    expect(await get()).toBe(`127.0.3.9 ${low + 1} close`);
+    await until(() => pool.held('127.0.3.9') === 0 && closed.length === 2);
+    expect(closed.sort()).toEqual([low, low + 1]);
     await new Promise((resolve) => web.close(resolve));
-  });
+  }, 10_000);
+
+  test('an HTTP request through the bound agent gets its own timeout on its socket, as through Node\'s Agent', async () => {
+    const web = http.createServer(() => undefined); // never answers
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    try {
+      const low = await freePorts(2);
+      const pool = bp.createPortPool({ low, high: low + 1 }, () => 0);
+      const req = http.get(`http://127.0.0.1:${(web.address() as net.AddressInfo).port}/`, { agent: bp.boundAgent(pool, '127.0.3.9', false), timeout: 200 });
+      req.on('error', () => undefined);
+      await new Promise<void>((resolve) => req.once('timeout', () => resolve()));
+      req.destroy();
+      await until(() => pool.held('127.0.3.9') === 0);
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+    }
+  }, 10_000);
+
+  test('a request aborted before its connection is made leaves no connection open', async () => {
+    const opened: net.Socket[] = [];
+    const server2 = net.createServer((s) => opened.push(s.on('error', () => undefined)));
+    await new Promise<void>((resolve) => server2.listen(0, '127.0.0.1', resolve));
+    try {
+      const low = await freePorts(2);
+      const pool = bp.createPortPool({ low, high: low + 1 }, () => 0);
+      const req = http.get(`http://127.0.0.1:${(server2.address() as net.AddressInfo).port}/`, { agent: bp.boundAgent(pool, '127.0.3.9', false) });
+      req.on('error', () => undefined);
+      req.destroy(); // before connect: the socket that arrives after is nobody's (Node's client emits 'free' on it)
+      await until(() => opened.length === 1);
+      await until(() => opened[0]!.destroyed || opened[0]!.readableEnded);
+      await until(() => pool.held('127.0.3.9') === 0);
+    } finally {
+      for (const s of opened) s.destroy();
+      await new Promise((resolve) => server2.close(resolve));
+    }
+  }, 10_000);
 
   test('an HTTPS request through the bound agent leaves from the address after the TLS handshake', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tls-'));
