@@ -98,8 +98,12 @@ function createPortPool(range, random = Math.random) {
  *   connection (29 keys, a dictionary-mode object), measured on the dev machine.
  * @param {(err: Error | null, socket?: net.Socket) => void} cb
  * @param {'connect' | 'secureConnect'} [ready] the event that means connected
+ * @returns {() => boolean} abandons the connection while it is still being made (its socket destroyed, its port
+ *   given back, no further attempt, `cb` never called); true if there was one to abandon
  */
 function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
+  /** @type {(() => void) | undefined} the attempt in flight's own undoing, cleared once it settles */
+  let abandon;
   const attempt = (/** @type {number} */ n) => {
     let port;
     try {
@@ -110,32 +114,54 @@ function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
     }
     options.localAddress = address;
     options.localPort = port;
-    const socket = connect(options);
     const release = portReleaser(pool, address, port);
+    /** @type {net.Socket} */
+    let socket;
+    try {
+      socket = connect(options);
+    } catch (err) {
+      release(); // a bad option thrown at once (port out of range, …): the port was never the socket's
+      cb(/** @type {Error} */ (err));
+      return;
+    }
     // The request's own timeout starts once it has the socket: until then this one bounds the connect.
     const onTimeout = () => socket.destroy(Object.assign(new Error(`connect timed out after ${options.timeout} ms`), { code: 'ETIMEDOUT' }));
     if (options.timeout > 0) socket.setTimeout(options.timeout, onTimeout);
-    const onError = (/** @type {NodeJS.ErrnoException} */ err) => {
+    const settle = () => {
+      abandon = undefined;
+      socket.removeListener('error', onError);
       socket.removeListener(ready, onConnect);
+      // setTimeout(0) stops the timer but keeps the listener: removed by hand, or it would keep this attempt's
+      // closures (the request's callback among them) for the socket's whole life.
       socket.removeListener('timeout', onTimeout);
+      if (options.timeout > 0) socket.setTimeout(0);
+    };
+    const onError = (/** @type {NodeJS.ErrnoException} */ err) => {
+      settle();
       release();
       socket.destroy();
       if ((err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') && n + 1 < MAX_ATTEMPTS) attempt(n + 1);
       else cb(err);
     };
     const onConnect = () => {
-      socket.removeListener('error', onError);
-      // setTimeout(0) stops the timer but keeps the listener: removed by hand, or it would keep this attempt's
-      // closures (the request's callback among them) for the socket's whole life.
-      socket.removeListener('timeout', onTimeout);
-      if (options.timeout > 0) socket.setTimeout(0);
+      settle();
       socket.once('close', release);
       cb(null, socket);
     };
     socket.once('error', onError);
     socket.once(ready, onConnect);
+    abandon = () => {
+      settle();
+      release();
+      socket.destroy();
+    };
   };
   attempt(0);
+  return () => {
+    if (!abandon) return false;
+    abandon();
+    return true;
+  };
 }
 
 /**
@@ -181,7 +207,7 @@ function boundAgent(pool, address, secure) {
 }
 
 /** The options of an HTTP request that net.connect reads (besides host, port and the source address and port). */
-const NET_OPTIONS = ['family', 'hints', 'lookup', 'autoSelectFamily', 'autoSelectFamilyAttemptTimeout', 'keepAlive', 'keepAliveInitialDelay', 'allowHalfOpen', 'signal'];
+const NET_OPTIONS = ['family', 'hints', 'lookup', 'autoSelectFamily', 'autoSelectFamilyAttemptTimeout', 'keepAlive', 'keepAliveInitialDelay', 'allowHalfOpen'];
 
 /** A socket nobody's request took (aborted before it connected): with no keep-alive it is closed, as Node's Agent does. @this {net.Socket} */
 function destroyFreeSocket() {
@@ -197,8 +223,10 @@ function destroyFreeSocket() {
  * A non-keep-alive agent reuses nothing, so this one hands net.connect the few options it reads and the socket
  * straight to the request, as Node's Agent does with a new connection (`setRequestSocket`): the request's own
  * timeout set on the socket, `Connection: close` sent (`keepAlive` false and no finite `maxSockets`, the test
- * Node's client makes), and a socket that arrives after its request was aborted closed (Node's client emits
- * 'free' on it, which Node's Agent answers by destroying a socket it will not reuse).
+ * Node's client makes), a socket that arrives after its request was aborted closed (Node's client emits 'free'
+ * on it, which Node's Agent answers by destroying a socket it will not reuse), and a connect still in progress when
+ * its request is aborted (`abort()`, as `ws` does) abandoned, its port given back. A `destroy()` before the socket
+ * comes is bounded by the request's `timeout` when it has one (the connect's own; the cookie request's has).
  * @param {PortPool} pool
  * @param {string} address
  */
@@ -214,7 +242,17 @@ function lightHttpAgent(pool, address) {
       /** @type {any} */
       const connectOptions = { host: options.host, port: options.port, noDelay: options.noDelay ?? true, timeout: options.timeout };
       for (const key of NET_OPTIONS) if (options[key] !== undefined) connectOptions[key] = options[key];
-      connectFrom(pool, address, net.connect, connectOptions, (err, socket) => {
+      let abandon = () => false;
+      // Node's Agent gives a request its socket while it connects, so an abort closes the connection at once; this
+      // one hands it over once connected (so a taken port can be retried), and abandons the connect on abort:
+      // `ws` aborts its upgrade request when Socket.IO's connect timeout fires, and a connect whose SYNs the target
+      // drops (accept queue full) would otherwise hold its port and file for Linux's ~2 minutes of SYN retries.
+      const onAbort = () => {
+        if (abandon()) /** @type {any} */ (req).onSocket(undefined, Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      };
+      req.once('abort', onAbort);
+      abandon = connectFrom(pool, address, net.connect, connectOptions, (err, socket) => {
+        req.removeListener('abort', onAbort);
         if (err || !socket) {
           /** @type {any} */ (req).onSocket(socket, err);
           return;

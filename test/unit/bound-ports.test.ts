@@ -2,7 +2,7 @@
  * Connections from a source address on named ports (load-generators/lib/bound-ports.js): the port pool,
  * and real loopback connections through it — the port the server sees, release on close, a taken port skipped.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -168,6 +168,33 @@ describe('connections on named ports (real loopback sockets)', () => {
     } finally {
       for (const s of opened) s.destroy();
       await new Promise((resolve) => server2.close(resolve));
+    }
+  }, 10_000);
+
+  test('a request aborted while its connection is still being made (SYNs dropped) gets its error and its port back at once, as through Node\'s Agent', async () => {
+    // A listener that never accepts, its accept queue full (backlog 0 holds one): Linux drops the next SYNs, so a connect
+    // stays in progress (retried for ~2 minutes). Node's net server always accepts, hence Python.
+    const py = spawn('python3', ['-c', 'import socket,sys,time\ns=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(0)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)']);
+    const fillers: net.Socket[] = [];
+    try {
+      const listening = Number(String(await new Promise<Buffer>((resolve) => py.stdout.once('data', resolve))).trim());
+      const filler = net.connect(listening, '127.0.0.1').on('error', () => undefined);
+      fillers.push(filler);
+      await new Promise((resolve) => filler.once('connect', resolve)); // the queue's one place is taken
+      const low = await freePorts(2);
+      const pool = bp.createPortPool({ low, high: low + 1 }, () => 0);
+      const req = http.get({ host: '127.0.0.1', port: listening, path: '/', agent: bp.boundAgent(pool, '127.0.3.9', false) });
+      const failed = new Promise<NodeJS.ErrnoException>((resolve) => req.once('error', resolve));
+      const closed = new Promise((resolve) => req.once('close', resolve));
+      await until(() => pool.held('127.0.3.9') === 1); // connecting from its named port
+      expect(req.socket).toBeFalsy();
+      req.abort(); // what ws does to its upgrade request when Socket.IO's connect timeout fires
+      expect((await failed).code).toBe('ECONNRESET');
+      await closed;
+      expect(pool.held('127.0.3.9')).toBe(0);
+    } finally {
+      for (const s of fillers) s.destroy();
+      py.kill();
     }
   }, 10_000);
 
