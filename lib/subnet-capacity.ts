@@ -32,34 +32,35 @@ export interface SubnetTenants {
 }
 
 /**
- * Addresses one home subnet must hold besides the generators, as an upper bound (every one of them in the same
- * zone): each target instance or task twice (a Fargate deployment runs up to 200% of the tasks, an EC2 rolling
- * update one instance more), eight per load balancer, one for the Redis node.
+ * Addresses the home subnets must hold besides the generators, over all zones, as a bound: each target instance or
+ * task twice (a Fargate deployment runs up to 200% of the tasks, an EC2 rolling update one instance more), eight per
+ * load balancer in every zone (ELB's minimum of free addresses for it to scale: a floor, not what a busy one may take),
+ * one for the Redis node.
  */
 export function otherTenants(t: SubnetTenants): number {
   if (t.targetKind === 'none') return 0;
-  return 2 * t.maxCapacity + ALB_ADDRESSES_PER_SUBNET * (1 + (t.publicLoadBalancer ? 1 : 0)) + (t.redis ? 1 : 0);
+  return 2 * t.maxCapacity + RIG_AZS * ALB_ADDRESSES_PER_SUBNET * (1 + (t.publicLoadBalancer ? 1 : 0)) + (t.redis ? 1 : 0);
 }
 
 /**
  * Why a full generator fleet cannot get its addresses, or undefined. Each generator takes 1 + generatorSecondaryIps
- * private addresses from its subnet at launch; the group spreads its instances evenly over the zones (EC2 Auto
- * Scaling User Guide, "balanced-best-effort"), so each zone's subnet takes ceil(maxGenerators / zones) of them,
- * beside the target's tenants. Past that every further launch in the zone fails (InsufficientFreeAddressesInSubnet).
- * A regional VPC's generator subnets have the same size and no other tenants, so the home check bounds them too.
+ * private addresses from its subnet at launch. The group spreads its instances over the zones, and when one zone's
+ * subnet has no addresses left it launches in another (EC2 Auto Scaling User Guide, "balanced-best-effort"), so the
+ * fleet fits while all of it and the target's tenants fit the zones' subnets together (unbalanced past one zone's
+ * share); past that every further launch fails (InsufficientFreeAddressesInSubnet). A regional VPC's generator
+ * subnets have the same size and no other tenants, so the home check bounds them too.
  */
 export function subnetCapacityProblem(t: SubnetTenants): string | undefined {
   const perGenerator = 1 + t.generatorSecondaryIps;
-  const perZone = Math.ceil(t.maxGenerators / RIG_AZS);
   const others = otherTenants(t);
-  const capacity = usableAddresses(GENERATOR_SUBNET_MASK);
-  const needed = perZone * perGenerator + others;
+  const capacity = RIG_AZS * usableAddresses(GENERATOR_SUBNET_MASK);
+  const needed = t.maxGenerators * perGenerator + others;
   if (needed <= capacity) return undefined;
   const room = capacity - others;
-  const maxGenerators = RIG_AZS * Math.floor(room / perGenerator);
-  const maxSecondary = Math.floor(room / perZone) - 1;
+  const maxGenerators = Math.floor(room / perGenerator);
+  const maxSecondary = Math.floor(room / t.maxGenerators) - 1;
   const fixes = [`maxGenerators at most ${maxGenerators}`, ...(maxSecondary >= 0 ? [`generatorSecondaryIps at most ${maxSecondary}`] : [])];
-  return `context "maxGenerators" (${t.maxGenerators}) with "generatorSecondaryIps" (${t.generatorSecondaryIps}): ${perZone} generators per zone × ${perGenerator} addresses each`
-    + `${others ? ` + ${others} for the target, its load balancers and Redis` : ''} = ${needed} addresses, but each zone's /${GENERATOR_SUBNET_MASK} subnet holds ${capacity}`
-    + ` (AWS reserves ${RESERVED_PER_SUBNET} of ${2 ** (32 - GENERATOR_SUBNET_MASK)}): set ${fixes.join(', or ')}`;
+  return `context "maxGenerators" (${t.maxGenerators}) with "generatorSecondaryIps" (${t.generatorSecondaryIps}): ${t.maxGenerators} generators × ${perGenerator} addresses each`
+    + `${others ? ` + ${others} for the target, its load balancers and Redis` : ''} = ${needed} addresses, but the ${RIG_AZS} zones' /${GENERATOR_SUBNET_MASK} subnets hold ${capacity}`
+    + ` (AWS reserves ${RESERVED_PER_SUBNET} of each ${2 ** (32 - GENERATOR_SUBNET_MASK)}): set ${fixes.join(', or ')}`;
 }

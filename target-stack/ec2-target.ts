@@ -82,7 +82,8 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
       }),
       cooldown: Duration.seconds(60),
       // A new app asset changes the launch template; roll the instances so the change is deployed.
-      // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group briefly drops to 0.
+      // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group drops to 0: its old instance
+      // goes first and the target is down for the new one's boot (docs/aws.md).
       // PauseTime: without it (no resource signals) CloudFormation waits PT0S after a batch (CloudFormation User Guide,
       // "UpdatePolicy attribute", AutoScalingRollingUpdate PauseTime), i.e. it terminates the next old instance as soon
       // as the new one is InService in the group, minutes before that one has Node and the app: a 1-instance target
