@@ -175,6 +175,8 @@ const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|websocket er
  * scenarios' processors (the rig's code, not yours) name the target's answer in their codes: a refused or failed
  * Socket.IO connection, cookie request, subscribe or reconnect. A refusal by a namespace's own middleware is counted
  * by its message alone and cannot be told from a processor's error of the same words: it is filed as the script's.
+ * The other way round, a processor's error whose message itself starts with `Error: ` (`new Error(String(err))` of
+ * another error) is filed as the target's: telling them apart needs the script's engines here (docs/report.md).
  */
 const TARGET_ANSWER = /^Error: |^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCRIBE_FAILED|RECONNECT_FAILED)$/;
 
