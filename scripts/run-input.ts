@@ -66,7 +66,12 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     script = applyOptions(scenario.script, flags);
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
-    if (err instanceof PlanError) throw new UsageError(`${scenario.name}: ${err.message}`);
+    if (err instanceof PlanError) {
+      // -e merges the environment's phases into config.phases element by element (lodash merge): a bad value may be
+      // the environment's, which the user would not find under config.phases alone.
+      const envPhases = flags.environment !== undefined && (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases !== undefined;
+      throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
+    }
     throw err;
   }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
