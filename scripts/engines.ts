@@ -4,6 +4,7 @@
  * config.engine). Pure.
  */
 import { isRecord } from './core/is-record';
+import type { ErrorOrigins } from './core/verdict';
 
 interface ScriptShape {
   readonly config: Record<string, unknown>;
@@ -69,4 +70,13 @@ export function connectionTargets(script: ScriptShape, target: string): string[]
     else if (!own.includes('{{')) urls.add(own);
   }
   return [...urls];
+}
+
+/**
+ * What besides the script's own code can have raised a run's `errors.*` (the verdict tells them apart by it): a
+ * scenario on Artillery's socketio engine, and the built-in scenarios' processors. Pure.
+ */
+export function errorOriginsOf(script: ScriptShape, builtInScenario: boolean): ErrorOrigins {
+  const engines = enginesUsed(script);
+  return { socketIoEngine: engines.has('socketio') || engines.has('socketio-v3'), builtInScenario };
 }

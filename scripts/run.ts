@@ -24,6 +24,7 @@ import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
+import { errorOriginsOf } from './engines';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { beforeAfterNote, durationNotes, logStepNote, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
@@ -307,6 +308,7 @@ async function reportRun(
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
     ...(s.regional ? { regions: regionsOf(s.regional) } : {}),
+    errorOrigins: errorOriginsOf(input.script, input.scenario.builtIn),
   }, { note: ctx.log });
   if (baseline) {
     const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));

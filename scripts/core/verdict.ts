@@ -149,6 +149,8 @@ export interface VerdictInput {
   readonly sampleIntervalMs?: number;
   /** The run's merged counters: failed vusers and `errors.*`, to tell errors the script raised from the target's. */
   readonly counters?: Readonly<Record<string, number>>;
+  /** What else but the script can have raised them (absent: everything the rig knows of). */
+  readonly errorOrigins?: ErrorOrigins;
 }
 
 /**
@@ -168,32 +170,46 @@ const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|H
 const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|websocket error|transport error|server error|parser error|timeout)$/;
 
 /**
- * The target's answer, whatever its words: Artillery 2.0.34's socketio engine counts the Error of a vuser's failed
- * first connection itself, as `Error: <message>` — a target whose `io.use()` middleware calls `next(new Error(
- * 'unauthorized'))` gives `errors.Error: unauthorized` — while a script's own error (a processor's `next(err)`, throw or
- * rejected promise, a failed capture) is counted by its code or message alone, without that prefix. The built-in
- * scenarios' processors (the rig's code, not yours) name the target's answer in their codes: a refused or failed
- * Socket.IO connection, cookie request, subscribe or reconnect. A refusal by a namespace's own middleware is counted
- * by its message alone and cannot be told from a processor's error of the same words: it is filed as the script's.
- * The other way round, a processor's error whose message itself starts with `Error: ` (`new Error(String(err))` of
- * another error) is filed as the target's: telling them apart needs the script's engines here (docs/report.md).
+ * Where the run's `errors.*` can come from besides the script's own code, for telling them apart. Absent (a run folder
+ * written before it was kept): both true.
  */
-const TARGET_ANSWER = /^Error: |^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCRIBE_FAILED|RECONNECT_FAILED)$/;
+export interface ErrorOrigins {
+  /**
+   * A scenario runs Artillery's socketio engine (2.0.34), which counts the Error of a vuser's failed first connection
+   * itself, as `Error: <message>`: a target whose `io.use()` middleware calls `next(new Error('unauthorized'))` gives
+   * `errors.Error: unauthorized`, the target's answer whatever its words. Other engines and a script's own errors (a
+   * processor's `next(err)`, throw or rejected promise, a failed capture) are counted by code or message alone, so
+   * without such a scenario `Error: …` is a message that starts so (`new Error(String(err))` of another error).
+   */
+  readonly socketIoEngine: boolean;
+  /**
+   * A built-in scenario: its processors (the rig's code, not yours) name the target's answer in their codes: a refused
+   * or failed Socket.IO connection, cookie request, subscribe or reconnect.
+   */
+  readonly builtInScenario: boolean;
+}
+
+const ALL_ORIGINS: ErrorOrigins = { socketIoEngine: true, builtInScenario: true };
+const SOCKET_IO_ENGINE_ERROR = /^Error: /;
+const BUILT_IN_CODES = /^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCRIBE_FAILED|RECONNECT_FAILED)$/;
 
 /**
  * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture
  * it asked for that failed), with their counts: Artillery counts them by message, so they are every error whose
- * message is no network or target failure ({@link NETWORK_OR_TARGET}).
+ * message is no network or target failure ({@link NETWORK_OR_TARGET}), nor the target's answer as the run's engines
+ * and scenario count it ({@link ErrorOrigins}). A refusal by a namespace's own middleware is counted by its message
+ * alone and cannot be told from a processor's error of the same words: it is filed as the script's.
  */
-export function scriptErrors(counters: Readonly<Record<string, number>>): Record<string, number> {
-  const targetSide = (e: string) => NETWORK_OR_TARGET.test(e) || SOCKET_IO_CLIENT.test(e) || TARGET_ANSWER.test(e);
+export function scriptErrors(counters: Readonly<Record<string, number>>, origins: ErrorOrigins = ALL_ORIGINS): Record<string, number> {
+  const targetSide = (e: string) =>
+    NETWORK_OR_TARGET.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e));
   return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !targetSide(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
 }
 
 /** "vusers failed on errors your script raised …" for a run whose failures are the script's, or undefined. */
-function scriptFailureLine(counters: Readonly<Record<string, number>>): string | undefined {
+function scriptFailureLine(counters: Readonly<Record<string, number>>, origins?: ErrorOrigins): string | undefined {
   const failed = counters['vusers.failed'] ?? 0;
-  const own = Object.entries(scriptErrors(counters)).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const own = Object.entries(scriptErrors(counters, origins)).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   if (!failed || !own.length) return undefined;
   const total = Object.entries(counters).filter(([k]) => k.startsWith('errors.')).reduce((a, [, n]) => a + n, 0);
   const ownTotal = own.reduce((a, [, n]) => a + n, 0);
@@ -362,7 +378,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
   if (input.lostGenerators.length) {
     return { ...base, verdict: 'partial', summary: `generator(s) ${[...input.lostGenerators].sort().join(', ')} lost: data is partial` };
   }
-  const own = scriptFailureLine(input.counters ?? {});
+  const own = scriptFailureLine(input.counters ?? {}, input.errorOrigins);
   // The figures describe the target only as far as the failures are the target's.
   if (own) return { ...base, verdict: 'trustworthy', summary: `no generator was saturated, but ${own}` };
   return { ...base, verdict: 'trustworthy', summary: 'no generator was saturated: the figures describe the target' };

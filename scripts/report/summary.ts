@@ -6,7 +6,7 @@ import { countsList } from '../core/counts-list';
 import type { Plan } from '../core/plan';
 import { ArtilleryReport, ArtilleryReportSection, buildArtilleryReport } from '../core/merge';
 import { decideVerdict, generatorErrorCode } from '../core/verdict';
-import type { HealthSample } from '../core/verdict';
+import type { ErrorOrigins, HealthSample } from '../core/verdict';
 import { artillerySummaryLines } from './artillery-format';
 import type { GeneratorData } from './collect';
 import { SCRIPT_BUDGET, decideResult, resultLine } from './result';
@@ -38,6 +38,8 @@ export interface SummaryInput {
   readonly maxErrorRateFromScript?: boolean;
   /** Evaluates the run's thresholds on the merged aggregate; none when absent. */
   readonly thresholds?: (aggregate: ArtilleryReportSection) => readonly ThresholdResult[];
+  /** The script's engines and whether it is built in, for telling its own errors from the target's. */
+  readonly errorOrigins?: ErrorOrigins;
 }
 
 const maxOf = (xs: Array<number | undefined>): number | undefined => {
@@ -80,6 +82,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     lostGenerators: input.lostGenerators.map((l) => l.id),
     generatorErrors: input.data.flatMap((g) => g.periods.map((p) => ({ generator: g.id, period: p.period, codes: generatorErrorCodes(p.counters) }))),
     counters: report.aggregate.counters,
+    ...(input.errorOrigins ? { errorOrigins: input.errorOrigins } : {}),
   });
   const lost = new Map(input.lostGenerators.map((l) => [l.id, l.reason]));
   const generators: GeneratorSummary[] = input.data.map((g) => ({

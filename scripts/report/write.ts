@@ -7,7 +7,7 @@ import type { RunStore } from '../contracts';
 import { TargetSample, readTargetSamples } from '../adapters/target-metrics';
 import { aggregate } from '../core/merge';
 import type { Plan } from '../core/plan';
-import type { HealthSample } from '../core/verdict';
+import type { ErrorOrigins, HealthSample } from '../core/verdict';
 import { generatorBytesPerVuser, targetBytesPerVuser } from '../bench/figures';
 import { BaselineInput, evaluateRunChecks } from './baseline';
 import { collectRun } from './collect';
@@ -38,6 +38,8 @@ export interface RunOutcomeRecord {
   readonly baseline?: BaselineInput;
   /** Generators in several regions: which ran where (the report's per-region section). */
   readonly regions?: readonly RegionRecord[];
+  /** The script's engines and whether it is built in (the verdict tells its own errors from the target's by them). */
+  readonly errorOrigins?: ErrorOrigins;
 }
 
 /** What {@link writeReport} needs besides the store. */
@@ -83,6 +85,7 @@ export async function writeReport(store: RunStore, input: WriteReportInput, opts
     ...(input.maxErrorRateFromScript ? { maxErrorRateFromScript: true as const } : {}),
     ...(input.baseline ? { baseline: input.baseline } : {}),
     ...(input.regions ? { regions: input.regions } : {}),
+    ...(input.errorOrigins ? { errorOrigins: input.errorOrigins } : {}),
   };
   // First, so a run whose raw data turns out unreadable still keeps its end state for a later rebuild.
   if (opts.writeOutcome ?? true) await store.put('outcome.json', JSON.stringify(outcome, null, 2));

@@ -6,6 +6,8 @@
  * user asking "the target or the rig?" to the wrong place.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
 import { SocketIoServer, startSocketIoServer } from '../helpers/socketio-server';
@@ -32,5 +34,29 @@ describe("a target's Socket.IO middleware refusing the vusers", () => {
     expect(r.json.rig.verdict).toBe('trustworthy');
     expect(r.json.rig.verdictDetail.summary).toBe('no generator was saturated: the figures describe the target');
     expect(r.json.rig.verdictDetail.generatorErrors).toEqual({});
+  }, 100_000);
+});
+
+describe("a script's own error whose message starts with 'Error: ', in a script without a socketio scenario", () => {
+  let web: http.Server;
+  let base = '';
+  beforeAll(async () => {
+    web = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => web.close(resolve)));
+
+  // next(new Error(String(err))) of another error: Artillery counts it by its message, `errors.Error: boom`, the words
+  // Artillery's socketio engine gives a refused connection. No scenario here runs that engine: the script's.
+  test('the verdict names it as raised by the script, not the target', async () => {
+    const dir = tempDir('rig-wrapped-error-');
+    fs.writeFileSync(path.join(dir, 'fail.js'), "module.exports = { fail(context, events, next) { next(new Error(String(new Error('boom')))); } };\n");
+    const script = path.join(dir, 'wrapped.yml');
+    fs.writeFileSync(script, `config:\n  target: ${base}\n  processor: ./fail.js\n  phases: [ { duration: 1, arrivalCount: 2 } ]\nscenarios:\n  - flow:\n      - function: fail\n`);
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000 });
+    expect(r.code).toBe(1);
+    expect(r.json.aggregate.counters).toMatchObject({ 'vusers.failed': 2, 'errors.Error: boom': 2 });
+    expect(r.json.rig.verdictDetail.summary).toMatch(/2 vusers failed and all errors were raised by your script's own code .*"Error: boom" ×2/);
   }, 100_000);
 });

@@ -1,3 +1,4 @@
+import { errorOriginsOf } from '../../scripts/engines';
 import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, generatorErrorCode, saturationReasons } from '../../scripts/core/verdict';
 
 const P = 10_000;
@@ -109,6 +110,22 @@ describe('decideVerdict', () => {
     }
   });
 
+  // The run's engines and scenario say which of those readings hold (ErrorOrigins): without a socketio scenario nothing
+  // counts `Error: …` but a message that starts so, e.g. a processor's next(new Error(String(err))) of another error; a
+  // script of your own that names an error SUBSCRIBE_FAILED is not the rig's processor.
+  test("'Error: …' is the target's only when a scenario runs the socketio engine, and the built-in codes only for a built-in scenario", () => {
+    const verdictWith = (counters: Record<string, number>, socketIoEngine: boolean, builtInScenario: boolean) =>
+      decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 2]]), lostGenerators: [], counters, errorOrigins: { socketIoEngine, builtInScenario } }).summary;
+    const wrapped = { 'vusers.failed': 2, 'errors.Error: boom': 2 };
+    expect(verdictWith(wrapped, true, false)).toBe('no generator was saturated: the figures describe the target');
+    expect(verdictWith(wrapped, false, false)).toMatch(/but 2 vusers failed and all errors were raised by your script's own code .*: "Error: boom" ×2$/);
+    const code = { 'vusers.failed': 1, 'errors.SUBSCRIBE_FAILED': 1 };
+    expect(verdictWith(code, true, true)).toBe('no generator was saturated: the figures describe the target');
+    expect(verdictWith(code, true, false)).toMatch(/raised by your script's own code .*: "SUBSCRIBE_FAILED" ×1$/);
+    // Socket.IO's own transport messages and network codes are the target's under any engine.
+    expect(verdictWith({ 'vusers.failed': 2, 'errors.Error: xhr poll error': 1, 'errors.ECONNREFUSED': 1 }, false, false)).toBe('no generator was saturated: the figures describe the target');
+  });
+
   test('saturated generator with errors in the same period: rig-limited, periods and generator named, errors coincide', () => {
     // g02 at 97% CPU in the samples taken at T0+10.2 s and T0+15.2 s: period T0+P (and the tail of T0).
     const samples = [...series('g01', 6), ...series('g02', 6, (i) => (i === 2 || i === 3 ? { cpuPercent: 97 } : {}))];
@@ -213,5 +230,14 @@ describe('errors only a generator raises', () => {
     });
     expect(v.verdict).toBe('rig-limited');
     expect(v.summary).toMatch(/^generator g02 saturated \(CPU\) in period \S+; generator g01 raised errors no target causes \(EMFILE 5, EADDRNOTAVAIL 3: .*\) in period \S+; no errors$/);
+  });
+});
+
+describe('errorOriginsOf: what a run tells the verdict about its errors', () => {
+  test('a socketio scenario (its own engine or config.engine), and whether the scenario is built in', () => {
+    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }] }, false)).toEqual({ socketIoEngine: false, builtInScenario: false });
+    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }, { engine: 'socketio', flow: [] }] }, false)).toEqual({ socketIoEngine: true, builtInScenario: false });
+    expect(errorOriginsOf({ config: { engine: 'socketio' }, scenarios: [{ flow: [] }] }, true)).toEqual({ socketIoEngine: true, builtInScenario: true });
+    expect(errorOriginsOf({ config: {}, scenarios: [{ engine: 'ws', flow: [] }] }, true)).toEqual({ socketIoEngine: false, builtInScenario: true });
   });
 });
