@@ -15,6 +15,7 @@ const ALLOWED: Record<string, string> = {
   'scripts/bench/trial.ts': 'a trial writes its script before it spawns the Artillery process that reads it',
   'scripts/platforms/aws/cloudwatch-extras.ts': 'the CloudWatch graphs (PNG) are written after the run, for report.html, which no process reads meanwhile',
   'scripts/bench/first-vuser.js': 'the first-vuser instant is read by the bench only after the trial has ended',
+  'scripts/target-app-lock.ts': "a developer's tool: it writes the target app's lockfile, then runs npm on it itself; no other process reads it meanwhile",
 };
 
 function sources(dir: string): string[] {
