@@ -43,24 +43,34 @@ export function otherTenants(t: SubnetTenants): number {
 }
 
 /**
+ * Generators of `perGenerator` addresses each that the zones' subnets surely hold beside `others` addresses, however
+ * those are split between the zones: all of a generator's addresses come from the one subnet it launches in, so each
+ * zone holds floor(its room / perGenerator), and over any split the sum of the zones' floors is at least the floor of
+ * the whole room less one generator per zone but one.
+ */
+function generatorsThatFit(perGenerator: number, others: number): number {
+  const room = RIG_AZS * usableAddresses(GENERATOR_SUBNET_MASK) - others;
+  return Math.max(0, Math.floor(room / perGenerator) - (perGenerator > 1 ? RIG_AZS - 1 : 0));
+}
+
+/**
  * Why a full generator fleet cannot get its addresses, or undefined. Each generator takes 1 + generatorSecondaryIps
- * private addresses from its subnet at launch. The group spreads its instances over the zones, and when one zone's
- * subnet has no addresses left it launches in another (EC2 Auto Scaling User Guide, "balanced-best-effort"), so the
- * fleet fits while all of it and the target's tenants fit the zones' subnets together (unbalanced past one zone's
- * share); past that every further launch fails (InsufficientFreeAddressesInSubnet). A regional VPC's generator
- * subnets have the same size and no other tenants, so the home check bounds them too.
+ * private addresses from the subnet it launches in. The group spreads its instances over the zones, and when one
+ * zone's subnet has no addresses left it launches in another (EC2 Auto Scaling User Guide, "balanced-best-effort"),
+ * so the fleet fits while the zones' subnets together hold it beside the target's tenants (unbalanced past one zone's
+ * share; {@link generatorsThatFit}); past that every further launch fails (InsufficientFreeAddressesInSubnet). A
+ * regional VPC's generator subnets have the same size and no other tenants, so the home check bounds them too.
  */
 export function subnetCapacityProblem(t: SubnetTenants): string | undefined {
   const perGenerator = 1 + t.generatorSecondaryIps;
   const others = otherTenants(t);
-  const capacity = RIG_AZS * usableAddresses(GENERATOR_SUBNET_MASK);
-  const needed = t.maxGenerators * perGenerator + others;
-  if (needed <= capacity) return undefined;
-  const room = capacity - others;
-  const maxGenerators = Math.floor(room / perGenerator);
-  const maxSecondary = Math.floor(room / t.maxGenerators) - 1;
-  const fixes = [`maxGenerators at most ${maxGenerators}`, ...(maxSecondary >= 0 ? [`generatorSecondaryIps at most ${maxSecondary}`] : [])];
-  return `context "maxGenerators" (${t.maxGenerators}) with "generatorSecondaryIps" (${t.generatorSecondaryIps}): ${t.maxGenerators} generators × ${perGenerator} addresses each`
-    + `${others ? ` + ${others} for the target, its load balancers and Redis` : ''} = ${needed} addresses, but the ${RIG_AZS} zones' /${GENERATOR_SUBNET_MASK} subnets hold ${capacity}`
-    + ` (AWS reserves ${RESERVED_PER_SUBNET} of each ${2 ** (32 - GENERATOR_SUBNET_MASK)}): set ${fixes.join(', or ')}`;
+  const fit = generatorsThatFit(perGenerator, others);
+  if (t.maxGenerators <= fit) return undefined;
+  let maxSecondary = t.generatorSecondaryIps - 1;
+  while (maxSecondary >= 0 && generatorsThatFit(1 + maxSecondary, others) < t.maxGenerators) maxSecondary--;
+  const fixes = [`maxGenerators at most ${fit}`, ...(maxSecondary >= 0 ? [`generatorSecondaryIps at most ${maxSecondary}`] : [])];
+  const usable = usableAddresses(GENERATOR_SUBNET_MASK);
+  return `context "maxGenerators" (${t.maxGenerators}) with "generatorSecondaryIps" (${t.generatorSecondaryIps}): ${perGenerator} addresses per generator, all from the one zone's subnet it launches in;`
+    + ` the ${RIG_AZS} zones' /${GENERATOR_SUBNET_MASK} subnets (${usable} usable addresses each: AWS reserves ${RESERVED_PER_SUBNET} of ${2 ** (32 - GENERATOR_SUBNET_MASK)})`
+    + ` hold ${fit} such generators${others ? ` beside ${others} addresses for the target, its load balancers and Redis` : ''}: set ${fixes.join(', or ')}`;
 }

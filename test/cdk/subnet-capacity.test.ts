@@ -30,22 +30,28 @@ describe('a full generator fleet must fit its subnets (VPC User Guide "Subnet CI
   test('c5.4xlarge (30 addresses per interface, not in the rig\'s table) × 29 secondary IPs × 500 generators is refused in one line naming both keys and the largest values that fit', () => {
     const p = problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 500, generatorSecondaryIps: 29 });
     expect(p).toHaveLength(1);
-    // 500 × 30 + the default target's 25 (4 instances × 2, one ALB's 8 in each of 2 zones, Redis 1) = 15,025 > 2 × 4,091.
-    expect(p[0]).toBe('context "maxGenerators" (500) with "generatorSecondaryIps" (29): 500 generators × 30 addresses each + 25 for the target, its load balancers and Redis = 15025 addresses, but the 2 zones\' /20 subnets hold 8182 (AWS reserves 5 of each 4096): set maxGenerators at most 271, or generatorSecondaryIps at most 15');
+    // Room 2 × 4,091 − the default target's 25 (4 instances × 2, one ALB's 8 in each of 2 zones, Redis 1) = 8,157: 271
+    // generators of 30 by the sum, 270 surely (each generator's 30 from one zone, the 25 split in any way).
+    expect(p[0]).toBe('context "maxGenerators" (500) with "generatorSecondaryIps" (29): 30 addresses per generator, all from the one zone\'s subnet it launches in; the 2 zones\' /20 subnets (4091 usable addresses each: AWS reserves 5 of 4096) hold 270 such generators beside 25 addresses for the target, its load balancers and Redis: set maxGenerators at most 270, or generatorSecondaryIps at most 15');
   });
 
-  test('the suggested limits are exact, over both zones (balanced-best-effort launches in the other zone when one subnet is full): 271 generators (271 × 30 + 25 = 8,155) fit, 272 (8,185) do not; 15 secondary IPs fit, 16 do not', () => {
-    expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 271, generatorSecondaryIps: 29 })).toEqual([]);
-    expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 272, generatorSecondaryIps: 29 })).toHaveLength(1);
+  test('the suggested limits are the largest that surely fit, over both zones (balanced-best-effort launches in the other zone when one subnet is full) with each generator in one: 270 generators fit, 271 do not; 15 secondary IPs fit, 16 do not', () => {
+    expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 270, generatorSecondaryIps: 29 })).toEqual([]);
+    expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 271, generatorSecondaryIps: 29 })).toHaveLength(1);
     expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 500, generatorSecondaryIps: 15 })).toEqual([]);
     expect(problems({ generatorInstanceType: 'c5.4xlarge', maxGenerators: 500, generatorSecondaryIps: 16 })).toHaveLength(1);
   });
 
   test('the target\'s tenants count: the same fleet fits with targetKind=none and not beside a 100-instance target with an operator ALB', () => {
-    const fleet = { generatorInstanceType: 'c5.4xlarge', maxGenerators: 271, generatorSecondaryIps: 29 };
+    const fleet = { generatorInstanceType: 'c5.4xlarge', maxGenerators: 270, generatorSecondaryIps: 29 };
     expect(problems({ ...fleet, targetKind: 'none' })).toEqual([]);
     // 100 instances × 2 + two load balancers × 8 × 2 zones + Redis 1 = 233.
-    expect(problems({ ...fleet, maxCapacity: 100, operatorCidr: '203.0.113.7/32' })[0]).toMatch(/\+ 233 for the target, its load balancers and Redis/);
+    expect(problems({ ...fleet, maxCapacity: 100, operatorCidr: '203.0.113.7/32' })[0]).toMatch(/beside 233 addresses for the target, its load balancers and Redis/);
+  });
+
+  test('a generator\'s addresses all come from one zone: 163 × 50 addresses (8,150 ≤ 8,182 in all) do not fit two subnets of 81 each', () => {
+    expect(problems({ generatorInstanceType: 'c5.24xlarge', maxGenerators: 163, generatorSecondaryIps: 49, targetKind: 'none' })).toHaveLength(1);
+    expect(problems({ generatorInstanceType: 'c5.24xlarge', maxGenerators: 162, generatorSecondaryIps: 49, targetKind: 'none' })).toEqual([]);
   });
 
   test('every value the rig accepts for a type it knows fits: 500 generators × the type\'s most secondary IPs beside a 100-instance target, operator ALB and Redis', () => {
@@ -68,7 +74,7 @@ describe('a full generator fleet must fit its subnets (VPC User Guide "Subnet CI
       if ((e as Error).message !== 'exit') throw e;
     }
     expect({ code, built, lines: lines.length }).toEqual({ code: 2, built: false, lines: 1 });
-    expect(lines[0]).toMatch(/^error: context "maxGenerators" \(500\) with "generatorSecondaryIps" \(29\): .* set maxGenerators at most 271/);
+    expect(lines[0]).toMatch(/^error: context "maxGenerators" \(500\) with "generatorSecondaryIps" \(29\): .* set maxGenerators at most 270/);
   });
 
   test('the synthesized subnets are the size the check assumes: the home VPC\'s public subnets and a regional VPC\'s generator subnets are /20, one per zone', () => {
