@@ -152,6 +152,9 @@ function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
     socket.once(ready, onConnect);
     abandon = () => {
       settle();
+      // An error already queued for this socket (a bind or connect failure reported at once) would be emitted after
+      // its listener is gone, uncaught; a module-level no-op keeps no closure alive.
+      socket.on('error', ignoreError);
       release();
       socket.destroy();
     };
@@ -163,6 +166,9 @@ function connectFrom(pool, address, connect, options, cb, ready = 'connect') {
     return true;
   };
 }
+
+/** Swallows the error of a connection nobody waits for any more. */
+function ignoreError() {}
 
 /**
  * The listener that gives a port back when its socket closes. Built outside connectFrom on purpose: a closure

@@ -177,7 +177,10 @@ describe('connections on named ports (real loopback sockets)', () => {
     const py = spawn('python3', ['-c', 'import socket,sys,time\ns=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(0)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)']);
     const fillers: net.Socket[] = [];
     try {
-      const listening = Number(String(await new Promise<Buffer>((resolve) => py.stdout.once('data', resolve))).trim());
+      const listening = Number(String(await new Promise<Buffer>((resolve, reject) => {
+        py.stdout.once('data', resolve);
+        py.once('error', (e) => reject(new Error(`this test needs python3 (a listener that never accepts): ${e.message}`)));
+      })).trim());
       const filler = net.connect(listening, '127.0.0.1').on('error', () => undefined);
       fillers.push(filler);
       await new Promise((resolve) => filler.once('connect', resolve)); // the queue's one place is taken
