@@ -18,6 +18,8 @@ import type { AbortControl, DoneMarker, RunStore, StartControl } from './contrac
 import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError, unexpectedErrorLine } from './errors';
+import { errorOriginsOf } from './engines';
+import { BUILT_IN_SCENARIOS } from './options';
 import { invocationDir, userPath } from './home-path';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import type { Plan } from './core/plan';
@@ -62,7 +64,7 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
       if (done.exitCodes.some((c) => c !== 0) && done.reason !== COMPLETED && !byInterrupt) lost.push({ id, reason: done.reason });
     }
   }
-  const slice = ids[0] ? await readRunFile<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> } } }> }>(store, generatorKeys(ids[0]).slice, 'slice', note) : undefined;
+  const slice = ids[0] ? await readRunFile<{ processes?: Array<{ script?: { config: { ensure?: unknown; plugins?: Record<string, unknown> }; scenarios?: unknown[] } }> }>(store, generatorKeys(ids[0]).slice, 'slice', note) : undefined;
   const script = slice?.processes?.[0]?.script;
   return {
     generatorIds: ids,
@@ -74,6 +76,8 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
     portRange: portRangeSize(machinePortRange()),
     ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
     maxErrorRate: run.options?.maxErrorRate ?? 0,
+    // As the run's own report decided whose errors were whose (a forced stop leaves no outcome.json to say it).
+    ...(script && Array.isArray(script.scenarios) ? { errorOrigins: errorOriginsOf({ ...script, scenarios: script.scenarios }, (BUILT_IN_SCENARIOS as readonly string[]).includes(run.scenario ?? '')) } : {}),
   };
 }
 

@@ -69,7 +69,9 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     if (err instanceof PlanError) {
       // -e merges the environment's phases into config.phases element by element (lodash merge): a bad value may be
       // the environment's, which the user would not find under config.phases alone.
-      const envPhases = flags.environment !== undefined && (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases !== undefined;
+      const fromEnv = flags.environment !== undefined ? (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases : undefined;
+      const index = /config\.phases\[(\d+)\]/.exec(err.message)?.[1];
+      const envPhases = Array.isArray(fromEnv) && (index === undefined || Number(index) < fromEnv.length);
       throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
     }
     throw err;

@@ -26,9 +26,21 @@ fs.writeFileSync(script, [
   '',
 ].join('\n'));
 
-const refusal = (environment?: string): string => {
+const own = path.join(dir, 'own.yml');
+fs.writeFileSync(own, [
+  'config:',
+  '  target: http://127.0.0.1:9',
+  '  phases: [{ duration: 10, arrivalRate: 1 }, { duration: 10, arrivalRate: -1 }]',
+  '  environments:',
+  '    short: { phases: [{ duration: 5 }] }',
+  'scenarios:',
+  '  - flow: [ { get: { url: / } } ]',
+  '',
+].join('\n'));
+
+const refusal = (environment?: string, file = script): string => {
   try {
-    prepareRunInput(validateFlags({ scenario: script, ...(environment ? { environment } : {}) }), root, {});
+    prepareRunInput(validateFlags({ scenario: file, ...(environment ? { environment } : {}) }), root, {});
   } catch (e) {
     return (e as Error).message;
   }
@@ -44,5 +56,9 @@ describe("a bad phase from -e NAME's config.environments.NAME.phases", () => {
     expect(refusal('other')).toBe('');
     expect(refusal('fast')).toBe('');
     expect(refusal()).toBe('');
+  });
+
+  test("a bad phase past the environment's own list is the script's, named without it", () => {
+    expect(refusal('short', own)).toMatch(/^own\.yml: config\.phases\[1\]/);
   });
 });
