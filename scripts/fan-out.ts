@@ -5,12 +5,8 @@
  */
 import type { PayloadShare, Phase } from './core/plan';
 import { isRecord } from './core/is-record';
+import { phaseWhere } from './core/phases';
 import type { ArtilleryScript } from './scenario';
-
-/** A phase as the refusals of bad phases name it (scripts/core/phases.ts): `config.phases[0] ("warm")`, 0-based. */
-function phaseName(phase: Phase, i: number): string {
-  return `config.phases[${i}]${typeof phase.name === 'string' && phase.name ? ` ("${phase.name}")` : ''}`;
-}
 
 /**
  * One line per phase whose `maxVusers` is split over several load processes. Each process caps its
@@ -24,7 +20,7 @@ export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArr
     const caps = perProcess.flat().map((p) => p[i]?.maxVusers).filter((v): v is number => v !== undefined && v > 0);
     if (caps.length < 2) return;
     notes.push(
-      `note: ${phaseName(phase, i)}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
+      `note: ${phaseWhere(phase, i)}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
     );
   });
   return notes;
@@ -62,7 +58,7 @@ export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): 
       const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
       if (text === undefined || !/^\d+\.\d+$/.test(text) || Number.isInteger(Number(text))) continue;
       const plain = typeof v === 'string' ? `reads "${text}" as ${text} ms` : `refuses ${text} ("Invalid duration for phase")`;
-      notes.push(`note: ${phaseName(phase, i)}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
+      notes.push(`note: ${phaseWhere(phase, i)}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
     }
   });
   return notes;

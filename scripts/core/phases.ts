@@ -156,6 +156,11 @@ function numberField(p: Phase, key: string, where: string): number | undefined {
   return v;
 }
 
+/** A phase as refusals and notes name it: `config.phases[0] ("warm")`, 0-based as Artillery's own log. Pure. */
+export function phaseWhere(phase: Phase, index: number): string {
+  return `config.phases[${index}]${typeof phase.name === 'string' && phase.name ? ` ("${phase.name}")` : ''}`;
+}
+
 /**
  * Validate one phase and normalize it (durations in seconds, its kind decided).
  *
@@ -164,7 +169,7 @@ function numberField(p: Phase, key: string, where: string): number | undefined {
 export function normalizePhase(p: Phase, index: number): NormalizedPhase {
   // Named as in the script (0-based, as Artillery's "Phase started: … (index: 0 …)"), with the phase's name if any.
   if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new PlanError('invalid', `config.phases[${index}] is ${JSON.stringify(p)}, not a phase; each phase is a mapping such as { duration: 60, arrivalRate: 5 }`);
-  const where = `config.phases[${index}]${typeof p.name === 'string' ? ` ("${p.name}")` : ''}`;
+  const where = phaseWhere(p, index);
   const arrivalRate = numberField(p, 'arrivalRate', where);
   const rampTo = numberField(p, 'rampTo', where);
   const arrivalCount = numberField(p, 'arrivalCount', where);
