@@ -74,9 +74,9 @@ export function connectionTargets(script: ScriptShape, target: string): string[]
 
 /**
  * What besides the script's own code can have raised a run's `errors.*` (the verdict tells them apart by it): a
- * scenario on Artillery's socketio engine, and the built-in scenarios' processors. Pure.
+ * scenario on Artillery's socketio or ws engine, and the built-in scenarios' processors. Pure.
  */
 export function errorOriginsOf(script: ScriptShape, builtInScenario: boolean): ErrorOrigins {
   const engines = enginesUsed(script);
-  return { socketIoEngine: engines.has('socketio') || engines.has('socketio-v3'), builtInScenario };
+  return { socketIoEngine: engines.has('socketio') || engines.has('socketio-v3'), wsEngine: engines.has('ws'), builtInScenario };
 }

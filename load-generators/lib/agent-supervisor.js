@@ -78,7 +78,8 @@ function crashReason(text) {
   if (reason.length > 300) reason = `${reason.slice(0, 297)}...`;
   // The first frame of the stack in the user's own code (not Node's, not a package's, not the rig's): where to look.
   const frames = lines.slice(at + 1).filter((l) => l.startsWith('at '));
-  const own = frames.map((f) => /\(?((?:\/|file:\/\/)[^()]+:\d+:\d+)\)?$/.exec(f)?.[1]).find((loc) => loc && !/node_modules|^node:|\/load-generators\//.test(loc));
+  // The location starts the frame's parentheses or follows `at `: `node:internal/timers:585:17` is Node's, not a path.
+  const own = frames.map((f) => /(?:\(|^at )((?:\/|file:\/\/)[^()]+:\d+:\d+)\)?$/.exec(f)?.[1]).find((loc) => loc && !/node_modules|^node:|\/load-generators\//.test(loc));
   return own ? `${reason} (thrown by your code at ${own.replace(/^file:\/\//, '')})` : reason;
 }
 

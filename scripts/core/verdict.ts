@@ -154,13 +154,24 @@ export interface VerdictInput {
 }
 
 /**
- * A message an engine gives for the network or the target's answer, not the script's code: a connection or TLS code
- * anywhere in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`), ws's `Unexpected server response: 401`, a
+ * A message an engine gives for the network or the target's answer, not the script's code: a connection, TLS,
+ * certificate or HTTP-parser code anywhere in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`,
+ * `CERT_HAS_EXPIRED`, `HPE_INVALID_CONSTANT`), ws's `Unexpected server response: 401`, a
  * hang-up, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout` — counted as
  * `Error: xhr poll error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the
  * Error itself there, its message alone for a namespace's connection).
  */
-const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^Unexpected server response|socket hang up|handshake has timed out|^Parse Error|Invalid WebSocket frame/i;
+const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+|HPE_[A-Z_]+|CERT_[A-Z_]+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE))\b|^(Error: )?Unexpected server response|socket hang up|handshake has timed out|^(Error: )?Parse Error|Invalid WebSocket frame/i;
+
+/**
+ * What the `ws` library (7.5 under Artillery's ws engine, 8 under engine.io-client) and Artillery 2.0.34's ws and
+ * socketio engines say of a connection the target (or the network) closed under the scenario, a handshake the target
+ * answered wrongly, a message too large, or an answer that did not come within `config.timeout` (`response timeout`):
+ * whole, with or without `Error: ` (the ws engine counts a failed send's Error itself, then its message). A send before
+ * the connection opened (`readyState 0 (CONNECTING)`) is a processor's doing and stays the script's.
+ */
+const WS_TARGET_SIDE =
+  /^(Error: )?(WebSocket is not open: readyState [23] \((CLOSING|CLOSED)\)|Invalid Upgrade header|Invalid Sec-WebSocket-(Accept|Extensions) header|Server sent (a subprotocol but none was requested|an invalid subprotocol|no subprotocol|a Sec-WebSocket-Extensions header but no extension was requested)|Server indicated an extension that was not requested|Maximum redirects exceeded|Max payload size exceeded|response timeout|Empty response from WS server)$/;
 
 /**
  * engine.io/socket.io-client's own messages, whole and in their own case (a processor's "Server error: expected 200"
@@ -183,13 +194,19 @@ export interface ErrorOrigins {
    */
   readonly socketIoEngine: boolean;
   /**
+   * A scenario runs Artillery's ws engine (2.0.34), which counts a failed vuser's error once more as `err.code ||
+   * err.message`: `undefined` for its own `response timeout` (a string), already counted by name. Absent (a run folder
+   * written before it was kept): true. Without such a scenario, `undefined` is a processor's error with no message.
+   */
+  readonly wsEngine?: boolean;
+  /**
    * A built-in scenario: its processors (the rig's code, not yours) name the target's answer in their codes: a refused
    * or failed Socket.IO connection, cookie request, subscribe or reconnect.
    */
   readonly builtInScenario: boolean;
 }
 
-const ALL_ORIGINS: ErrorOrigins = { socketIoEngine: true, builtInScenario: true };
+const ALL_ORIGINS: ErrorOrigins = { socketIoEngine: true, wsEngine: true, builtInScenario: true };
 const SOCKET_IO_ENGINE_ERROR = /^Error: /;
 const BUILT_IN_CODES = /^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCRIBE_FAILED|RECONNECT_FAILED)$/;
 
@@ -202,7 +219,8 @@ const BUILT_IN_CODES = /^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCR
  */
 export function scriptErrors(counters: Readonly<Record<string, number>>, origins: ErrorOrigins = ALL_ORIGINS): Record<string, number> {
   const targetSide = (e: string) =>
-    NETWORK_OR_TARGET.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e));
+    NETWORK_OR_TARGET.test(e) || WS_TARGET_SIDE.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e)) ||
+    ((origins.wsEngine ?? true) && e === 'undefined');
   return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !targetSide(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
 }
 

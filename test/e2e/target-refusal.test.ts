@@ -10,6 +10,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
+import WebSocket from 'ws';
 import { SocketIoServer, startSocketIoServer } from '../helpers/socketio-server';
 
 describe("a target's Socket.IO middleware refusing the vusers", () => {
@@ -59,4 +60,45 @@ describe("a script's own error whose message starts with 'Error: ', in a script 
     expect(r.json.aggregate.counters).toMatchObject({ 'vusers.failed': 2, 'errors.Error: boom': 2 });
     expect(r.json.rig.verdictDetail.summary).toMatch(/2 vusers failed and all errors were raised by your script's own code .*"Error: boom" ×2/);
   }, 100_000);
+});
+
+describe('a WebSocket target that closes some connections under the scenario and leaves the others unanswered', () => {
+  let wss: WebSocket.Server;
+  let base = '';
+  beforeAll(async () => {
+    let n = 0;
+    wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
+    // The first connection is the rig's preflight probe; after it, odd ones are closed at once (1011, as an overloaded
+    // server does) and even ones never answered.
+    wss.on('connection', (ws) => {
+      n += 1;
+      if (n > 1 && n % 2 === 1) ws.close(1011, 'busy');
+    });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    base = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => wss.close(resolve)));
+
+  // ws counts a send on the closed connection as `WebSocket is not open: readyState 3 (CLOSED)` (the ws engine counts it
+  // twice: the Error, then its message) and a reply that did not come within config.timeout as `response timeout`: the
+  // target's doing, which the verdict once filed as "raised by your script's own code".
+  test("the verdict says the figures describe the target, not that the script raised the errors", async () => {
+    const dir = tempDir('rig-ws-closed-');
+    const script = path.join(dir, 'closed.yml');
+    fs.writeFileSync(
+      script,
+      `config:\n  target: ${base}\n  timeout: 1\n  phases: [ { duration: 1, arrivalCount: 4 } ]\nscenarios:\n  - engine: ws\n    flow:\n      - think: 1\n      - send: { payload: ping, match: { json: "$.ok", value: true } }\n`,
+    );
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.json.aggregate.counters).toMatchObject({
+      'vusers.failed': 4,
+      'errors.WebSocket is not open: readyState 3 (CLOSED)': 2,
+      'errors.Error: WebSocket is not open: readyState 3 (CLOSED)': 2,
+    });
+    // The unanswered ones' timers; the closed ones' own, 1 s after their vuser ended, only if the process still runs.
+    expect(r.json.aggregate.counters['errors.response timeout']).toBeGreaterThanOrEqual(2);
+    expect(r.json.rig.verdictDetail.summary).toBe('no generator was saturated: the figures describe the target');
+    expect(r.json.rig.lostGenerators ?? []).toEqual([]);
+  }, 70_000);
 });

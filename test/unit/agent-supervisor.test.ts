@@ -63,6 +63,11 @@ describe('why a load process ended', () => {
     const userBug = 'worker error, id: 1 Error: async user bug\n    at wrap (/work/main/load-generators/lib/calm-timers.js:51:14)\n    at Timeout._onTimeout (/home/me/test/proc.js:1:146)\n    at listOnTimeout (node:internal/timers:585:17)\n';
     expect(crashReason(userBug)).toBe('Error: async user bug (thrown by your code at /home/me/test/proc.js:1:146)');
     expect(crashReason('TypeError: x\n    at f (file:///srv/app/node_modules/lib/a.js:1:1)\n    at g (file:///srv/tests/p.mjs:3:9)\n')).toBe('TypeError: x (thrown by your code at /srv/tests/p.mjs:3:9)');
+    // Artillery's own crash (2.0.34's ws engine calling back twice): only packages' and Node's frames, no user code to
+    // name; `node:internal/timers:585:17` once read as the path `/timers:585:17`.
+    const artilleryBug = 'worker error, id: 1 Error: Callback was already called.\n    at /work/main/node_modules/async/dist/async.js:969:32\n    at Timeout._onTimeout (file:///work/main/node_modules/artillery/dist/lib/core/engine_ws.js:22:20)\n    at listOnTimeout (node:internal/timers:585:17)\n    at process.processTimers (node:internal/timers:521:7)\n';
+    expect(crashReason(artilleryBug)).toBe('Error: Callback was already called.');
+    expect(crashReason('Error: y\n    at /srv/tests/p.js:3:9\n')).toBe('Error: y (thrown by your code at /srv/tests/p.js:3:9)');
     expect(crashReason(`worker error, id: 1 ${'x'.repeat(1000)}`)).toHaveLength(300);
   });
 

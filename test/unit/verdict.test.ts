@@ -90,6 +90,16 @@ describe('decideVerdict', () => {
       'Error: xhr post error', 'Error: xhr poll error', 'Error: websocket error', 'Error: timeout']) {
       expect(withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })).toBe('no generator was saturated: the figures describe the target');
     }
+    // What ws (7.5 and 8) and Artillery's ws and socketio engines say when the target closed the connection under the
+    // scenario (a send after it: both forms, as the ws engine counts them), answered a handshake wrongly, sent too much,
+    // or did not answer within config.timeout; certificate and HTTP-parser codes.
+    for (const e of ['WebSocket is not open: readyState 3 (CLOSED)', 'Error: WebSocket is not open: readyState 3 (CLOSED)', 'Error: WebSocket is not open: readyState 2 (CLOSING)',
+      'Invalid Sec-WebSocket-Accept header', 'Server sent no subprotocol', 'Max payload size exceeded', 'response timeout', 'Empty response from WS server',
+      'Error: Unexpected server response: 503', 'HPE_INVALID_CONSTANT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']) {
+      expect([e, withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })]).toEqual([e, 'no generator was saturated: the figures describe the target']);
+    }
+    // A send before the connection opened is a processor's doing; a script's own words that only contain those messages too.
+    expect(withCounters({ 'vusers.failed': 2, 'errors.WebSocket is not open: readyState 0 (CONNECTING)': 1, 'errors.my response timeout check': 1 })).toMatch(/all errors were raised by your script's own code .*"my response timeout check" ×1, "WebSocket is not open: readyState 0 \(CONNECTING\)" ×1$/);
     // Socket.IO's messages whole and in their case: a processor's own wording that starts the same way is the script's.
     expect(withCounters({ 'vusers.failed': 2, 'errors.Server error: expected 200, got 500': 1, 'errors.Timeout waiting for my reply': 1 })).toMatch(/all errors were raised by your script's own code .*"Server error: expected 200, got 500" ×1, "Timeout waiting for my reply" ×1$/);
   });
@@ -115,13 +125,18 @@ describe('decideVerdict', () => {
   // script of your own that names an error SUBSCRIBE_FAILED is not the rig's processor.
   test("'Error: …' is the target's only when a scenario runs the socketio engine, and the built-in codes only for a built-in scenario", () => {
     const verdictWith = (counters: Record<string, number>, socketIoEngine: boolean, builtInScenario: boolean) =>
-      decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 2]]), lostGenerators: [], counters, errorOrigins: { socketIoEngine, builtInScenario } }).summary;
+      decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 2]]), lostGenerators: [], counters, errorOrigins: { socketIoEngine, wsEngine: false, builtInScenario } }).summary;
     const wrapped = { 'vusers.failed': 2, 'errors.Error: boom': 2 };
     expect(verdictWith(wrapped, true, false)).toBe('no generator was saturated: the figures describe the target');
     expect(verdictWith(wrapped, false, false)).toMatch(/but 2 vusers failed and all errors were raised by your script's own code .*: "Error: boom" ×2$/);
     const code = { 'vusers.failed': 1, 'errors.SUBSCRIBE_FAILED': 1 };
     expect(verdictWith(code, true, true)).toBe('no generator was saturated: the figures describe the target');
     expect(verdictWith(code, true, false)).toMatch(/raised by your script's own code .*: "SUBSCRIBE_FAILED" ×1$/);
+    // The ws engine counts a failed vuser's string error ('response timeout') once more as `undefined`: an echo of an
+    // error counted by name, not the script's; without a ws scenario `undefined` is a processor's error with no message.
+    const echo = { 'vusers.failed': 2, 'errors.response timeout': 2, 'errors.undefined': 2 };
+    expect(decideVerdict({ samples: series('g01', 6), portRange: PORTS, periodMs: P, errorsByPeriod: new Map([[T0, 4]]), lostGenerators: [], counters: echo, errorOrigins: { socketIoEngine: false, wsEngine: true, builtInScenario: false } }).summary).toBe('no generator was saturated: the figures describe the target');
+    expect(verdictWith(echo, false, false)).toMatch(/but 2 vusers failed and 2 of 4 errors were raised by your script's own code .*: "undefined" ×2$/);
     // Socket.IO's own transport messages and network codes are the target's under any engine.
     expect(verdictWith({ 'vusers.failed': 2, 'errors.Error: xhr poll error': 1, 'errors.ECONNREFUSED': 1 }, false, false)).toBe('no generator was saturated: the figures describe the target');
   });
@@ -235,9 +250,9 @@ describe('errors only a generator raises', () => {
 
 describe('errorOriginsOf: what a run tells the verdict about its errors', () => {
   test('a socketio scenario (its own engine or config.engine), and whether the scenario is built in', () => {
-    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }] }, false)).toEqual({ socketIoEngine: false, builtInScenario: false });
-    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }, { engine: 'socketio', flow: [] }] }, false)).toEqual({ socketIoEngine: true, builtInScenario: false });
-    expect(errorOriginsOf({ config: { engine: 'socketio' }, scenarios: [{ flow: [] }] }, true)).toEqual({ socketIoEngine: true, builtInScenario: true });
-    expect(errorOriginsOf({ config: {}, scenarios: [{ engine: 'ws', flow: [] }] }, true)).toEqual({ socketIoEngine: false, builtInScenario: true });
+    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }] }, false)).toEqual({ socketIoEngine: false, wsEngine: false, builtInScenario: false });
+    expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }, { engine: 'socketio', flow: [] }] }, false)).toEqual({ socketIoEngine: true, wsEngine: false, builtInScenario: false });
+    expect(errorOriginsOf({ config: { engine: 'socketio' }, scenarios: [{ flow: [] }] }, true)).toEqual({ socketIoEngine: true, wsEngine: false, builtInScenario: true });
+    expect(errorOriginsOf({ config: {}, scenarios: [{ engine: 'ws', flow: [] }] }, true)).toEqual({ socketIoEngine: false, wsEngine: true, builtInScenario: true });
   });
 });
