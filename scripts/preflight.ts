@@ -49,7 +49,7 @@ export interface ProbeSpec {
     readonly headers?: Record<string, string>;
     readonly query?: Record<string, string>;
     readonly auth?: Record<string, unknown>;
-    /** Socket.IO transports, when the script's exclude WebSocket (the probe otherwise connects over WebSocket, as the built-in scenarios do). */
+    /** Socket.IO transports: the script's, or Socket.IO's default for a socketio-engine scenario (without: WebSocket alone, as the built-in scenarios connect). */
     readonly transports?: string[];
     readonly subprotocols?: string[];
     readonly url?: string;
@@ -148,7 +148,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target) : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio' || engine === 'socketio-v3') : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';
@@ -202,10 +202,17 @@ function handshakeOptions(
   realtime: 'socketio' | 'websocket',
   first: unknown,
   target: string,
+  socketioEngine = false,
 ): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string; urlOfTarget?: string } {
   if (realtime === 'socketio') {
     const sio = socketioOptions(script);
-    const transports = Array.isArray(sio.transports) && sio.transports.length && !sio.transports.includes('websocket') ? sio.transports.map(String) : undefined;
+    // The transports the vusers connect with. Artillery's socketio engine leaves Socket.IO's default (long-polling,
+    // then an upgrade to WebSocket when the server and the proxies allow one, else polling on), so a script naming
+    // none runs on a server that allows only polling, or behind a proxy that drops upgrades, as plain `artillery
+    // run` runs it: the probe connects the same way. The built-ins' connect step (and a script naming websocket
+    // alone) connects over WebSocket, and so does the probe.
+    const named = Array.isArray(sio.transports) && sio.transports.length ? sio.transports.map(String) : undefined;
+    const transports = named ?? (socketioEngine ? ['polling', 'websocket'] : undefined);
     const picked = { headers: strings(sio.extraHeaders), query: strings(sio.query), auth: isRecord(sio.auth) ? sio.auth : undefined, transports };
     if (templated(picked) || templated(sio.path)) return { unknown: 'config.socketio is templated per vuser' };
     const options = Object.fromEntries(Object.entries(picked).filter(([, v]) => v !== undefined));

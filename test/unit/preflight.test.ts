@@ -398,7 +398,13 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     // config.socketio.transports: ['polling'] (the script never upgrades): the probe connects the same way.
     const script = { config: { socketio: { transports: ['polling'] } }, scenarios: [{ engine: 'socketio', flow: [] }] };
     expect(await probe(preflightSpec(script, target, false))).toMatchObject({ ok: true });
-  });
+    // A socketio-engine script that names no transports polls first and stays on polling when the upgrade fails, as
+    // plain `artillery run` runs it (the probe refused such a run); one that names websocket alone does not.
+    const polling = { config: {}, scenarios: [{ engine: 'socketio', flow: [{ emit: { channel: 'q', data: 'x' } }] }] };
+    expect(await probe(preflightSpec(polling, target, false))).toMatchObject({ ok: true });
+    const wsOnly = { config: { socketio: { transports: ['websocket'] } }, scenarios: [{ engine: 'socketio', flow: [] }] };
+    expect(await probe(preflightSpec(wsOnly, target, false))).toMatchObject({ ok: false, step: 'handshake', config: false });
+  }, 30_000);
 });
 
 test("a WebSocket target that checks a header and a subprotocol: the probe sends the script's config.ws ones", async () => {
