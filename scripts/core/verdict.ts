@@ -154,31 +154,39 @@ export interface VerdictInput {
 }
 
 /**
- * A message an engine gives for the network or the target's answer, not the script's code: a connection, TLS,
- * certificate or HTTP-parser code anywhere in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`,
- * `CERT_HAS_EXPIRED`, `HPE_INVALID_CONSTANT`), ws's `Unexpected server response: 401`, a
- * hang-up, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout` — counted as
- * `Error: xhr poll error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the
- * Error itself there, its message alone for a namespace's connection).
+ * A message an engine gives for the network or the target's answer, not the script's code: a connection code anywhere
+ * in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`), ws's `Unexpected server response: 401`, a hang-up, a
+ * handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout` — counted as `Error: xhr poll
+ * error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the Error itself there,
+ * its message alone for a namespace's connection).
  */
-const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+|HPE_[A-Z_]+|CERT_[A-Z_]+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE))\b|^(Error: )?Unexpected server response|socket hang up|handshake has timed out|^(Error: )?Parse Error|Invalid WebSocket frame/i;
+const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^(Error: )?Unexpected server response|socket hang up|handshake has timed out|^(Error: )?Parse Error|Invalid WebSocket frame/i;
 
 /**
- * What the `ws` library (7.5 under Artillery's ws engine, 8 under engine.io-client) and Artillery 2.0.34's ws and
- * socketio engines say of a connection the target (or the network) closed under the scenario, a handshake the target
- * answered wrongly, a message too large, or an answer that did not come within `config.timeout` (`response timeout`):
- * whole, with or without `Error: ` (the ws engine counts a failed send's Error itself, then its message). A send before
- * the connection opened (`readyState 0 (CONNECTING)`) is a processor's doing and stays the script's.
+ * The target's certificate or its HTTP: OpenSSL's verify codes and Node's HTTP-parser codes as Node names them, in
+ * their case (a script's `CERT_PATH` is no code of theirs), and Node's words for the certificate failures, which the
+ * ws engine counts besides the code (`self-signed certificate` with `DEPTH_ZERO_SELF_SIGNED_CERT`).
  */
-const WS_TARGET_SIDE =
-  /^(Error: )?(WebSocket is not open: readyState [23] \((CLOSING|CLOSED)\)|Invalid Upgrade header|Invalid Sec-WebSocket-(Accept|Extensions) header|Server sent (a subprotocol but none was requested|an invalid subprotocol|no subprotocol|a Sec-WebSocket-Extensions header but no extension was requested)|Server indicated an extension that was not requested|Maximum redirects exceeded|Max payload size exceeded|response timeout|Empty response from WS server)$/;
+const TLS_OR_HTTP_PARSER =
+  /\b(CERT_(HAS_EXPIRED|NOT_YET_VALID|REVOKED|UNTRUSTED|REJECTED|SIGNATURE_FAILURE|CHAIN_TOO_LONG|PURPOSE_INVALID)|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE|GET_CRL|DECRYPT_CERT_SIGNATURE|DECODE_ISSUER_PUBLIC_KEY)|HOSTNAME_MISMATCH|INVALID_CA|ERROR_IN_CERT_NOT_(BEFORE|AFTER)_FIELD|HPE_[A-Z_]+)\b|^(Error: )?(self-signed certificate( in certificate chain)?|certificate has expired|certificate is not yet valid|unable to verify the first certificate|unable to get (local )?issuer certificate|Hostname\/IP does not match certificate's altnames: .*)$/;
+
+/**
+ * What the `ws` library (7.5 under Artillery's ws engine, 8 under engine.io-client) and Artillery 2.0.34's engines say
+ * of a connection the target (or the network) closed under the scenario, a handshake the target answered wrongly, a
+ * frame it should not have sent, an answer that did not come within `config.timeout` (`response timeout`), or a
+ * `Set-Cookie` the HTTP engine cannot parse: whole, with or without `Error: ` (the ws engine counts a failed send's
+ * Error itself, then its message). A send before the connection opened (`readyState 0 (CONNECTING)`) is a
+ * processor's doing and stays the script's.
+ */
+const ENGINE_TARGET_SIDE =
+  /^(Error: )?(WebSocket is not open: readyState [23] \((CLOSING|CLOSED)\)|Invalid Upgrade header|Invalid Sec-WebSocket-(Accept|Extensions) header|Server sent (a subprotocol but none was requested|an invalid subprotocol|no subprotocol|a Sec-WebSocket-Extensions header but no extension was requested)|Server indicated an extension that was not requested|Maximum redirects exceeded|Max payload size exceeded|Unsupported WebSocket frame: payload length > 2\^53 - 1|Too many message fragments|Too many buffered chunks|response timeout|Empty response from WS server|cookie_parse_error_invalid_cookie)$/;
 
 /**
  * engine.io/socket.io-client's own messages, whole and in their own case (a processor's "Server error: expected 200"
  * is the script's): with `Error: ` when Artillery counts the Error itself. A script's own error whose message is
  * exactly `timeout` cannot be told apart from Socket.IO's, and is counted as the target's.
  */
-const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|websocket error|transport error|server error|parser error|timeout)$/;
+const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|fetch read error|fetch write error|websocket error|webtransport error|transport error|server error|parser error|timeout)$/;
 
 /**
  * Where the run's `errors.*` can come from besides the script's own code, for telling them apart. Absent (a run folder
@@ -195,8 +203,9 @@ export interface ErrorOrigins {
   readonly socketIoEngine: boolean;
   /**
    * A scenario runs Artillery's ws engine (2.0.34), which counts a failed vuser's error once more as `err.code ||
-   * err.message`: `undefined` for its own `response timeout` (a string), already counted by name. Absent (a run folder
-   * written before it was kept): true. Without such a scenario, `undefined` is a processor's error with no message.
+   * err.message`: `undefined` for its own `response timeout` (a string), already counted by name, so as many
+   * `undefined` as `response timeout` are that echo. Absent (a run folder written before it was kept): true. Any other
+   * `undefined` is a processor's error with no message (`next('text')`, a rejected non-Error): the script's.
    */
   readonly wsEngine?: boolean;
   /**
@@ -219,9 +228,16 @@ const BUILT_IN_CODES = /^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCR
  */
 export function scriptErrors(counters: Readonly<Record<string, number>>, origins: ErrorOrigins = ALL_ORIGINS): Record<string, number> {
   const targetSide = (e: string) =>
-    NETWORK_OR_TARGET.test(e) || WS_TARGET_SIDE.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e)) ||
-    ((origins.wsEngine ?? true) && e === 'undefined');
-  return Object.fromEntries(Object.entries(counters).filter(([k, n]) => k.startsWith('errors.') && n > 0 && !targetSide(k.slice('errors.'.length))).map(([k, n]) => [k.slice('errors.'.length), n]));
+    NETWORK_OR_TARGET.test(e) || TLS_OR_HTTP_PARSER.test(e) || ENGINE_TARGET_SIDE.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e));
+  // The ws engine's echo of its `response timeout` (see ErrorOrigins.wsEngine): at most one `undefined` per timeout.
+  const echoes = (origins.wsEngine ?? true) ? (counters['errors.response timeout'] ?? 0) : 0;
+  const own = (e: string, n: number) => (e === 'undefined' ? n - Math.min(n, echoes) : targetSide(e) ? 0 : n);
+  return Object.fromEntries(
+    Object.entries(counters)
+      .filter(([k, n]) => k.startsWith('errors.') && n > 0)
+      .map(([k, n]): [string, number] => [k.slice('errors.'.length), own(k.slice('errors.'.length), n)])
+      .filter(([, n]) => n > 0),
+  );
 }
 
 /** "vusers failed on errors your script raised …" for a run whose failures are the script's, or undefined. */

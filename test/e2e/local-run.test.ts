@@ -94,7 +94,7 @@ describe('a local run of 301 vusers over 3 generators', () => {
         fs.readdirSync(path.join(gen, p)).filter((n) => /^ready-\d+\.json$/.test(n)).map((n) => JSON.parse(fs.readFileSync(path.join(gen, p, n), 'utf8'))));
     });
     expect(ready.length).toBeGreaterThanOrEqual(3);
-    for (const r of ready) expect(r).toMatchObject({ stepsWrappedOnce: true, wsQuietSecondEnd: true, wsStepCallbackOnce: true });
+    for (const r of ready) expect(r).toMatchObject({ stepsWrappedOnce: true, wsQuietSecondEnd: true, callbacksOnce: true });
   });
 
   it('leaves no agent, Artillery or target process behind', () => {

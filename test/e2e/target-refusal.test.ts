@@ -68,11 +68,12 @@ describe('a WebSocket target that closes some connections under the scenario and
   beforeAll(async () => {
     let n = 0;
     wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
-    // The first connection is the rig's preflight probe; after it, odd ones are closed at once (1011, as an overloaded
-    // server does) and even ones never answered.
-    wss.on('connection', (ws) => {
+    // The rig's preflight probe (its x-rig-preflight header) is admitted; of the vusers, every other connection is
+    // closed at once (1011, as an overloaded server does) and the others are never answered.
+    wss.on('connection', (ws, req) => {
+      if (req.headers['x-rig-preflight']) return;
       n += 1;
-      if (n > 1 && n % 2 === 1) ws.close(1011, 'busy');
+      if (n % 2 === 1) ws.close(1011, 'busy');
     });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
     base = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;

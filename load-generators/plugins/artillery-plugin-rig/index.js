@@ -21,7 +21,7 @@ const { isMainThread, threadId } = require('node:worker_threads');
 const { SPOOL } = require('../../lib/run-protocol');
 const { wrapStepsOnce, loadHttpEngine } = require('./engine-steps');
 const { quietSecondEnd, wsReceivers } = require('./ws-receiver');
-const { stepCallbackOnce, loadWsEngine } = require('./ws-step-once');
+const { callbacksOnce } = require('./callbacks-once');
 const { reportEarlyExits } = require('./thread-exit');
 
 const POLL_MS = 10;
@@ -195,10 +195,10 @@ function takeRampPlaces(script) {
 
 /**
  * Worker thread: per-vuser work that Artillery's HTTP engine and `ws` do for nothing, done once or not at all
- * (engine-steps.js, ws-receiver.js), and the ws engine's steps calling back once (ws-step-once.js: a crash of plain
- * Artillery's when a target closes or slows connections). Where a package's layout no longer allows one, the load
- * process's log says so and the run goes on as plain Artillery would run it.
- * @returns {{ stepsWrappedOnce: boolean, wsQuietSecondEnd: boolean, wsStepCallbackOnce: boolean }} what was done (told in the ready file)
+ * (engine-steps.js, ws-receiver.js), and the ws and socketio engines' callbacks called once (callbacks-once.js: a
+ * crash of plain Artillery's when a target closes or drops connections). Where a package's layout no longer allows
+ * one, the load process's log says so and the run goes on as plain Artillery would run it.
+ * @returns {{ stepsWrappedOnce: boolean, wsQuietSecondEnd: boolean, callbacksOnce: boolean }} what was done (told in the ready file)
  */
 function cheaperPaths() {
   /** @param {string} what @param {() => void} fn */
@@ -214,9 +214,10 @@ function cheaperPaths() {
   return {
     stepsWrappedOnce: attempt("steps are wrapped per vuser: Artillery's HTTP engine not found", () => wrapStepsOnce(loadHttpEngine())),
     wsQuietSecondEnd: attempt('a closing WebSocket builds a dropped error, as plain Artillery', () => wsReceivers().forEach(quietSecondEnd)),
-    // Not a cost but a crash of plain Artillery's (ws-step-once.js): said in the log all the same where it cannot be done.
-    wsStepCallbackOnce: attempt("a ws step that calls back twice ends the load thread, as in plain Artillery: Artillery's ws engine not found", () =>
-      stepCallbackOnce(loadWsEngine()),
+    // Not a cost but a crash of plain Artillery's (callbacks-once.js): said in the log all the same where it cannot be done.
+    callbacksOnce: attempt(
+      "a connection the target closes or drops can call an engine's callback twice and end the load thread, as in plain Artillery: Artillery's ws or socketio engine not found",
+      () => callbacksOnce(),
     ),
   };
 }

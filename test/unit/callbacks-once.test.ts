@@ -1,0 +1,158 @@
+/**
+ * Artillery 2.0.34's ws and socketio engines call some callbacks twice when a target closes, breaks or drops a
+ * connection, and async's waterfall then throws `Callback was already called.` where nothing catches it: the load
+ * thread dies (plain `artillery run` exits 11). The real engines, loaded as the rig's plugin loads them, each case in a
+ * child process (ES modules, required as Node ≥ 22 allows; an uncaught throw ends only that process), unwrapped
+ * first (the crash the wrappers exist for), then wrapped (callbacks-once.js).
+ */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+
+const MODULE = path.resolve(__dirname, '../../load-generators/plugins/artillery-plugin-rig/callbacks-once.js');
+const ROOT = path.resolve(__dirname, '../..');
+
+interface Outcome {
+  readonly code: number | null;
+  readonly out: any;
+  readonly stderr: string;
+}
+
+/** Runs `body` after loading the engines (`engines`, wrapped first when `wrapped`); `done(x)` prints x as JSON and exits 0. */
+function run(body: string, wrapped: boolean): Promise<Outcome> {
+  const code = `
+    const { EventEmitter } = require('node:events');
+    const m = require(${JSON.stringify(MODULE)});
+    const engines = m.loadEngines();
+    if (${wrapped}) m.callbacksOnce(engines);
+    const ee = new EventEmitter();
+    const errors = [];
+    ee.on('error', (e) => errors.push(String(e)));
+    const done = (x) => { process.stdout.write(JSON.stringify(x)); process.exit(0); };
+    ${body}
+  `;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, out: stdout ? JSON.parse(stdout) : undefined, stderr });
+    });
+  });
+}
+
+/** One send-with-match step of the real WSEngine on a fake connection; the step's callback calls once it settled. */
+const wsStep = (fakeSocket: string, timeout: number) => `
+  const engine = new engines.ws.default({ config: { timeout: ${timeout} } });
+  const step = engine.step({ send: { payload: 'ping', match: { json: '$.ok', value: true } } }, ee);
+  const calls = [];
+  const ws = ${fakeSocket};
+  step({ ws, vars: {} }, (err) => calls.push(err ? String(err.message || err) : 'ok'));
+`;
+
+describe("Artillery's ws engine: a send-with-match step calls back once", () => {
+  // The send fails on a connection the target closed; one second later the step's timer calls back again.
+  const closed = wsStep("{ send(p, cb) { setImmediate(() => cb(new Error('WebSocket is not open: readyState 3 (CLOSED)'))); } }", 0.05);
+  const afterTimer = "ee.on('error', (e) => { if (e === 'response timeout') setImmediate(() => done({ calls, errors })); });";
+
+  test('unwrapped, a failed send and then its timer call back twice: the crash', async () => {
+    expect((await run(closed + afterTimer, false)).out.calls).toEqual(['WebSocket is not open: readyState 3 (CLOSED)', 'response timeout']);
+  }, 30_000);
+
+  test('wrapped, the vuser ends on the send error; the timer still counts its own', async () => {
+    expect((await run(closed + afterTimer, true)).out).toEqual({
+      calls: ['WebSocket is not open: readyState 3 (CLOSED)'],
+      errors: ['Error: WebSocket is not open: readyState 3 (CLOSED)', 'response timeout'],
+    });
+  }, 30_000);
+
+  // The answer matched, then a second message comes (the vuser is in a later step, onmessage still this one's).
+  const twoAnswers = wsStep(
+    "{ send(p, cb) { cb(); setImmediate(() => { this.onmessage({ data: '{\"ok\":true}' }); setImmediate(() => { this.onmessage({ data: '{\"ok\":true}' }); setImmediate(() => done({ calls, errors })); }); }); } }",
+    5,
+  );
+  test('a second message to a matched step: unwrapped it calls back twice, wrapped once', async () => {
+    expect((await run(twoAnswers, false)).out.calls).toEqual(['ok', 'ok']);
+    expect((await run(twoAnswers, true)).out).toEqual({ calls: ['ok'], errors: [] });
+  }, 30_000);
+
+  test('a loop of steps still runs every iteration (a new callback per call), and the loop calls back once', async () => {
+    const loop = `
+      const engine = new engines.ws.default({ config: {} });
+      const step = engine.step({ loop: [{ send: 'x' }], count: 3 }, ee);
+      const sent = [];
+      const calls = [];
+      step({ ws: { send(p, cb) { sent.push(p); cb(); } }, vars: {} }, (err) => { calls.push(err ? 'err' : 'ok'); setImmediate(() => done({ sent: sent.length, calls })); });
+    `;
+    expect((await run(loop, true)).out).toEqual({ sent: 3, calls: ['ok'] });
+  }, 30_000);
+});
+
+/** A ws server that, once a client connected, sends it a frame with the reserved opcode 3; the scenario then thinks. */
+const badFrame = `
+  const WebSocket = require('ws');
+  const wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 }, () => {
+    wss.on('connection', (s) => setTimeout(() => s._socket.write(Buffer.from([0x83, 0x00])), 50));
+    const engine = new engines.ws.default({ config: { target: 'ws://127.0.0.1:' + wss.address().port } });
+    const scenario = engine.createScenario({ flow: [{ think: 1 }] }, ee);
+    scenario({ vars: {}, funcs: {} }, (err) => done({ err: err ? String(err.message || err) : null, errors }));
+  });
+`;
+
+describe("Artillery's ws engine: an error after the connection opened", () => {
+  test('unwrapped, the connect step is called back again and the process dies of it', async () => {
+    const r = await run(badFrame, false);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Callback was already called.');
+  }, 30_000);
+
+  test('wrapped, the error is counted and the vuser goes on to its end', async () => {
+    expect((await run(badFrame, true)).out).toEqual({ err: null, errors: ['Invalid WebSocket frame: invalid opcode 3'] });
+  }, 30_000);
+});
+
+/** A Socket.IO server that drops every client 200 ms after it connected and stops listening: reconnection fails. */
+const dropped = `
+  const { Server } = require('socket.io');
+  const http = require('node:http');
+  const server = http.createServer();
+  const io = new Server(server);
+  io.on('connection', (s) => setTimeout(() => { io.close(); }, 200));
+  server.listen(0, '127.0.0.1', () => {
+    const engine = new engines.socketio.default({ config: { target: 'http://127.0.0.1:' + server.address().port, socketio: { transports: ['websocket'] } } });
+    const scenario = engine.createScenario({ flow: [{ think: 2 }] }, ee);
+    scenario({ vars: {}, funcs: {} }, (err) => done({ err: err ? String(err.message || err) : null, errors }));
+  });
+`;
+
+describe("Artillery's socketio engine: a target that drops a connected vuser", () => {
+  test('unwrapped, the failed reconnect calls the connect step back again and the process dies of it', async () => {
+    const r = await run(dropped, false);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Callback was already called.');
+  }, 30_000);
+
+  test('wrapped, the failed reconnect is counted as the engine counts a failed connection, and the vuser goes on', async () => {
+    expect((await run(dropped, true)).out).toEqual({ err: null, errors: ['Error: websocket error'] });
+  }, 30_000);
+});
+
+test('each wrapper is put on once', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const m = require(MODULE) as { stepCallbackOnce(E: object): boolean; errorsAfterOpen(d: object): boolean; socketConnectOnce(E: object): boolean };
+  class Ws {
+    step() {
+      return (_c: unknown, cb: (n: number) => void) => {
+        cb(1);
+        cb(2);
+      };
+    }
+  }
+  class Sio {
+    createScenario() {}
+    loadContextSocket() {}
+  }
+  const deps = { WebSocket: class {} };
+  expect([m.stepCallbackOnce(Ws), m.stepCallbackOnce(Ws)]).toEqual([true, false]);
+  expect([m.errorsAfterOpen(deps), m.errorsAfterOpen(deps)]).toEqual([true, false]);
+  expect([m.socketConnectOnce(Sio), m.socketConnectOnce(Sio)]).toEqual([true, false]);
+  const seen: number[] = [];
+  (new Ws().step() as (c: unknown, cb: (n: number) => void) => void)(null, (n) => seen.push(n));
+  expect(seen).toEqual([1]);
+});
