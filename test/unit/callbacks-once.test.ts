@@ -95,18 +95,6 @@ const badFrame = `
   });
 `;
 
-describe("Artillery's ws engine: an error after the connection opened", () => {
-  test('unwrapped, the connect step is called back again and the process dies of it', async () => {
-    const r = await run(badFrame, false);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('Callback was already called.');
-  }, 30_000);
-
-  test('wrapped, the error is counted and the vuser goes on to its end', async () => {
-    expect((await run(badFrame, true)).out).toEqual({ err: null, errors: ['Invalid WebSocket frame: invalid opcode 3'] });
-  }, 30_000);
-});
-
 /** A Socket.IO server that drops every client 200 ms after it connected and stops listening: reconnection fails. */
 const dropped = `
   const { Server } = require('socket.io');
@@ -121,15 +109,19 @@ const dropped = `
   });
 `;
 
-describe("Artillery's socketio engine: a target that drops a connected vuser", () => {
-  test('unwrapped, the failed reconnect calls the connect step back again and the process dies of it', async () => {
-    const r = await run(dropped, false);
+/** A scenario whose connection ends under it: unwrapped the process dies of the second call; wrapped, counted, goes on. */
+describe.each([
+  ["Artillery's ws engine: an error after the connection opened (an invalid frame)", badFrame, ['Invalid WebSocket frame: invalid opcode 3']],
+  ["Artillery's socketio engine: a target that drops a connected vuser (its reconnect fails)", dropped, ['Error: websocket error']],
+])('%s', (_name, body, counted) => {
+  test('unwrapped, the connect step is called back again and the process dies of it', async () => {
+    const r = await run(body, false);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('Callback was already called.');
   }, 30_000);
 
-  test('wrapped, the failed reconnect is counted as the engine counts a failed connection, and the vuser goes on', async () => {
-    expect((await run(dropped, true)).out).toEqual({ err: null, errors: ['Error: websocket error'] });
+  test('wrapped, the error is counted as the engine counts it and the vuser goes on to its end', async () => {
+    expect((await run(body, true)).out).toEqual({ err: null, errors: counted });
   }, 30_000);
 });
 
