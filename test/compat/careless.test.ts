@@ -112,6 +112,35 @@ module.exports = { checkPaths(ctx, ee, next) {
     exit: 0,
     expect: { 'vusers.created': 3, 'vusers.completed': 3, 'http.codes.200': 3, 'careless.beside_found': 3, 'careless.script_found': 3 },
   },
+  {
+    // In the flows Artillery gives every vuser $dirname and $scenarioFile (runner.ts), and a relative formData
+    // fromFile resolves from $scenarioFile's folder (engine_http.ts).
+    name: '$dirname, $scenarioFile and formData fromFile in a flow and a processor (was: the load process\'s own folder, fromFile ENOENT)',
+    script: (port) => `config:
+  target: "http://127.0.0.1:${port}"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+  processor: ./proc.js
+scenarios:
+  - flow:
+      - function: checkPlace
+      - get: { url: "/items/x", ifTrue: "beside" }
+      - post: { url: "/missing", formData: { f: { fromFile: ./rows.csv } } }
+`,
+    files: {
+      'rows.csv': 'a\nb\n',
+      'proc.js': `const fs = require('fs');
+const path = require('path');
+module.exports = { checkPlace(ctx, ee, next) {
+  const beside = fs.existsSync(path.join(ctx.vars.$dirname, 'rows.csv')) && path.basename(ctx.vars.$scenarioFile) === 'my.yml' && fs.existsSync(ctx.vars.$scenarioFile);
+  ee.emit('counter', beside ? 'careless.place_found' : 'careless.place_wrong', 1);
+  ctx.vars.beside = beside;
+  next();
+} };
+`,
+    },
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.codes.200': 2, 'http.codes.404': 2, 'careless.place_found': 2 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {
