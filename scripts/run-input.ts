@@ -18,7 +18,7 @@ import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles
 import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
-import { scriptAcceptsAnyCertificate } from './preflight';
+import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
 
 /** The checked input of one run. */
 export interface RunInput {
@@ -87,8 +87,9 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
+  const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
   return {
-    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
+    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(certFix ? { untrustedCertFix: certFix } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
     scenario,
     script,
     ensure,
