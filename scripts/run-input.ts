@@ -71,7 +71,7 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
       // the environment's, which the user would not find under config.phases alone.
       const fromEnv = flags.environment !== undefined ? (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases : undefined;
       const index = /config\.phases\[(\d+)\]/.exec(err.message)?.[1];
-      const envPhases = Array.isArray(fromEnv) && (index === undefined || Number(index) < fromEnv.length);
+      const envPhases = Array.isArray(fromEnv) && fromEnv.length > 0 && (index === undefined || Number(index) < fromEnv.length);
       throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
     }
     throw err;

@@ -14,7 +14,7 @@ import { MAX_TIMER_SECONDS, numberWritten } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
-import { normalizePhases, phasesWithNumbers } from './core/phases';
+import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
 import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
@@ -89,7 +89,8 @@ export function loadScenario(
   const used = new Set<string>();
   if (!builtIn) {
     script.config = resolveScriptPlace(resolveKnownTemplates(script.config, vars, used) as ArtilleryScript['config'], path.basename(file));
-    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name);
+    const envPhases = environment === undefined ? undefined : (script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[environment]?.phases;
+    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name, Array.isArray(envPhases) ? { name: environment as string, phases: envPhases.length } : undefined);
   }
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
   const configVars = [...used];
@@ -214,7 +215,8 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
     copy.config.phases = stretchPhases(copy.config.phases ?? [], options.rampSeconds);
   }
   if (!copy.config.phases || copy.config.phases.length === 0) {
-    throw new UsageError('the scenario\'s config.phases is an empty list, so no vuser would arrive; add a phase, drop the empty list (one vuser, as artillery run), or pass --vusers N');
+    // A PlanError: scripts/run-input.ts names the script's file before it.
+    throw new PlanError('invalid', 'config.phases is an empty list, so no vuser would arrive; add a phase, drop the empty list (one vuser, as artillery run), or pass --vusers N');
   }
   // Ensure runs once, on the merged data (scripts/report/ensure.ts); a load process running it on its
   // slice would judge a fraction of the load and exit 1 (read as a lost generator). Both places go.
