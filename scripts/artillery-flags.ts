@@ -35,7 +35,7 @@ export function artilleryFlagHint(argv: readonly string[], ownFlags: readonly st
 /** The line for words on the command line that no flag took (`npm run loadtest -- my.yml`, or `-- run my.yml`). */
 export function positionalHint(operands: readonly string[]): string {
   const words = operands.filter((w) => w !== 'run');
-  const script = words.find((w) => /\.(ya?ml|json)$/i.test(w));
+  const script = words.find((w) => /\.(ya?ml|json|js)$/i.test(w));
   if (script) return `pass your script as --scenario ${script} (${operands[0] === 'run' ? '"run" is not needed, and ' : ''}a script is not taken as a bare argument)`;
   return `unexpected argument${operands.length > 1 ? 's' : ''} ${operands.join(' ')}; every input is a flag (npm run loadtest -- --help lists them)`;
 }

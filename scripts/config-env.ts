@@ -130,19 +130,34 @@ export function resolveScriptPlace<C extends Record<string, unknown>>(config: C,
 }
 
 /**
+ * The variables `$dirname` (the script's folder) and `$scenarioFile` (the script) that Artillery gives every vuser
+ * (runner.ts createContext; a relative formData `fromFile` resolves from `$scenarioFile`'s folder, engine_http.ts). A
+ * load process runs a copy of the script from its own spool folder, where its Artillery would give that folder: they
+ * are set in `config.variables` as templates the agent resolves to the script's folder where it runs
+ * (load-generators/lib/agent-slice.js), unless the script defines a variable of that name itself (its own wins, as in
+ * Artillery). Plain `artillery run` gives `$dirname` as the folder was typed (`.` from inside it); here it is absolute,
+ * as a load process does not run from there. Pure.
+ */
+export function withScriptPlaceVariables<C extends { variables?: Record<string, unknown> }>(config: C, scriptName: string): C {
+  return { ...config, variables: { $dirname: '{{ $dirname }}', $scenarioFile: `{{ $dirname }}/${scriptName}`, ...(config.variables ?? {}) } };
+}
+
+/**
  * A phase value still a template once the known ones are resolved (`arrivalRate: "{{ rate }}"` without
  * `--var rate=…`): the rig must split it before the run, so it is refused naming the way to give it.
  */
-export function assertPhasesResolved(phases: unknown, name: string): void {
+export function assertPhasesResolved(phases: unknown, name: string, fromEnvironment?: { readonly name: string; readonly phases: number }): void {
   if (!Array.isArray(phases)) return;
   phases.forEach((p: unknown, i) => {
+    // -e merges the environment's phases element by element (lodash merge): a value of the first ones may be its.
+    const where = fromEnvironment && i < fromEnvironment.phases ? `${name} with config.environments.${fromEnvironment.name}.phases merged in (-e ${fromEnvironment.name})` : name;
     if (!p || typeof p !== 'object') return;
     for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
       const t = typeof v === 'string' ? /\{\{\s*([^}]*?)\s*\}\}/.exec(v) : null;
       if (!t || k === 'name') continue;
       const what = t[1] as string;
       const how = /^[A-Za-z_][\w]*$/.test(what) ? `pass --var ${what}=VALUE (as artillery run -v '{"${what}": …}' sets it), ` : '';
-      throw new UsageError(`${name}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
+      throw new UsageError(`${where}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
     }
   });
 }

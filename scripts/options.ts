@@ -86,6 +86,8 @@ export interface RunOptions {
   readonly insecure?: boolean;
   /** Not a flag: the script's `config.tls.rejectUnauthorized` is false (its own, or by -k), so the reachability check accepts any certificate too. */
   readonly insecureTls?: boolean;
+  /** Not a flag: the fix an untrusted certificate's line names when the script's `config.ws` keeps the checks on over -k (scripts/preflight.ts untrustedCertFix). */
+  readonly untrustedCertFix?: string;
 }
 
 export { MAX_DURATION_SECONDS };

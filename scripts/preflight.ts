@@ -40,6 +40,8 @@ export interface ProbeSpec {
   readonly httpStatusAdvisory?: boolean;
   /** The script's `config.tls.rejectUnauthorized` is false: the probe accepts any certificate, as Artillery does. */
   readonly insecureTls?: boolean;
+  /** The fix an untrusted certificate's line names when `config.ws` keeps the checks on over -k ({@link untrustedCertFix}). */
+  readonly untrustedCertFix?: string;
   /**
    * What the script's engine sends with its handshake, as Artillery's engines send it: Socket.IO's
    * `config.socketio` `extraHeaders`/`query`/`auth`, the ws engine's `config.ws.headers`/`subprotocols` (or its
@@ -91,6 +93,27 @@ export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
   }
   const set = layers.map((l) => (isRecord(l) ? l.rejectUnauthorized : undefined)).filter((v) => v !== undefined);
   return set[set.length - 1] === false;
+}
+
+/**
+ * Where a ws script keeps certificate checks on although `config.tls.rejectUnauthorized` is false (its own, or set by
+ * -k): Artillery's ws engine applies `config.ws` (or the keys of a `connect: {…}` first step) over `config.tls`
+ * (engine_ws.ts getWsConfig), so `rejectUnauthorized: true` there wins, and plain `artillery run -k` fails every vuser
+ * on an untrusted certificate. The key's place (`config.ws.rejectUnauthorized`), else undefined. Pure.
+ */
+export function certificateCheckKeptBy(script: ArtilleryScript): string | undefined {
+  const scenario = probedScenario(script) as { flow?: unknown };
+  if (scenarioEngine(script, scenario) !== 'ws' || !isRecord(script.config.tls) || script.config.tls.rejectUnauthorized !== false) return undefined;
+  const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
+  if (isRecord(connect)) return connect.rejectUnauthorized === true ? `scenarios[${script.scenarios.indexOf(scenario)}].flow[0].connect.rejectUnauthorized` : undefined;
+  return isRecord(script.config.ws) && script.config.ws.rejectUnauthorized === true ? 'config.ws.rejectUnauthorized' : undefined;
+}
+
+/** The fix an untrusted certificate's refusal names for a script {@link certificateCheckKeptBy} finds, else undefined. */
+export function untrustedCertFix(script: ArtilleryScript): string | undefined {
+  const key = certificateCheckKeptBy(script);
+  if (!key) return undefined;
+  return `the target's certificate is not trusted here, and -k (config.tls.rejectUnauthorized: false) does not reach this script's websocket connections: its ${key}: true applies over config.tls (Artillery's ws engine; plain artillery run -k fails every vuser on this certificate too); remove that key, or trust the certificate with NODE_EXTRA_CA_CERTS=cert.pem`;
 }
 
 /** The probe's answer. */
@@ -167,6 +190,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
     ...(builtIn ? {} : { httpStatusAdvisory: true }),
     ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}),
+    ...(untrustedCertFix(script) ? { untrustedCertFix: untrustedCertFix(script) } : {}),
   };
 }
 

@@ -18,7 +18,7 @@ import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles
 import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
-import { scriptAcceptsAnyCertificate } from './preflight';
+import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
 
 /** The checked input of one run. */
 export interface RunInput {
@@ -71,7 +71,7 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
       // the environment's, which the user would not find under config.phases alone.
       const fromEnv = flags.environment !== undefined ? (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases : undefined;
       const index = /config\.phases\[(\d+)\]/.exec(err.message)?.[1];
-      const envPhases = Array.isArray(fromEnv) && (index === undefined || Number(index) < fromEnv.length);
+      const envPhases = Array.isArray(fromEnv) && fromEnv.length > 0 && (index === undefined || Number(index) < fromEnv.length);
       throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
     }
     throw err;
@@ -87,8 +87,9 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
+  const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
   return {
-    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
+    options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(certFix ? { untrustedCertFix: certFix } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
     scenario,
     script,
     ensure,

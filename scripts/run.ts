@@ -26,6 +26,7 @@ import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { errorOriginsOf } from './engines';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
+import { withScriptPlaceVariables } from './config-env';
 import { beforeAfterNote, durationNotes, logStepNote, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
 import { RegionalPlan, planRegions } from './core/regions';
@@ -250,7 +251,9 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
   await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn));
-  const generators = generatorSpecs(plan, script, platform, input.scenario.builtIn);
+  // A user's vusers read $dirname and $scenarioFile as the script's, not the load process's folder (scripts/config-env.ts).
+  const placed = input.scenario.builtIn ? script : { ...script, config: withScriptPlaceVariables(script.config, path.basename(input.scenario.file)) };
+  const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
   for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir)) ctx.log(line);

@@ -5,16 +5,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { distance } from 'fastest-levenshtein';
-import * as yaml from 'js-yaml';
 // lodash's merge is what Artillery uses to apply an environment (arrays merged index by index).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const merge = require('lodash/merge') as <T>(target: T, source: unknown) => T;
 import { UsageError } from './errors';
+import { readScriptFile } from './script-file';
 import { MAX_TIMER_SECONDS, numberWritten } from './builtin-variables';
 import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
-import { normalizePhases, phasesWithNumbers } from './core/phases';
+import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
 import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
@@ -76,19 +76,12 @@ export function loadScenario(
       throw new UsageError(`--scenario ${nameOrPath}: no such file;${didYouMean(nameOrPath, scenariosDir)} pass a built-in name (${availableScenarios(scenariosDir).join(', ')}) or the path of an Artillery script`);
     }
   } else {
-    throw new UsageError(`--scenario ${JSON.stringify(nameOrPath)} is not a built-in scenario;${didYouMean(nameOrPath, scenariosDir)} use one of ${availableScenarios(scenariosDir).join(', ')} or a path to an Artillery .yml/.json script`);
+    throw new UsageError(`--scenario ${JSON.stringify(nameOrPath)} is not a built-in scenario;${didYouMean(nameOrPath, scenariosDir)} use one of ${availableScenarios(scenariosDir).join(', ')} or a path to an Artillery .yml/.json/.js script`);
   }
   if (fs.statSync(file).isDirectory()) {
-    throw new UsageError(`--scenario ${nameOrPath} is a folder, not a script; pass the path of an Artillery .yml/.json script in it`);
+    throw new UsageError(`--scenario ${nameOrPath} is a folder, not a script; pass the path of an Artillery .yml/.json/.js script in it`);
   }
-  checkFileType(file, nameOrPath);
-  let parsed: unknown;
-  try {
-    parsed = yaml.load(fs.readFileSync(file, 'utf8'), { filename: file });
-  } catch (err) {
-    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new UsageError(`scenario file ${file} is not valid YAML/JSON (${reason}); fix the syntax and run again`);
-  }
+  const parsed = readScriptFile(file, nameOrPath);
   const script = checkScript(parsed, file);
   const name = builtIn ? nameOrPath : path.basename(file);
   const envTarget = environment === undefined ? undefined : applyEnvironment(script, environment, name);
@@ -96,7 +89,8 @@ export function loadScenario(
   const used = new Set<string>();
   if (!builtIn) {
     script.config = resolveScriptPlace(resolveKnownTemplates(script.config, vars, used) as ArtilleryScript['config'], path.basename(file));
-    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name);
+    const envPhases = environment === undefined ? undefined : (script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[environment]?.phases;
+    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name, Array.isArray(envPhases) ? { name: environment as string, phases: envPhases.length } : undefined);
   }
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
   const configVars = [...used];
@@ -154,24 +148,9 @@ function checkScript(parsed: unknown, file: string): ArtilleryScript {
   return obj as ArtilleryScript;
 }
 
-/**
- * The script file types the rig reads: YAML and JSON. Anything else is refused as `artillery run` refuses it
- * ("Unknown file type"); a test script in TypeScript or JavaScript, which `artillery run` also takes, is said
- * to be one the rig cannot run yet (parsing it as YAML would name a syntax error that is not there).
- */
-function checkFileType(file: string, given: string): void {
-  const ext = path.extname(file).toLowerCase();
-  if (['.yml', '.yaml', '.json'].includes(ext)) return;
-  if (ext === '.ts' || ext === '.js') {
-    const lang = ext === '.ts' ? 'TypeScript' : 'JavaScript';
-    throw new UsageError(`--scenario ${given}: a test script in ${lang} (export const config …) runs under plain artillery run, but the rig does not run one yet; write it as YAML or JSON (config: …, scenarios: …); its processor may stay in ${lang}`);
-  }
-  throw new UsageError(`--scenario ${given}: unknown file type ${JSON.stringify(ext || '(none)')}; name an Artillery script .yml, .yaml or .json, as artillery run requires`);
-}
-
 /** " did you mean pubsub?" for a built-in name within two edits of what was typed (case aside; `./connect`, `connect.yml` too), else ''. */
 function didYouMean(typed: string, scenariosDir: string): string {
-  const word = path.basename(typed).replace(/\.(ya?ml|json)$/i, '').toLowerCase();
+  const word = path.basename(typed).replace(/\.(ya?ml|json|js)$/i, '').toLowerCase();
   const near = availableScenarios(scenariosDir)
     .map((n) => ({ n, d: distance(n, word) }))
     .filter((c) => c.d <= 2)
@@ -236,7 +215,8 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
     copy.config.phases = stretchPhases(copy.config.phases ?? [], options.rampSeconds);
   }
   if (!copy.config.phases || copy.config.phases.length === 0) {
-    throw new UsageError('the scenario\'s config.phases is an empty list, so no vuser would arrive; add a phase, drop the empty list (one vuser, as artillery run), or pass --vusers N');
+    // A PlanError: scripts/run-input.ts names the script's file before it.
+    throw new PlanError('invalid', 'config.phases is an empty list, so no vuser would arrive; add a phase, drop the empty list (one vuser, as artillery run), or pass --vusers N');
   }
   // Ensure runs once, on the merged data (scripts/report/ensure.ts); a load process running it on its
   // slice would judge a fraction of the load and exit 1 (read as a lost generator). Both places go.

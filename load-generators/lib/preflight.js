@@ -12,7 +12,7 @@
 const dns = require('node:dns');
 const net = require('node:net');
 const { redactQuery } = require('./redact-query');
-const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
+const { PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -24,6 +24,7 @@ const { PROBE_HEADER, connectFailure, withTimeout, errCode, oneLine, connectOnce
  * @property {number} [timeoutMs]                 per step (default 5000)
  * @property {boolean} [httpStatusAdvisory]      a user's own script: the HTTP step's status is reported, not judged
  * @property {boolean} [insecureTls]             the script's config.tls.rejectUnauthorized is false: any certificate is accepted, as Artillery does
+ * @property {string} [untrustedCertFix]         the fix an untrusted certificate's line names instead of -k (config.ws keeps the checks on: scripts/preflight.ts)
  * @property {{ headers?: Record<string, string>, query?: Record<string, string>, auth?: Record<string, unknown>, transports?: string[], subprotocols?: string[], url?: string }} [realtimeOptions]
  *   what the script's engine sends with its handshake (scripts/preflight.ts)
  * @property {string} [realtimeUnknown]           why the handshake is not probed (templated per vuser, a connect function)
@@ -91,7 +92,7 @@ async function probe(spec, opts = {}) {
     steps.push(`tcp ${hostPort(address, port)}${secure ? ' + tls' : ''}`);
   } catch (err) {
     const f = connectFailure(err, host, address, port, timeoutMs);
-    return fail(f.step, f.message, f.config);
+    return fail(f.step, spec.untrustedCertFix ? f.message.replace(UNTRUSTED_CERT_FIX, spec.untrustedCertFix) : f.message, f.config);
   }
 
   // The scenario's first HTTP step; its cookies go with the handshake, as a vuser's would.

@@ -21,10 +21,10 @@ const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce, schemeMismatch, noAnswe
  * input (exit 2: a name that does not resolve, the wrong scheme, an untrusted certificate); a target that refuses,
  * times out or answers nothing is the target's failure (exit 3).
  */
-async function reachError(err: NodeJS.ErrnoException, url: string, connected: boolean, timeoutMs: number, namedBy?: string): Promise<UsageError | TargetFailure> {
+async function reachError(err: NodeJS.ErrnoException, url: string, connected: boolean, timeoutMs: number, namedBy?: string, untrustedFix = UNTRUSTED_CERT_FIX): Promise<UsageError | TargetFailure> {
   const code = err.code ?? err.message;
   const where = `target ${redactUrl(url)}`;
-  if (UNTRUSTED_CERT.test(code)) return new UsageError(`${where}: TLS failed (${code}): ${UNTRUSTED_CERT_FIX}`);
+  if (UNTRUSTED_CERT.test(code)) return new UsageError(`${where}: TLS failed (${code}): ${untrustedFix}`);
   const u = new URL(url);
   if (code === 'ENOTFOUND' || code === 'EAI_NONAME') return new UsageError(`${where}: the name ${u.hostname} does not resolve (${code}); check the host in the URL`);
   if (connected && code === 'ETIMEDOUT') return new TargetFailure(`${where} ${noAnswer(timeoutMs)}`);
@@ -43,6 +43,8 @@ export interface ReachableOptions {
   readonly http?: boolean;
   /** What names the URL, for the fix an unreachable one's line suggests. @default "--target, or the script's config.target" */
   readonly namedBy?: string;
+  /** The fix an untrusted certificate's line names. @default UNTRUSTED_CERT_FIX (-k, or config.tls.rejectUnauthorized: false) */
+  readonly untrustedFix?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
     const secure = httpUrl.startsWith('https:');
     let connected = false;
-    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy).then(reject, reject);
+    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy, opts.untrustedFix).then(reject, reject);
     const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.

@@ -22,6 +22,8 @@ interface Case {
   readonly exit: number;
   /** Counters that must be there in both (so an empty run cannot pass). */
   readonly expect: Record<string, number>;
+  /** The script's file name (default my.yml). */
+  readonly file?: string;
   /** Files beside the script (name → content). */
   readonly files?: Record<string, string>;
 }
@@ -112,6 +114,46 @@ module.exports = { checkPaths(ctx, ee, next) {
     exit: 0,
     expect: { 'vusers.created': 3, 'vusers.completed': 3, 'http.codes.200': 3, 'careless.beside_found': 3, 'careless.script_found': 3 },
   },
+  {
+    // In the flows Artillery gives every vuser $dirname and $scenarioFile (runner.ts), and a relative formData
+    // fromFile resolves from $scenarioFile's folder (engine_http.ts).
+    name: '$dirname, $scenarioFile and formData fromFile in a flow and a processor (was: the load process\'s own folder, fromFile ENOENT)',
+    script: (port) => `config:
+  target: "http://127.0.0.1:${port}"
+  phases: [ { duration: 1, arrivalCount: 2 } ]
+  processor: ./proc.js
+scenarios:
+  - flow:
+      - function: checkPlace
+      - get: { url: "/items/x", ifTrue: "beside" }
+      - post: { url: "/missing", formData: { f: { fromFile: ./rows.csv } } }
+`,
+    files: {
+      'rows.csv': 'a\nb\n',
+      'proc.js': `const fs = require('fs');
+const path = require('path');
+module.exports = { checkPlace(ctx, ee, next) {
+  const beside = fs.existsSync(path.join(ctx.vars.$dirname, 'rows.csv')) && path.basename(ctx.vars.$scenarioFile) === 'my.yml' && fs.existsSync(ctx.vars.$scenarioFile);
+  ee.emit('counter', beside ? 'careless.place_found' : 'careless.place_wrong', 1);
+  ctx.vars.beside = beside;
+  next();
+} };
+`,
+    },
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.codes.200': 2, 'http.codes.404': 2, 'careless.place_found': 2 },
+  },
+  {
+    // artillery run loads a .js test script with require (an ES module's exports too, on Node 22).
+    name: 'a .js test script, as an ES module with a processor beside it (was: exit 2, "the rig does not run one yet")',
+    file: 'my.js',
+    script: (port) => `export const config = { target: 'http://127.0.0.1:${port}', phases: [{ duration: 1, arrivalCount: 2 }], processor: './proc.js' };
+export const scenarios = [{ flow: [{ function: 'mark' }, { get: { url: '/items/js' } }] }];
+`,
+    files: { 'proc.js': `module.exports = { mark(ctx, ee, next) { ee.emit('counter', 'careless.js_script', 1); next(); } };\n` },
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.codes.200': 2, 'careless.js_script': 2 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {
@@ -119,13 +161,13 @@ async function both(c: Case, port: number, rtPort: number): Promise<{ plain: Pla
   const [plainDir, rigDir] = [path.join(dir, 'plain'), path.join(dir, 'rig')];
   for (const d of [plainDir, rigDir]) {
     fs.mkdirSync(d);
-    fs.writeFileSync(path.join(d, 'my.yml'), c.script(port, rtPort));
+    fs.writeFileSync(path.join(d, c.file ?? 'my.yml'), c.script(port, rtPort));
     for (const [name, text] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(d, name), text);
   }
   const withPort = (args: readonly string[] | undefined) => (args ?? []).map((a) => a.replace('PORT', String(port)));
   const [plain, rig] = await Promise.all([
-    runPlain('my.yml', withPort(c.plainArgs), {}, plainDir, plainDir),
-    runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, 'my.yml'), '--out', path.join(dir, 'out'), '--json', ...withPort(c.rigArgs)]),
+    runPlain(c.file ?? 'my.yml', withPort(c.plainArgs), {}, plainDir, plainDir),
+    runCli(['--platform', 'local', '--generators', '1', '--scenario', path.join(rigDir, c.file ?? 'my.yml'), '--out', path.join(dir, 'out'), '--json', ...withPort(c.rigArgs)]),
   ]);
   return { plain, rig };
 }

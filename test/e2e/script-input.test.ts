@@ -105,7 +105,7 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
   {
     name: 'a YAML script named .txt (artillery run: "Unknown file type")',
     args: ['--scenario', write('basic.txt', `config:\n${target}${phases}scenarios:\n  - flow: [ { get: { url: / } } ]\n`)],
-    mentions: /basic\.txt: unknown file type "\.txt"; name an Artillery script \.yml, \.yaml or \.json/,
+    mentions: /basic\.txt: unknown file type "\.txt"; name an Artillery script \.yml, \.yaml, \.json or \.js \(artillery run also takes \.ts\)/,
   },
   {
     name: 'a .txt name without a folder is a file too, not a built-in name (the CLI runs from the repository)',
@@ -115,7 +115,17 @@ const cases: Array<{ name: string; args: string[]; mentions: RegExp }> = [
   {
     name: 'a TypeScript test script (export const config …)',
     args: ['--scenario', write('my.ts', `export const config = { target: "http://127.0.0.1:9", phases: [ { duration: 1, arrivalCount: 1 } ] };\nexport const scenarios = [ { flow: [ { get: { url: "/" } } ] } ];\n`)],
-    mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML or JSON/,
+    mentions: /my\.ts: a test script in TypeScript .* the rig does not run one yet; write it as YAML, JSON or a CommonJS \.js module/,
+  },
+  {
+    name: 'a .mjs test script (artillery run: "Unknown file type" too)',
+    args: ['--scenario', write('my.mjs', `export const config = { target: "http://127.0.0.1:9" };\nexport const scenarios = [ { flow: [ { get: { url: "/" } } ] } ];\n`)],
+    mentions: /my\.mjs: unknown file type "\.mjs" \(artillery run refuses \.mjs too: rename it \.js\); name an Artillery script \.yml, \.yaml, \.json or \.js/,
+  },
+  {
+    name: 'a .js test script with a function in it (its load processes run a JSON copy)',
+    args: ['--scenario', write('fn.js', `module.exports = { config: { target: "http://127.0.0.1:9", variables: { now: () => 1 } }, scenarios: [ { flow: [ { get: { url: "/" } } ] } ] };\n`)],
+    mentions: /fn\.js: config\.variables\.now is a function, which the rig cannot send to its load processes .*put functions in config\.processor/,
   },
   // Plain artillery run stops on these with an AssertionError (NaN === NaN), runs a negative duration without end, or
   // skips the phase ("Unknown phase spec definition"): the rig names the file, the phase (index and name) and the fix.

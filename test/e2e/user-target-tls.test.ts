@@ -73,6 +73,20 @@ describe('a self-signed https target', () => {
     expect(r.json.aggregate.counters['http.codes.200']).toBe(2);
   }, 120_000);
 
+  // Artillery's ws engine applies config.ws over config.tls (engine_ws.ts getWsConfig): plain `artillery run -k` on this
+  // script fails every vuser with DEPTH_ZERO_SELF_SIGNED_CERT. The refusal said "use -k", which was given.
+  test('-k on a ws script whose config.ws keeps rejectUnauthorized: true: refused naming that key, not "use -k" (exit 2)', async () => {
+    const file = path.join(dir, 'ws-strict.yml');
+    fs.writeFileSync(file, `config:\n  target: wss://127.0.0.1:${port}/feed\n  ws: { rejectUnauthorized: true }\n  phases: [ { duration: 1, arrivalCount: 1 } ]\nscenarios:\n  - engine: ws\n    flow: [ { send: hi } ]\n`);
+    const out = path.join(dir, 'run-ws-strict');
+    const r = await runCli(['--scenario', file, '-k', '--out', out], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    const error = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+    expect(error).toEqual([expect.stringMatching(/TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT\): .*-k .*does not reach .*config\.ws\.rejectUnauthorized: true/)]);
+    expect(error[0]).not.toMatch(/use -k/);
+    expect(fs.existsSync(out)).toBe(false);
+  }, 30_000);
+
   // The target's failure (exit 3), in the same words whether the reachability check (a built-in scenario) or the
   // preflight (a ws script, was: exit 3 "Opening handshake has timed out") meets it.
   test.each([

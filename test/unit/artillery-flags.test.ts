@@ -8,6 +8,7 @@ import { artilleryFlagHint, missingValueHint, positionalHint } from '../../scrip
 import { validateFlags } from '../../scripts/options';
 import { applyOptions, checkInsecure } from '../../scripts/scenario';
 import { UsageError } from '../../scripts/errors';
+import { preflightSpec } from '../../scripts/preflight';
 import { runCli } from '../helpers/cli';
 
 const own = buildProgram().options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
@@ -65,6 +66,16 @@ describe('-k/--insecure', () => {
     expect(checkInsecure(own, validateFlags({ insecure: true }), false, 'my.yml')).toMatch(/my\.yml sets config\.tls\.rejectUnauthorized: true; -k turns certificate checks off/);
     expect(applyOptions(script, validateFlags({})).config.tls).toBeUndefined();
   });
+  test("a ws script's config.ws (or connect step) rejectUnauthorized: true wins over -k, as in Artillery's ws engine: the probe's untrusted-certificate fix names that key", () => {
+    const ws = (extra: Record<string, unknown>, first: Record<string, unknown>) => ({ config: { ...script.config, target: 'wss://127.0.0.1:1', ...extra }, scenarios: [{ engine: 'ws', flow: [first] }] });
+    const k = validateFlags({ insecure: true });
+    expect(preflightSpec(applyOptions(ws({ ws: { rejectUnauthorized: true } }, { send: 'x' }), k), 'wss://127.0.0.1:1', false).untrustedCertFix).toMatch(/its config\.ws\.rejectUnauthorized: true applies over config\.tls/);
+    expect(preflightSpec(applyOptions(ws({}, { connect: { target: 'wss://127.0.0.1:1', rejectUnauthorized: true } }), k), 'wss://127.0.0.1:1', false).untrustedCertFix).toMatch(/its scenarios\[0\]\.flow\[0\]\.connect\.rejectUnauthorized: true/);
+    // Without the ws key, or for socketio (config.tls applied last), -k reaches the connections.
+    expect(preflightSpec(applyOptions(ws({}, { send: 'x' }), k), 'wss://127.0.0.1:1', false).untrustedCertFix).toBeUndefined();
+    expect(preflightSpec(applyOptions({ ...script, config: { ...script.config, socketio: { rejectUnauthorized: true } }, scenarios: [{ engine: 'socketio', flow: [] }] }, k), 'https://127.0.0.1:1', false)).toMatchObject({ insecureTls: true });
+  }, 10_000);
+
   test('is refused for the built-in scenarios, whose own client checks the certificate', () => {
     expect(() => checkInsecure(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(UsageError);
     expect(() => checkInsecure(script, validateFlags({ insecure: true }), true, 'connect')).toThrow(/-k\/--insecure applies to your own scripts/);

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from '../../scripts/config-env';
+import { resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace, withScriptPlaceVariables } from '../../scripts/config-env';
 import { UsageError } from '../../scripts/errors';
 import { validateFlags } from '../../scripts/options';
 import { prepareRunInput } from '../../scripts/run-input';
@@ -104,6 +104,16 @@ describe('--var, $dirname and $scenarioFile in config templates (artillery run -
     resolveScriptPaths(onGenerator, '/srv/script');
     expect(onGenerator.config.variables).toEqual({ a: '/srv/script/x', b: '/srv/script/y' });
   });
+
+  test('the vusers\' $dirname and $scenarioFile are the script\'s on the generator (runner.ts gives them to every vuser); a variable of the script\'s own of that name wins', () => {
+    const placed = withScriptPlaceVariables({ variables: { a: 1 } }, 'my.yml');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { resolveScriptPaths } = require('../../load-generators/lib/agent-slice') as { resolveScriptPaths: (s: { config: Record<string, unknown> }, dir: string) => void };
+    const onGenerator = { config: placed as Record<string, unknown> };
+    resolveScriptPaths(onGenerator, '/srv/script');
+    expect(onGenerator.config.variables).toEqual({ $dirname: '/srv/script', $scenarioFile: '/srv/script/my.yml', a: 1 });
+    expect(withScriptPlaceVariables({ variables: { $dirname: 'mine' } }, 'my.yml').variables).toEqual({ $dirname: 'mine', $scenarioFile: '{{ $dirname }}/my.yml' });
+  }, 10_000);
 
   test('as renderVariables: one template alone keeps its type, in text an object is JSON, a path reads into it', () => {
     const used = new Set<string>();

@@ -62,3 +62,18 @@ describe("a bad phase from -e NAME's config.environments.NAME.phases", () => {
     expect(refusal('short', own)).toMatch(/^own\.yml: config\.phases\[1\]/);
   });
 });
+
+describe('siblings: a template phase value from the environment, and an empty config.phases', () => {
+  const templated = path.join(dir, 'templated.yml');
+  fs.writeFileSync(templated, 'config:\n  target: http://127.0.0.1:9\n  phases: [{ duration: 10, arrivalRate: 1 }]\n  environments:\n    ci: { phases: [{ arrivalRate: "{{ rate }}" }] }\nscenarios:\n  - flow: [ { get: { url: / } } ]\n');
+  test("a template from config.environments.NAME.phases is named as merged in (was: config.phases[0] alone)", () => {
+    expect(refusal('ci', templated)).toMatch(/^templated\.yml with config\.environments\.ci\.phases merged in \(-e ci\): config\.phases\[0\]\.arrivalRate is "\{\{ rate \}\}", which is not known before the run; pass --var rate=VALUE/);
+    expect(refusal(undefined, templated)).toBe('');
+  }, 10_000);
+
+  test('an empty config.phases names the script (was: "the scenario\'s config.phases")', () => {
+    const empty = path.join(dir, 'empty.yml');
+    fs.writeFileSync(empty, 'config:\n  target: http://127.0.0.1:9\n  phases: []\nscenarios:\n  - flow: [ { get: { url: / } } ]\n');
+    expect(refusal(undefined, empty)).toMatch(/^empty\.yml: config\.phases is an empty list, so no vuser would arrive; add a phase/);
+  }, 10_000);
+});

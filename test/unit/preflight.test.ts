@@ -336,6 +336,12 @@ describe('an engine\'s own rejectUnauthorized: false, against a real self-signed
   test('without any of them the probe still stops at tls', async () => {
     expect(await probe(preflightSpec(ws({}), `wss://127.0.0.1:${wsPort}/ws`, false))).toMatchObject({ ok: false, step: 'tls' });
   });
+
+  test("config.ws.rejectUnauthorized: true over -k's config.tls: a generator's probe names that key, not -k (was: \"use -k\", given)", async () => {
+    const result = await probe(preflightSpec(ws({ ws: { rejectUnauthorized: true }, tls: { rejectUnauthorized: false } }), `wss://127.0.0.1:${wsPort}/ws`, false));
+    expect(result).toMatchObject({ ok: false, step: 'tls', config: true, message: expect.stringMatching(/DEPTH_ZERO_SELF_SIGNED_CERT.*its config\.ws\.rejectUnauthorized: true applies over config\.tls/) });
+    expect(result.ok ? '' : result.message).not.toMatch(/use -k/);
+  }, 10_000);
 });
 
 test("a target with a path: the probe's HTTP step is under it, as Artillery appends a step's url to the whole target", async () => {

@@ -163,7 +163,7 @@ describe('loadScenario with a misspelt built-in name', () => {
 describe('loadScenario with a folder for --scenario', () => {
   test('says it is a folder (not "not valid YAML")', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-scenario-dir-'));
-    expect(() => loadScenario(dir, SCENARIOS)).toThrow(/--scenario .* is a folder, not a script; pass the path of an Artillery \.yml\/\.json script in it/);
+    expect(() => loadScenario(dir, SCENARIOS)).toThrow(/--scenario .* is a folder, not a script; pass the path of an Artillery \.yml\/\.json\/\.js script in it/);
   });
 });
 

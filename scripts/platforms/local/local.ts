@@ -101,7 +101,8 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
       // any other script's target only gets a connection.
       const how = { http: !opts.userScript || opts.socketIoScript === true };
       for (const url of opts.connectTargets ?? [options.target]) {
-        await checkReachable(url, undefined, options.insecureTls === true, url === options.target ? how : { ...how, namedBy: 'the ws connect step that names it' });
+        const trust = options.untrustedCertFix ? { untrustedFix: options.untrustedCertFix } : {};
+        await checkReachable(url, undefined, options.insecureTls === true, url === options.target ? { ...how, ...trust } : { ...how, ...trust, namedBy: 'the ws connect step that names it' });
       }
       return { url: options.target, stop: async () => undefined };
     }

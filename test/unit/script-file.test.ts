@@ -1,0 +1,35 @@
+/**
+ * A `.js` test script, which `artillery run` 2.0.34 loads with require (prepare-test-execution-plan.ts) and runs: the
+ * rig refused it ("does not run one yet"). Read the same way, it is checked and split like a YAML script.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { validateFlags } from '../../scripts/options';
+import { prepareRunInput } from '../../scripts/run-input';
+import { UsageError } from '../../scripts/errors';
+
+const root = path.resolve(__dirname, '..', '..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-script-file-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const write = (name: string, text: string) => {
+  fs.writeFileSync(path.join(dir, name), text);
+  return path.join(dir, name);
+};
+write('proc.js', 'module.exports = { hello(c, e, d) { d(); } };\n');
+
+describe('a .js test script', () => {
+  test('module.exports = { config, scenarios }: read, -e merged, its processor checked from its folder', () => {
+    const file = write('cjs.js', `module.exports = { config: { target: 'http://127.0.0.1:9', processor: './proc.js', phases: [{ duration: 1, arrivalCount: 2 }], environments: { b: { target: 'http://127.0.0.1:10' } } }, scenarios: [{ flow: [{ function: 'hello' }, { get: { url: '/' } }] }] };\n`);
+    const input = prepareRunInput(validateFlags({ scenario: file, environment: 'b' }), root, {});
+    expect(input.options.target).toBe('http://127.0.0.1:10');
+    expect(input.script.config.phases).toEqual([{ duration: 1, arrivalCount: 2 }]);
+    // Read again without -e: the first read's merge did not change what require cached.
+    expect(prepareRunInput(validateFlags({ scenario: file }), root, {}).options.target).toBe('http://127.0.0.1:9');
+  }, 10_000);
+
+  test('one that throws when loaded is named, with its error', () => {
+    const file = write('throws.js', `throw new Error('boom');\n`);
+    expect(() => prepareRunInput(validateFlags({ scenario: file }), root, {})).toThrow(new UsageError(`scenario file ${file} does not load (boom); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`));
+  }, 10_000);
+});
