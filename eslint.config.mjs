@@ -19,6 +19,8 @@ const ENTRY_POINTS = [
   'scripts/launch.js',
   // The pre-run check's child process that loads a user's processor (scripts/script-check.ts).
   'scripts/processor-probe.js',
+  // The child process that loads a user's .js test script (scripts/script-file.ts).
+  'scripts/script-probe.js',
   'target-stack/app/server.js',
   'load-generators/agent.js',
   // The rig's entry into each Artillery load process: it ends the process when its agent is gone.

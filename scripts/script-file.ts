@@ -1,13 +1,15 @@
 /**
  * Reading a user's test script the way `artillery run` 2.0.34 reads it (lib/util/prepare-test-execution-plan.ts):
- * `.yml`/`.yaml`/`.json` parsed as YAML, `.js` loaded with `require` (the object it exports is the script). A `.ts`
+ * `.yml`/`.yaml`/`.json` parsed as YAML, `.js` loaded with `require` in a child process (the object it exports is the script). A `.ts`
  * script, which Artillery compiles and re-loads in every worker, is not run by the rig yet; any other type is refused,
  * as Artillery refuses it ("Unknown file type").
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { UsageError } from './errors';
+import { InterruptedBeforeStart, UsageError } from './errors';
 
 /** The script types the rig reads, for the refusals' words. */
 const READ = '.yml, .yaml, .json or .js';
@@ -31,48 +33,37 @@ export function readScriptFile(file: string, given: string): unknown {
   }
 }
 
+/** The child that loads a `.js` script (user code never runs in the orchestrator; as scripts/processor-probe.js). */
+const SCRIPT_PROBE = path.join(__dirname, 'script-probe.js');
+
 /**
- * A `.js` test script: what `require` returns, as `artillery run` loads it. Its vusers run in the load processes from a
- * JSON copy, so a value JSON cannot carry (a function, `undefined`, a RegExp, a Date…) is refused naming where it is:
- * functions belong in `config.processor`.
+ * A `.js` test script: what `require` returns, as `artillery run` loads it, read in a child process
+ * (scripts/script-probe.js). Its vusers run in the load processes from a JSON copy, so a value JSON cannot carry (a
+ * function, `undefined`, a RegExp, a Date…) is refused naming where it is: functions belong in `config.processor`.
  */
 function readJsScript(file: string): unknown {
-  let loaded: unknown;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-script-probe-${process.pid}-`));
+  const answer = path.join(dir, 'answer.json');
+  const loadError = (reason: string) =>
+    new UsageError(`scenario file ${file} does not load (${reason}); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`);
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    loaded = require(file);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new UsageError(`scenario file ${file} does not load (${reason}); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`);
-  }
-  // `export const config …; export const scenarios …` (an ES module required) or `module.exports = { config, scenarios }`.
-  const script = loaded && typeof loaded === 'object' ? { ...(loaded as Record<string, unknown>) } : loaded;
-  const where = notData(script, '');
-  if (where !== undefined) {
-    throw new UsageError(`scenario file ${file}: ${where.path || 'the exported value'} is ${where.what}, which the rig cannot send to its load processes (they run a JSON copy of the script); export plain data, and put functions in config.processor`);
-  }
-  // A copy: -e merges into the config, and the module object stays in require's cache.
-  return JSON.parse(JSON.stringify(script)) as unknown;
-}
-
-/** The first value that JSON would not carry as it is, with its path (`config.variables.now`). */
-function notData(v: unknown, at: string): { path: string; what: string } | undefined {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
-  if (typeof v === 'number') return Number.isFinite(v) ? undefined : { path: at, what: String(v) };
-  if (typeof v === 'function') return { path: at, what: 'a function' };
-  if (typeof v !== 'object') return { path: at, what: typeof v === 'undefined' ? 'undefined' : `a ${typeof v}` };
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const found = notData(v[i], `${at}[${i}]`);
-      if (found) return found;
+    try {
+      execFileSync(process.execPath, [SCRIPT_PROBE, file, answer], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    } catch (err) {
+      const e = err as { stderr?: string; message: string; signal?: string; code?: string };
+      // Not our timeout: the probe was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
+      if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
+      if (e.signal) throw loadError(`it did not finish loading within 15 s (${e.signal})`);
+      const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
+      throw loadError(lines.find((l) => /^\w*Error\b|^Error:/.test(l))?.replace(/^\w*Error: /, '') ?? lines.find(Boolean) ?? 'it failed to load');
     }
-    return undefined;
+    if (!fs.existsSync(answer)) throw loadError('it exited while loading');
+    const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { script?: unknown; notData?: { path: string; what: string } };
+    if (r.notData) {
+      throw new UsageError(`scenario file ${file}: ${r.notData.path || 'the exported value'} is ${r.notData.what}, which the rig cannot send to its load processes (they run a JSON copy of the script); export plain data, and put functions in config.processor`);
+    }
+    return r.script;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return { path: at, what: `a ${(v as object).constructor?.name ?? 'class'} object` };
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    const found = notData(x, at ? `${at}.${k}` : k);
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -32,4 +32,16 @@ describe('a .js test script', () => {
     const file = write('throws.js', `throw new Error('boom');\n`);
     expect(() => prepareRunInput(validateFlags({ scenario: file }), root, {})).toThrow(new UsageError(`scenario file ${file} does not load (boom); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`));
   }, 10_000);
+
+  // Loaded in a child process, as the processor check loads a processor: user code never runs in the orchestrator.
+  test("its top-level code runs in a child process, not the orchestrator's: a global it sets, a process.exit, a value JSON cannot carry", () => {
+    const phases = '[{ duration: 1, arrivalCount: 1 }]';
+    const marks = write('marks.js', `globalThis.__rigScriptLoaded = true;\nmodule.exports = { config: { target: 'http://127.0.0.1:9', phases: ${phases} }, scenarios: [{ flow: [{ get: { url: '/' } }] }] };\n`);
+    expect(prepareRunInput(validateFlags({ scenario: marks }), root, {}).script.scenarios).toHaveLength(1);
+    expect((globalThis as { __rigScriptLoaded?: boolean }).__rigScriptLoaded).toBeUndefined();
+    const exits = write('exits.js', 'process.exit(0);\n');
+    expect(() => prepareRunInput(validateFlags({ scenario: exits }), root, {})).toThrow(new UsageError(`scenario file ${exits} does not load (it exited while loading); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`));
+    const dated = write('dated.js', `module.exports = { config: { target: 'http://127.0.0.1:9', phases: ${phases}, variables: { at: new Date(0) } }, scenarios: [{ flow: [] }] };\n`);
+    expect(() => prepareRunInput(validateFlags({ scenario: dated }), root, {})).toThrow(/dated\.js: config\.variables\.at is a Date object, which the rig cannot send to its load processes/);
+  }, 20_000);
 });
