@@ -7,6 +7,7 @@ import { GeneratorStack } from '../lib/generator-stack';
 import { FunctionLogGroups } from '../lib/log-groups';
 import { NetworkStack } from '../lib/network-stack';
 import { InternetFacingReachabilityCheck, RemoteRegionReachabilityCheck } from '../lib/reachability-check';
+import { ResourceSignalCheck } from '../lib/signal-check';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
 export const STACK_NAMES = {
@@ -112,6 +113,8 @@ export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}
   // Unreachable-by-construction load balancers, and regions that cannot reach the target, fail the synth (one line each).
   Aspects.of(app).add(new InternetFacingReachabilityCheck());
   Aspects.of(app).add(new RemoteRegionReachabilityCheck());
+  // A rolling update with no health signal, or signals no instance sends, fails the synth (lib/signal-check.ts).
+  Aspects.of(app).add(new ResourceSignalCheck());
   return { network, target, generators, regional };
 }
 

@@ -244,7 +244,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
 
   /**
    * Get and put on `runs/*` of the results bucket and listing it: what the agent's run store and the dispatched
-   * command's `aws s3 sync`/`cp` do. Nothing else on the bucket.
+   * command's `aws s3 sync`/`cp` do; and reading its encryption setting, for SSM's command output. Nothing else.
    *
    * ListBucket has no `s3:prefix` condition: the agent polls keys that do not exist yet (control/start.json,
    * control/abort.json) and reads their absence from GetObject's 404, which S3 answers only to a caller with
@@ -261,6 +261,15 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
     }));
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+    }));
+    // SSM Run Command writes each command's output here (OutputS3BucketName, under runs/<id>/ssm/) with the instance's
+    // role. SSM User Guide, "Create a custom S3 bucket policy for an instance profile": s3:PutObject on the objects (above)
+    // and s3:GetEncryptionConfiguration on the bucket "if your S3 bucket is configured to use encryption" (SSE-S3 here);
+    // s3:PutObjectAcl "only if you plan to support cross-account access", which this same-account bucket is not (its
+    // ACLs are disabled anyway: bucket-owner enforced; SSM Agent ignores a refused PutObjectAcl after the upload).
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetEncryptionConfiguration'],
       resources: [bucket.bucketArn],
     }));
   }

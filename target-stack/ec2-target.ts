@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -15,10 +15,15 @@ import { SCALING_PERIOD, ScaledTarget, ScaledTargetProps, cpuStepScaling } from 
 export const TARGET_PORT = 3000;
 
 /**
- * How long a new target instance's boot (host tuning, Node, npm ci, the app's start) is given: the ELB health check's
- * grace, and the pause of a rolling update after each new instance before the next old one is terminated.
+ * How long a new target instance's boot (host tuning, Node, npm ci, the app's start, its first /healthz answer) is
+ * given: the ELB health check's grace, and the deadline of its success signal, at creation (CreationPolicy Timeout)
+ * and in a rolling update (PauseTime). A deadline, not a wait: the update moves on as soon as the instance signals.
+ * Ten minutes, not five: missed, it fails the whole deploy, and the boot's downloads retry for minutes on a bad mirror.
  */
-export const TARGET_BOOT_TIME = Duration.minutes(5);
+export const TARGET_BOOT_TIME = Duration.minutes(10);
+
+/** How long the boot's last step waits for the app to answer GET /healthz on the instance itself. */
+const LOCAL_HEALTH_WAIT_SECONDS = 120;
 
 /** The reference target app directory (owned by the app's engineer; deployed as-is). */
 export const TARGET_APP_DIR = path.resolve(__dirname, 'app');
@@ -81,20 +86,26 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
         gracePeriod: TARGET_BOOT_TIME,
       }),
       cooldown: Duration.seconds(60),
+      // Each instance signals CloudFormation from its user-data (the EXIT trap below): success once the app answers
+      // /healthz locally, failure with the failed step's exit code. CloudFormation User Guide, "CreationPolicy
+      // attribute": the group is created only after minCapacity success signals within the Timeout; "UpdatePolicy
+      // attribute", WaitOnResourceSignals: a rolling update needs a signal from each new instance within PauseTime,
+      // else (or on a failure signal) the update fails and the stack rolls back. Without signals PauseTime was only a
+      // wait: a new instance whose app never started counted as updated, and the next old one was terminated.
+      signals: autoscaling.Signals.waitForMinCapacity({ timeout: TARGET_BOOT_TIME }),
       // A new app asset changes the launch template; roll the instances so the change is deployed.
       // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group drops to 0: its old instance
       // goes first and the target is down for the new one's boot (docs/aws.md).
-      // PauseTime: without it (no resource signals) CloudFormation waits PT0S after a batch (CloudFormation User Guide,
-      // "UpdatePolicy attribute", AutoScalingRollingUpdate PauseTime), i.e. it terminates the next old instance as soon
-      // as the new one is InService in the group, minutes before that one has Node and the app: a 1-instance target
-      // served nothing until the boot ended. The boot's own budget is the pause.
       updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
         maxBatchSize: 1,
         minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1),
+        waitOnResourceSignals: true,
         pauseTime: TARGET_BOOT_TIME,
       }),
     });
     this.autoScalingGroup = asg;
+    // Rendered lazily with the launch template, so the trap can name the group created after the user-data.
+    this.signalOnExit(userData, asg);
     this.connections = asg.connections;
 
     const dims = { AutoScalingGroupName: asg.autoScalingGroupName };
@@ -126,7 +137,12 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
     app.grantRead(role);
 
     const userData = ec2.UserData.forLinux();
-    userData.addCommands(...userDataPreamble());
+    userData.addCommands(
+      ...userDataPreamble(),
+      // cfn-signal (/opt/aws/bin) comes with AL2023's default AMI (its release notes' "Default AMI" list); installing it
+      // from the image's own version-locked repository is a no-op there and covers an image without it.
+      'retry 5 dnf install -y aws-cfn-bootstrap',
+    );
     addHostTuning(this, userData, role);
     userData.addCommands(...installNodeCommands(pinnedNodeVersion()));
     const zip = userData.addS3DownloadCommand({ bucket: app.bucket, bucketKey: app.s3ObjectKey, localFile: `${RIG_HOME}/target-app.zip` });
@@ -161,8 +177,26 @@ WantedBy=multi-user.target
 EOF`,
       'systemctl daemon-reload',
       'systemctl enable --now loadtest-target.service',
+      // The last step, so the EXIT trap signals success only once the app answers on this instance.
+      `curl -fsS -o /dev/null --max-time 5 --retry ${LOCAL_HEALTH_WAIT_SECONDS / 2} --retry-delay 2 --retry-max-time ${LOCAL_HEALTH_WAIT_SECONDS} --retry-all-errors http://127.0.0.1:${TARGET_PORT}/healthz`,
     );
     return userData;
+  }
+
+  /**
+   * An EXIT trap (rendered before the script's first line) that signals the group with the script's exit code: 0 after
+   * the last step, a failed step's code under `set -e`. cfn-signal without credentials signs with the instance identity
+   * document, and CloudFormation limits it to the instance's own stack (CloudFormation helper scripts reference,
+   * "Permissions for helper scripts"); CDK also grants the role cloudformation:SignalResource on this stack's id.
+   * An instance launched outside a create or rolling update (scale-out, a replacement) is refused by CloudFormation:
+   * the line says so and the boot's exit status is unchanged.
+   */
+  private signalOnExit(userData: ec2.UserData, asg: autoscaling.AutoScalingGroup): void {
+    const stack = Stack.of(asg);
+    const logicalId = (asg.node.defaultChild as autoscaling.CfnAutoScalingGroup).logicalId;
+    userData.addOnExitCommands(
+      `/opt/aws/bin/cfn-signal --stack ${stack.stackName} --resource ${logicalId} --region ${stack.region} -e $exitCode --reason "loadtest-rig target boot exited $exitCode (see /var/log/loadtest-rig-user-data.log)" || echo 'cfn-signal not accepted (no create or rolling update waits for this instance)'`,
+    );
   }
 
   /** The target instances' launch template: IMDSv2 only, unlimited credits, encrypted gp3 root, its own security group. */

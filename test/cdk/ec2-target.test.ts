@@ -162,11 +162,11 @@ describe('targetKind=ec2 options', () => {
 });
 
 describe('targetKind=ec2 deploys', () => {
-  test('a rolling update pauses the boot\'s 5 minutes (the health check\'s grace) after each new instance: CloudFormation\'s default PauseTime without signals is PT0S', () => {
+  test('a rolling update gives each new instance the boot\'s 10 minutes (the health check\'s grace) to signal, one at a time (signals: ec2-target-signals.test.ts)', () => {
     const t = Template.fromStack(targetOf(buildTestRig({}).rig));
     t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
-      Properties: Match.objectLike({ HealthCheckGracePeriod: 300 }),
-      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1, PauseTime: 'PT5M' }) },
+      Properties: Match.objectLike({ HealthCheckGracePeriod: 600 }),
+      UpdatePolicy: { AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 1, MinInstancesInService: 1, PauseTime: 'PT10M', WaitOnResourceSignals: true }) },
     });
   });
 

@@ -86,10 +86,10 @@ describe('generator fleet', () => {
     for (const r of s3Resources) expect(JSON.stringify(r)).toMatch(/ResultsBucket|cdk-hnb659fds-assets/);
   });
 
-  test('the generators\' results-bucket access is get/put under runs/ and listing the bucket (so a missing key is a 404, not AccessDenied): no delete, no bucket settings', () => {
+  test('the generators\' results-bucket access is get/put under runs/ and listing the bucket (so a missing key is a 404, not AccessDenied) and reading its encryption setting: no delete, no bucket settings changed', () => {
     const statements = fleetStatements(t);
     const onResults = statements.filter((st) => JSON.stringify(st.Resource).includes('ResultsBucket'));
-    expect(onResults.map((st) => st.Action).sort()).toEqual([['s3:GetObject', 's3:PutObject'], 's3:ListBucket']);
+    expect(onResults.map((st) => st.Action).sort()).toEqual([['s3:GetObject', 's3:PutObject'], 's3:GetEncryptionConfiguration', 's3:ListBucket'].sort());
     const objects = onResults.find((st) => Array.isArray(st.Action));
     expect(objects?.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ResultsBucket/), 'Arn'] }, '/runs/*']] });
     expect(onResults.find((st) => st.Action === 's3:ListBucket')?.Condition).toBeUndefined();
@@ -97,6 +97,17 @@ describe('generator fleet', () => {
     for (const unwanted of [/^s3:Delete/, /^s3:PutObjectLegalHold/, /^s3:PutObjectRetention/, /^s3:PutObjectTagging/, /^s3:Abort/]) {
       expect(actions.filter((a) => unwanted.test(a))).toEqual([]);
     }
+  });
+
+  test('SSM Run Command output to the results bucket: PutObject under runs/, GetEncryptionConfiguration on the bucket (required for an encrypted bucket, as SSE-S3 is), no PutObjectAcl (needed only for a bucket in another account): SSM User Guide, instance profile custom S3 policy', () => {
+    const statements = fleetStatements(t);
+    const actionsOn = (resource: string) => statements.filter((st) => JSON.stringify(st.Resource) === resource).flatMap((st) => [st.Action].flat());
+    const bucketArn = JSON.stringify({ 'Fn::GetAtt': [Object.keys(t.findResources('AWS::S3::Bucket')).find((id) => id.startsWith('ResultsBucket')), 'Arn'] });
+    expect(actionsOn(bucketArn)).toContain('s3:GetEncryptionConfiguration');
+    expect(statements.find((st) => [st.Action].flat().includes('s3:PutObject'))?.Resource).toEqual({ 'Fn::Join': ['', [JSON.parse(bucketArn), '/runs/*']] });
+    expect(statements.flatMap((st) => [st.Action].flat()).filter((a) => /^s3:PutObjectAcl|^s3:PutObjectVersionAcl|^s3:\*/.test(a))).toEqual([]);
+    // The command's output lands under runs/<id>/ssm/ (scripts/platforms/aws/fleet.ts), inside that grant.
+    t.hasResourceProperties('AWS::S3::Bucket', { BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] } });
   });
 
   test('PutMetricData only to the CloudWatch agent\'s namespace (the operator publishes the rig\'s own metrics)', () => {

@@ -1,7 +1,8 @@
 /**
  * Every AWS call a generator makes is allowed by the synthesized generator role, and on the resources
  * it touches: the calls are read from the sources that run on the instance (the agent's SDK commands,
- * the AWS CLI calls of the secrets path and of the dispatched command, the CloudWatch agent's install),
+ * the AWS CLI calls of the secrets path and of the dispatched command, the CloudWatch agent's install, SSM Agent's
+ * upload of a command's output),
  * so a new call fails here until the role grants it — and the role grants nothing the calls do not need.
  */
 import * as fs from 'node:fs';
@@ -30,6 +31,8 @@ function generatorCalls(): Set<string> {
     for (const m of text.matchAll(/'(s3|ssm|cloudwatch|ec2|sts|logs)', '([a-z-]+)'/g)) calls.add(`cli:${m[1]} ${m[2]}`);
     if (/amazon-cloudwatch-agent/.test(text)) calls.add('cwagent');
   }
+  // SSM Agent uploads each Run Command's output with the instance's role when the CLI names a bucket for it.
+  if (/\bOutputS3BucketName\b/.test(fs.readFileSync(path.join(ROOT, 'scripts', 'platforms', 'aws', 'fleet-launch.ts'), 'utf8'))) calls.add('ssm-output');
   return calls;
 }
 
@@ -44,13 +47,16 @@ const NEEDS: Record<string, Array<{ action: string; on: 'runs-objects' | 'bucket
   'cli:s3 cp': [{ action: 's3:PutObject', on: 'runs-objects' }],
   'sdk:GetParametersByPath': [{ action: 'ssm:GetParametersByPath', on: 'secrets-path' }],
   cwagent: [{ action: 'cloudwatch:PutMetricData', on: 'star-cwagent' }, { action: 'ec2:DescribeTags', on: 'star' }],
+  // SSM User Guide, "Create a custom S3 bucket policy for an instance profile": PutObject, and GetEncryptionConfiguration
+  // on the bucket itself when it is encrypted; PutObjectAcl only for a bucket in another account (not granted).
+  'ssm-output': [{ action: 's3:PutObject', on: 'runs-objects' }, { action: 's3:GetEncryptionConfiguration', on: 'bucket-unconditioned' }],
 };
 
 interface St { Action: string | string[]; Resource: unknown; Condition?: unknown; Effect: string }
 
 test('each AWS call made on a generator is granted by the generator role on what it touches', () => {
   const calls = generatorCalls();
-  expect([...calls].sort()).toEqual(expect.arrayContaining(['cli:s3 cp', 'cli:s3 sync', 'cwagent', 'sdk:GetObject', 'sdk:GetParametersByPath', 'sdk:ListObjectsV2', 'sdk:PutObject']));
+  expect([...calls].sort()).toEqual(expect.arrayContaining(['cli:s3 cp', 'cli:s3 sync', 'cwagent', 'sdk:GetObject', 'sdk:GetParametersByPath', 'sdk:ListObjectsV2', 'sdk:PutObject', 'ssm-output']));
   const unknown = [...calls].filter((c) => !NEEDS[c]);
   expect({ unknown, fix: 'map the call in NEEDS and grant it in lib/generator-fleet.ts' }).toEqual({ unknown: [], fix: expect.any(String) });
 

@@ -1,0 +1,71 @@
+import { App, Aspects, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { ResourceSignalCheck } from '../../lib/signal-check';
+import { buildTestRig, targetOf } from './helpers';
+
+/** A group from a launch template whose user-data echoes (and signals the group when `signal`). */
+function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, signal: boolean): Stack {
+  const stack = new Stack(app, `S${app.node.children.length}`);
+  const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
+  const userData = ec2.UserData.forLinux();
+  userData.addCommands('echo boot');
+  const launchTemplate = new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small'), machineImage: ec2.MachineImage.latestAmazonLinux2023(), userData,
+    role: new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }) });
+  const asg = new autoscaling.AutoScalingGroup(stack, 'Asg', { vpc, launchTemplate, minCapacity: 1, maxCapacity: 2, ...props });
+  if (signal) userData.addSignalOnExitCommand(asg);
+  return stack;
+}
+
+function errors(stack: Stack): string[] {
+  return Annotations.fromStack(stack).findError('*', Match.anyValue()).map((e) => String(e.entry.data));
+}
+
+// CloudFormation User Guide, "UpdatePolicy attribute" (WaitOnResourceSignals, PauseTime) and "CreationPolicy attribute".
+describe('synth rule: an auto-scaling group\'s health signal is real', () => {
+  let app: App;
+  beforeEach(() => {
+    app = new App();
+    Aspects.of(app).add(new ResourceSignalCheck());
+  });
+
+  test('fails a rolling update without WaitOnResourceSignals: PauseTime alone counts an instance whose app never starts as updated', () => {
+    const stack = group(app, { updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ pauseTime: Duration.minutes(5) }) }, false);
+    app.synth();
+    const found = errors(stack);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^rolling update without WaitOnResourceSignals: CloudFormation counts each new instance as updated after PauseTime/);
+    expect(found[0]).not.toContain('\n');
+  });
+
+  test('fails a group that waits for signals its user-data never sends: every create and update would fail at the deadline', () => {
+    const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, false);
+    app.synth();
+    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it \(no cfn-signal --resource Asg\w+\)/)]);
+  });
+
+  test('fails a PauseTime over CloudFormation\'s one-hour maximum', () => {
+    const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity({ timeout: Duration.minutes(90) }), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, true);
+    app.synth();
+    expect(errors(stack)).toEqual([expect.stringMatching(/PauseTime PT1H30M is longer than CloudFormation's maximum, PT1H/)]);
+  });
+
+  test('passes signals with a user-data that signals the group, and a group with no update or creation policy (the generators)', () => {
+    const signalled = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, true);
+    const plain = group(app, { minCapacity: 0 }, false);
+    app.synth();
+    expect(errors(signalled)).toEqual([]);
+    expect(errors(plain)).toEqual([]);
+  });
+
+  test('the rig registers it and passes it (ec2 target, generators)', () => {
+    const { app: rigApp, rig } = buildTestRig({ targetKind: 'ec2' });
+    const extra = group(rigApp, { updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, false);
+    rigApp.synth();
+    expect(errors(targetOf(rig))).toEqual([]);
+    expect(errors(rig.generators)).toEqual([]);
+    expect(errors(extra)).toEqual([expect.stringMatching(/^rolling update without WaitOnResourceSignals/)]);
+  }, 120_000);
+});
