@@ -28,6 +28,15 @@ export class ResourceSignalCheck implements IAspect {
     const stack = Stack.of(node);
     const rolling = stack.resolve(node.cfnOptions.updatePolicy?.autoScalingRollingUpdate) as Record<string, unknown> | undefined;
     const creation = stack.resolve(node.cfnOptions.creationPolicy?.resourceSignal) as Record<string, unknown> | undefined;
+    if (rolling === undefined && creation === undefined) return;
+    const userData = launchTemplateUserData(node);
+    if (userData === undefined) return;
+    const pause = typeof rolling?.pauseTime === 'string' ? isoSeconds(rolling.pauseTime) : undefined;
+    if (pause !== undefined && pause > MAX_PAUSE_SECONDS) {
+      Annotations.of(node).addError(
+        `rolling update PauseTime ${String(rolling?.pauseTime)} is longer than CloudFormation's maximum, PT1H; set pauseTime to at most 1 hour in the group's UpdatePolicy.rollingUpdate (CDK defaults it to the signals' timeout)`,
+      );
+    }
     if (rolling && rolling.waitOnResourceSignals !== true) {
       Annotations.of(node).addError(
         'rolling update without WaitOnResourceSignals: CloudFormation counts each new instance as updated after PauseTime whether or not its app ever starts, ' +
@@ -35,24 +44,23 @@ export class ResourceSignalCheck implements IAspect {
       );
       return;
     }
-    const pause = typeof rolling?.pauseTime === 'string' ? isoSeconds(rolling.pauseTime) : undefined;
-    if (pause !== undefined && pause > MAX_PAUSE_SECONDS) {
-      Annotations.of(node).addError(`rolling update PauseTime ${String(rolling?.pauseTime)} is longer than CloudFormation's maximum, PT1H`);
-    }
-    if (rolling === undefined && creation === undefined) return;
-    const userData = launchTemplateUserData(node);
-    if (userData === undefined) return;
     const id = stack.resolve(node.logicalId) as string;
-    if (!userData.includes('cfn-signal') || !new RegExp(`--resource\\s+${id}\\b`).test(userData)) {
+    // cfn-signal --resource ID (or --resource=ID, or on the next line after a backslash), or the AWS CLI's
+    // `aws cloudformation signal-resource … --logical-resource-id ID`.
+    const signals = new RegExp(`(cfn-signal[^]*--resource|signal-resource[^]*--logical-resource-id)(=|\\s|\\\\)+${id}\\b`).test(userData);
+    if (!signals) {
       Annotations.of(node).addError(
         `the group waits for resource signals, but its launch template's user-data never signals it (no cfn-signal --resource ${id}): ` +
-          'every create and rolling update would fail at the signal deadline',
+          'every create and rolling update would fail at the signal deadline; add userData.addSignalOnExitCommand(group) to the user-data',
       );
     }
   }
 }
 
-/** The resolved user-data (as JSON text, tokens and all) of the group's launch template in the same stack. */
+/**
+ * The resolved user-data of the group's launch template in the same stack, as the text it renders to (an `Fn::Join`'s
+ * parts joined, a token as `${Ref}`), or undefined when the group is not launched from such a template.
+ */
 function launchTemplateUserData(group: autoscaling.CfnAutoScalingGroup): string | undefined {
   const stack = Stack.of(group);
   const spec = stack.resolve(group.launchTemplate) as { launchTemplateId?: unknown; LaunchTemplateId?: unknown } | undefined;
@@ -61,7 +69,23 @@ function launchTemplateUserData(group: autoscaling.CfnAutoScalingGroup): string 
   const template = stack.node.findAll().find((c): c is ec2.CfnLaunchTemplate => c instanceof ec2.CfnLaunchTemplate && stack.resolve(c.logicalId) === ref.Ref);
   if (!template) return undefined;
   const data = stack.resolve(template.launchTemplateData) as { userData?: unknown } | undefined;
-  return data?.userData === undefined ? '' : JSON.stringify(data.userData);
+  return data?.userData === undefined ? '' : rendered(data.userData);
+}
+
+/** A resolved CloudFormation value as the text it renders to, as far as the template alone says. */
+function rendered(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(rendered).join('');
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o['Fn::Join']) && typeof o['Fn::Join'][0] === 'string' && Array.isArray(o['Fn::Join'][1])) {
+      return (o['Fn::Join'][1] as unknown[]).map(rendered).join(o['Fn::Join'][0]);
+    }
+    if ('Fn::Base64' in o) return rendered(o['Fn::Base64']);
+    if (typeof o.Ref === 'string') return `\${${o.Ref}}`;
+    return Object.values(o).map(rendered).join('');
+  }
+  return String(v ?? '');
 }
 
 /** Seconds of an ISO 8601 duration of the PT#H#M#S form CloudFormation takes; undefined for anything else. */

@@ -6,8 +6,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { ResourceSignalCheck } from '../../lib/signal-check';
 import { buildTestRig, targetOf } from './helpers';
 
-/** A group from a launch template whose user-data echoes (and signals the group when `signal`). */
-function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, signal: boolean): Stack {
+/**
+ * A group from a launch template whose user-data echoes and signals the group: CDK's cfn-signal (`true`), the same
+ * with `--resource` and its id on two lines, the AWS CLI's signal-resource, or not at all (`false`).
+ */
+function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, signal: boolean | 'split' | 'cli'): Stack {
   const stack = new Stack(app, `S${app.node.children.length}`);
   const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
   const userData = ec2.UserData.forLinux();
@@ -15,7 +18,10 @@ function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, sign
   const launchTemplate = new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small'), machineImage: ec2.MachineImage.latestAmazonLinux2023(), userData,
     role: new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }) });
   const asg = new autoscaling.AutoScalingGroup(stack, 'Asg', { vpc, launchTemplate, minCapacity: 1, maxCapacity: 2, ...props });
-  if (signal) userData.addSignalOnExitCommand(asg);
+  const id = stack.resolve((asg.node.defaultChild as autoscaling.CfnAutoScalingGroup).logicalId) as string;
+  if (signal === true) userData.addSignalOnExitCommand(asg);
+  if (signal === 'split') userData.addCommands(`/opt/aws/bin/cfn-signal --stack ${stack.stackName} --resource \\`, `  ${id} --region ${stack.region} -e $?`);
+  if (signal === 'cli') userData.addCommands(`aws cloudformation signal-resource --stack-name ${stack.stackName} --logical-resource-id ${id} --unique-id $(hostname) --status SUCCESS`);
   return stack;
 }
 
@@ -43,21 +49,31 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
   test('fails a group that waits for signals its user-data never sends: every create and update would fail at the deadline', () => {
     const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, false);
     app.synth();
-    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it \(no cfn-signal --resource Asg\w+\)/)]);
+    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it \(no cfn-signal --resource Asg\w+\): .*; add userData\.addSignalOnExitCommand\(group\)/)]);
   });
 
   test('fails a PauseTime over CloudFormation\'s one-hour maximum', () => {
     const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity({ timeout: Duration.minutes(90) }), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, true);
     app.synth();
-    expect(errors(stack)).toEqual([expect.stringMatching(/PauseTime PT1H30M is longer than CloudFormation's maximum, PT1H/)]);
+    expect(errors(stack)).toEqual([expect.stringMatching(/PauseTime PT1H30M is longer than CloudFormation's maximum, PT1H; set pauseTime to at most 1 hour/)]);
   });
 
-  test('passes signals with a user-data that signals the group, and a group with no update or creation policy (the generators)', () => {
-    const signalled = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, true);
+  test('passes signals with a user-data that signals the group (CDK\'s cfn-signal, one split over two lines, the AWS CLI), and a group with no update or creation policy (the generators)', () => {
+    const waits = { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() };
+    const signalled = [group(app, waits, true), group(app, waits, 'split'), group(app, waits, 'cli')];
     const plain = group(app, { minCapacity: 0 }, false);
     app.synth();
-    expect(errors(signalled)).toEqual([]);
+    for (const st of signalled) expect(errors(st)).toEqual([]);
     expect(errors(plain)).toEqual([]);
+  });
+
+  test("a group launched from anything but an in-stack launch template (here a launch configuration) is not judged", () => {
+    const stack = new Stack(app, 'Lc');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
+    new autoscaling.AutoScalingGroup(stack, 'Asg', { vpc, instanceType: new ec2.InstanceType('t3.small'), machineImage: ec2.MachineImage.latestAmazonLinux2023(), minCapacity: 1, maxCapacity: 2,
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ pauseTime: Duration.minutes(5) }) });
+    app.synth();
+    expect(errors(stack).filter((e) => /WaitOnResourceSignals|resource signals|PauseTime/.test(e))).toEqual([]);
   });
 
   test('the rig registers it and passes it (ec2 target, generators)', () => {
