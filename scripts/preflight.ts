@@ -88,8 +88,7 @@ export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
   if (engine === 'socketio') layers = [socketioOptions(script), tls];
   if (engine === 'socketio-v3') layers = [socketio, scenario.socketio, tls];
   if (engine === 'ws') {
-    const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
-    layers = [tls, isRecord(connect) ? connect : ws];
+    layers = [tls, ownConnect(scenario) ?? ws];
   }
   const set = layers.map((l) => (isRecord(l) ? l.rejectUnauthorized : undefined)).filter((v) => v !== undefined);
   return set[set.length - 1] === false;
@@ -104,9 +103,19 @@ export function scriptAcceptsAnyCertificate(script: ArtilleryScript): boolean {
 export function certificateCheckKeptBy(script: ArtilleryScript): string | undefined {
   const scenario = probedScenario(script) as { flow?: unknown };
   if (scenarioEngine(script, scenario) !== 'ws' || !isRecord(script.config.tls) || script.config.tls.rejectUnauthorized !== false) return undefined;
-  const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
-  if (isRecord(connect)) return connect.rejectUnauthorized === true ? `scenarios[${script.scenarios.indexOf(scenario)}].flow[0].connect.rejectUnauthorized` : undefined;
+  const connect = ownConnect(scenario);
+  if (connect) return connect.rejectUnauthorized === true ? `scenarios[${script.scenarios.indexOf(scenario)}].flow[0].connect.rejectUnauthorized` : undefined;
   return isRecord(script.config.ws) && script.config.ws.rejectUnauthorized === true ? 'config.ws.rejectUnauthorized' : undefined;
+}
+
+/**
+ * A ws scenario's `connect: {…}` first step when its keys are what the connection uses: Artillery's ws engine
+ * (engine_ws.ts getWsInstance) opens a `connect: { function }` step's connection with `config.ws`, and the processor
+ * check refuses a function the processor does not export, so such a step is left to `config.ws`.
+ */
+function ownConnect(scenario: { flow?: unknown }): Record<string, unknown> | undefined {
+  const connect = Array.isArray(scenario.flow) && isRecord(scenario.flow[0]) ? scenario.flow[0].connect : undefined;
+  return isRecord(connect) && connect.function === undefined ? connect : undefined;
 }
 
 /** The fix an untrusted certificate's refusal names for a script {@link certificateCheckKeptBy} finds, else undefined. */

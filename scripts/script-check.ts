@@ -8,12 +8,12 @@
  * The processor is loaded in a short-lived child Node process, never in the orchestrator: user code
  * (top-level side effects, a crash, an endless loop) cannot take the rig with it.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import { enginesUsed, scenarioWeight } from './engines';
-import { InterruptedBeforeStart, UsageError } from './errors';
+import { UsageError } from './errors';
+import { runProbe } from './probe-child';
 import type { LoadedScenario } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -98,18 +98,11 @@ export function processorExports(file: string): { exports: string[]; loads: Modu
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-processor-probe-${process.pid}-`));
   const answer = path.join(dir, 'answer.json');
   try {
-    execFileSync(process.execPath, [PROCESSOR_PROBE, file, answer], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    const failed = runProbe(PROCESSOR_PROBE, [file, answer], path.dirname(file), dir);
+    if (failed) return { error: failed };
     if (!fs.existsSync(answer)) return { error: 'the check could not read its exports (did it exit at load time?)' };
     const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { exports: string[]; loads: ModuleLoad[] };
     return { exports: r.exports, loads: r.loads };
-  } catch (err) {
-    const e = err as { stderr?: string; message: string; signal?: string; code?: string };
-    // Not our timeout: the check was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
-    if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
-    if (e.signal) return { error: `did not finish loading within 15 s (${e.signal})` };
-    const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
-    const reason = lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
-    return { error: reason };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -4,12 +4,12 @@
  * script, which Artillery compiles and re-loads in every worker, is not run by the rig yet; any other type is refused,
  * as Artillery refuses it ("Unknown file type").
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { InterruptedBeforeStart, UsageError } from './errors';
+import { UsageError } from './errors';
+import { runProbe } from './probe-child';
 
 /** The script types the rig reads, for the refusals' words. */
 const READ = '.yml, .yaml, .json or .js';
@@ -39,7 +39,8 @@ const SCRIPT_PROBE = path.join(__dirname, 'script-probe.js');
 /**
  * A `.js` test script: what `require` returns, as `artillery run` loads it, read in a child process
  * (scripts/script-probe.js). Its vusers run in the load processes from a JSON copy, so a value JSON cannot carry (a
- * function, `undefined`, a RegExp, a Date…) is refused naming where it is: functions belong in `config.processor`.
+ * function, a RegExp, a Date…) is refused naming where it is: functions belong in `config.processor`. A key whose value
+ * is `undefined` (`ca: process.env.CA` with CA unset) is left out, as it is of plain Artillery's copy for its workers.
  */
 function readJsScript(file: string): unknown {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-script-probe-${process.pid}-`));
@@ -47,16 +48,8 @@ function readJsScript(file: string): unknown {
   const loadError = (reason: string) =>
     new UsageError(`scenario file ${file} does not load (${reason}); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`);
   try {
-    try {
-      execFileSync(process.execPath, [SCRIPT_PROBE, file, answer], { cwd: path.dirname(file), timeout: 15_000, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-    } catch (err) {
-      const e = err as { stderr?: string; message: string; signal?: string; code?: string };
-      // Not our timeout: the probe was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
-      if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
-      if (e.signal) throw loadError(`it did not finish loading within 15 s (${e.signal})`);
-      const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim());
-      throw loadError(lines.find((l) => /^\w*Error\b|^Error:/.test(l))?.replace(/^\w*Error: /, '') ?? lines.find(Boolean) ?? 'it failed to load');
-    }
+    const failed = runProbe(SCRIPT_PROBE, [file, answer], path.dirname(file), dir);
+    if (failed) throw loadError(failed.replace(/^\w*Error(?: \[[A-Z_]+\])?: /, ''));
     if (!fs.existsSync(answer)) throw loadError('it exited while loading');
     const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { script?: unknown; notData?: { path: string; what: string } };
     if (r.notData) {

@@ -9,7 +9,8 @@
  *
  * Writes the answer file whole (a temporary name, then renamed): JSON `{ "script": … }`, or `{ "notData": { "path",
  * "what" } }` for the first value JSON would not carry as it is (the load processes run a JSON copy of the script:
- * a function, `undefined`, a RegExp, a Date…). On a load error: its stack on stderr, exit 1.
+ * a function, a RegExp, a Date…; a key whose value is `undefined` is left out). On a load error: its stack on
+ * stderr, exit 1.
  */
 const fs = require('node:fs');
 
@@ -32,6 +33,8 @@ function notData(v, at) {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return { path: at, what: `a ${v.constructor?.name ?? 'class'} object` };
   for (const [k, x] of Object.entries(v)) {
+    // Left out of the copy, as structured cloning for Artillery's workers leaves it unset (`ca: process.env.CA`).
+    if (x === undefined) continue;
     const found = notData(x, at ? `${at}.${k}` : k);
     if (found) return found;
   }

@@ -73,6 +73,10 @@ describe('-k/--insecure', () => {
     expect(preflightSpec(applyOptions(ws({}, { connect: { target: 'wss://127.0.0.1:1', rejectUnauthorized: true } }), k), 'wss://127.0.0.1:1', false).untrustedCertFix).toMatch(/its scenarios\[0\]\.flow\[0\]\.connect\.rejectUnauthorized: true/);
     // Without the ws key, or for socketio (config.tls applied last), -k reaches the connections.
     expect(preflightSpec(applyOptions(ws({}, { send: 'x' }), k), 'wss://127.0.0.1:1', false).untrustedCertFix).toBeUndefined();
+    // A `connect: { function }` step's connection is opened with config.ws (getWsInstance), not the step's own keys.
+    const viaFunction = preflightSpec(applyOptions(ws({ ws: { rejectUnauthorized: true } }, { connect: { function: 'pick' } }), k), 'wss://127.0.0.1:1', false);
+    expect(viaFunction.untrustedCertFix).toMatch(/its config\.ws\.rejectUnauthorized: true applies over config\.tls/);
+    expect(viaFunction.insecureTls).toBeUndefined();
     expect(preflightSpec(applyOptions({ ...script, config: { ...script.config, socketio: { rejectUnauthorized: true } }, scenarios: [{ engine: 'socketio', flow: [] }] }, k), 'https://127.0.0.1:1', false)).toMatchObject({ insecureTls: true });
   }, 10_000);
 

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
 import { prepareRunInput } from '../../scripts/run-input';
 import { UsageError } from '../../scripts/errors';
+import { runProbe } from '../../scripts/probe-child';
 
 const root = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-script-file-'));
@@ -24,7 +25,7 @@ describe('a .js test script', () => {
     const input = prepareRunInput(validateFlags({ scenario: file, environment: 'b' }), root, {});
     expect(input.options.target).toBe('http://127.0.0.1:10');
     expect(input.script.config.phases).toEqual([{ duration: 1, arrivalCount: 2 }]);
-    // Read again without -e: the first read's merge did not change what require cached.
+    // Read again without -e: the first read's merge did not change the script.
     expect(prepareRunInput(validateFlags({ scenario: file }), root, {}).options.target).toBe('http://127.0.0.1:9');
   }, 10_000);
 
@@ -43,5 +44,34 @@ describe('a .js test script', () => {
     expect(() => prepareRunInput(validateFlags({ scenario: exits }), root, {})).toThrow(new UsageError(`scenario file ${exits} does not load (it exited while loading); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`));
     const dated = write('dated.js', `module.exports = { config: { target: 'http://127.0.0.1:9', phases: ${phases}, variables: { at: new Date(0) } }, scenarios: [{ flow: [] }] };\n`);
     expect(() => prepareRunInput(validateFlags({ scenario: dated }), root, {})).toThrow(/dated\.js: config\.variables\.at is a Date object, which the rig cannot send to its load processes/);
+    // A key left undefined (`ca: process.env.CA` with CA unset) is left out, as plain Artillery's copy leaves it.
+    const unset = write('unset.js', `module.exports = { config: { target: 'http://127.0.0.1:9', phases: ${phases}, tls: { ca: undefined } }, scenarios: [{ flow: [] }] };\n`);
+    expect(prepareRunInput(validateFlags({ scenario: unset }), root, {}).script.config.tls).toEqual({});
   }, 20_000);
+
+  test('a process it starts in the background at load time (stderr inherited) does not hold the load open', () => {
+    const pidFile = path.join(dir, 'bg.pid');
+    const bg = write('bg.js', `const { spawn } = require('node:child_process');\nconst c = spawn('sleep', ['30'], { stdio: 'inherit', detached: true });\nrequire('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));\nc.unref();\nmodule.exports = { config: { target: 'http://127.0.0.1:9', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [] }] };\n`);
+    try {
+      const t0 = Date.now();
+      expect(prepareRunInput(validateFlags({ scenario: bg }), root, {}).script.scenarios).toHaveLength(1);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    } finally {
+      if (fs.existsSync(pidFile)) process.kill(Number(fs.readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  }, 20_000);
+});
+
+describe('a probe of user code (scripts/probe-child.ts)', () => {
+  test('one that ignores SIGTERM and never finishes is killed at its deadline and named', () => {
+    const probe = write('stuck-probe.js', "process.on('SIGTERM', () => {});\nfor (;;) {}\n");
+    const t0 = Date.now();
+    expect(runProbe(probe, [], dir, dir, 1000)).toBe('did not finish loading within 1 s');
+    expect(Date.now() - t0).toBeLessThan(8000);
+  }, 10_000);
+
+  test("one that fails names its error line, read from its stderr", () => {
+    const probe = write('failing-probe.js', "console.error('noise');\nthrow new TypeError('bad thing');\n");
+    expect(runProbe(probe, [], dir, dir)).toBe('TypeError: bad thing');
+  }, 10_000);
 });
