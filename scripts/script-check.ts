@@ -14,7 +14,8 @@ import * as os from 'node:os';
 import { enginesUsed, scenarioWeight } from './engines';
 import { UsageError } from './errors';
 import { runProbe } from './probe-child';
-import type { LoadedScenario } from './scenario';
+import { isRecord } from './core/is-record';
+import type { ArtilleryScript, LoadedScenario } from './scenario';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { bundleTypescriptProcessor } = require('../load-generators/lib/agent-slice') as {
@@ -249,6 +250,37 @@ export function namedFiles(scenario: LoadedScenario): Array<{ readonly where: st
     const at = (p as { path?: unknown })?.path;
     if (typeof at === 'string') out.push({ where: `config.payload${Array.isArray(config.payload) ? `[${i}]` : ''}.path ${at}`, file: path.resolve(scenario.dir, at) });
   });
+  for (const f of formDataFiles(scenario.script)) out.push({ where: `${f.where} ${f.fromFile}`, file: path.resolve(scenario.dir, f.fromFile) });
+  return out;
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+
+/**
+ * The files a script's HTTP requests upload (`formData: { field: { fromFile: path } }`), as written (templated ones
+ * left out: known only per vuser), with where: Artillery's HTTP engine reads each from the script's folder
+ * (engine_http.ts: `path.resolve(dirname($scenarioFile), fromFile)`) at every request. Steps in loops and parallel
+ * blocks, and in before/after sections, included.
+ */
+function formDataFiles(script: ArtilleryScript): Array<{ where: string; fromFile: string }> {
+  const out: Array<{ where: string; fromFile: string }> = [];
+  const walk = (steps: unknown, at: string) => {
+    if (!Array.isArray(steps)) return;
+    steps.forEach((step: unknown, i) => {
+      if (!isRecord(step)) return;
+      const here = `${at}[${i}]`;
+      for (const block of ['loop', 'parallel']) walk(step[block], `${here}.${block}`);
+      for (const m of HTTP_METHODS) {
+        const req = step[m];
+        const form = isRecord(req) && isRecord(req.formData) ? req.formData : undefined;
+        for (const [field, v] of Object.entries(form ?? {})) {
+          if (isRecord(v) && typeof v.fromFile === 'string' && !v.fromFile.includes('{{')) out.push({ where: `${here}.${m}.formData.${field}.fromFile`, fromFile: v.fromFile });
+        }
+      }
+    });
+  };
+  script.scenarios.forEach((sc, i) => walk(isRecord(sc) ? sc.flow : undefined, `scenarios[${i}].flow`));
+  for (const hook of ['before', 'after'] as const) walk(isRecord(script[hook]) ? (script[hook] as Record<string, unknown>).flow : undefined, `${hook}.flow`);
   return out;
 }
 

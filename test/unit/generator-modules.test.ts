@@ -106,6 +106,27 @@ describe("what a user's script takes to AWS generators: its folder (without node
     expect(notShipped(ROOT, project)(path.join(dir, 'users.csv'))).toBe('outside');
   });
 
+  // Artillery's HTTP engine reads a formData fromFile from the script's folder at every request: one outside it, or
+  // left out, worked here and failed every upload on the generators (ENOENT) with no word before the run.
+  test('a formData fromFile outside the folder or left out is refused, in a loop and in before too; one inside, or templated, passes', () => {
+    put('project/clean.js', 'module.exports = { f(c, e, d) { d(); } };\n');
+    put('project/avatar.png', 'png');
+    put('project/.secret/key.pem', 'pem');
+    const upload = (from: string) => `{ post: { url: /up, formData: { file: { fromFile: "${from}" } } } }`;
+    put('project/u.yml', `config: { target: "http://x", processor: ./clean.js }\nbefore:\n  flow: [ ${upload('./.secret/key.pem')} ]\nscenarios:\n  - flow: [ { loop: [ ${upload('../shared/util.js')}, ${upload('./avatar.png')}, ${upload('{{ pick }}')} ], count: 2 } ]\n`);
+    const scenario = loadScenario(path.join(project, 'u.yml'), path.join(ROOT, 'load-generators', 'scenarios'));
+    const files = { file: scenario.file, dir: scenario.dir, named: namedFiles(scenario), loads: checkScriptFiles(scenario).loads };
+    expect(files.named.map((n) => n.where)).toEqual([
+      'config.processor ./clean.js',
+      'scenarios[0].flow[0].loop[0].post.formData.file.fromFile ../shared/util.js',
+      'scenarios[0].flow[0].loop[1].post.formData.file.fromFile ./avatar.png',
+      'before.flow[0].post.formData.file.fromFile ./.secret/key.pem',
+    ]);
+    expect(check(files)).toThrow(
+      /^scenarios\[0\]\.flow\[0\]\.loop\[0\]\.post\.formData\.file\.fromFile \.\.\/shared\/util\.js is outside the script's folder project.*; before\.flow\[0\]\.post\.formData\.file\.fromFile \.\/\.secret\/key\.pem is left out of what ships/,
+    );
+  });
+
   test('a payload in a hidden folder is named as left out, not as outside', () => {
     put('project/.data/rows.csv', 'a\n1\n');
     put('project/clean.js', 'module.exports = { f(c, e, d) { d(); } };\n');
