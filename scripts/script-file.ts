@@ -49,11 +49,19 @@ function readJsScript(file: string): unknown {
     new UsageError(`scenario file ${file} does not load (${reason}); fix it and run again (a .js test script is loaded with require, as artillery run loads it)`);
   try {
     const failed = runProbe(SCRIPT_PROBE, [file, answer], path.dirname(file), dir);
+    if (failed?.includes('ERR_REQUIRE_ASYNC_MODULE')) {
+      throw loadError('it awaits at its top level, and require, which artillery run loads it with too, cannot wait; compute those values in a processor or a before section');
+    }
     if (failed) throw loadError(failed.replace(/^\w*Error(?: \[[A-Z_]+\])?: /, ''));
     if (!fs.existsSync(answer)) throw loadError('it exited while loading');
     const r = JSON.parse(fs.readFileSync(answer, 'utf8')) as { script?: unknown; notData?: { path: string; what: string } };
     if (r.notData) {
       throw new UsageError(`scenario file ${file}: ${r.notData.path || 'the exported value'} is ${r.notData.what}, which the rig cannot send to its load processes (they run a JSON copy of the script); export plain data, and put functions in config.processor`);
+    }
+    // An ES module required: its namespace (`__esModule` beside the exports, as Node gives it).
+    const only = r.script && typeof r.script === 'object' ? Object.keys(r.script).filter((k) => k !== '__esModule') : [];
+    if (only.length === 1 && only[0] === 'default') {
+      throw new UsageError(`scenario file ${file} has only a default export, which artillery run does not read (it stops with a TypeError); export its parts by name (export const config = …; export const scenarios = …) or use module.exports = { config, scenarios }`);
     }
     return r.script;
   } finally {

@@ -49,6 +49,13 @@ describe('a .js test script', () => {
     expect(prepareRunInput(validateFlags({ scenario: unset }), root, {}).script.config.tls).toEqual({});
   }, 20_000);
 
+  test('an ES module with only a default export, or one that awaits at its top level: one line each with the fix', () => {
+    const def = write('def.mjs.js', `export default { config: { target: 'http://127.0.0.1:9' }, scenarios: [] };\n`);
+    expect(() => prepareRunInput(validateFlags({ scenario: def }), root, {})).toThrow(/has only a default export, which artillery run does not read .*export const config = …/);
+    const tla = write('tla.js', `const v = await Promise.resolve(1);\nexport const config = { target: 'http://127.0.0.1:9', variables: { v } };\nexport const scenarios = [];\n`);
+    expect(() => prepareRunInput(validateFlags({ scenario: tla }), root, {})).toThrow(/does not load \(it awaits at its top level, and require, which artillery run loads it with too, cannot wait; compute those values in a processor or a before section\)/);
+  }, 20_000);
+
   test('a process it starts in the background at load time (stderr inherited) does not hold the load open', () => {
     const pidFile = path.join(dir, 'bg.pid');
     const bg = write('bg.js', `const { spawn } = require('node:child_process');\nconst c = spawn('sleep', ['30'], { stdio: 'inherit', detached: true });\nrequire('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));\nc.unref();\nmodule.exports = { config: { target: 'http://127.0.0.1:9', phases: [{ duration: 1, arrivalCount: 1 }] }, scenarios: [{ flow: [] }] };\n`);
