@@ -18,8 +18,9 @@ const MAX_PAUSE_SECONDS = 3600;
  * - `PauseTime` is at most one hour.
  *
  * The signal is looked for in the user-data of the group's launch template in the same stack: `cfn-signal` naming
- * the group's logical id as its `--resource`. A group launched from anything else (a launch configuration, a mixed
- * instances policy, an imported template) cannot be judged and is left alone. (moto runs no user-data and does not
+ * the group's logical id as its `--resource` (or the AWS CLI's `signal-resource --logical-resource-id`). For a group
+ * launched from anything else (a launch configuration, a mixed instances policy, an imported template) that part
+ * cannot be judged and is left out; the update policy's own rules hold for every group. (moto runs no user-data and does not
  * model either policy, so only the template can show this.)
  */
 export class ResourceSignalCheck implements IAspect {
@@ -29,8 +30,6 @@ export class ResourceSignalCheck implements IAspect {
     const rolling = stack.resolve(node.cfnOptions.updatePolicy?.autoScalingRollingUpdate) as Record<string, unknown> | undefined;
     const creation = stack.resolve(node.cfnOptions.creationPolicy?.resourceSignal) as Record<string, unknown> | undefined;
     if (rolling === undefined && creation === undefined) return;
-    const userData = launchTemplateUserData(node);
-    if (userData === undefined) return;
     const pause = typeof rolling?.pauseTime === 'string' ? isoSeconds(rolling.pauseTime) : undefined;
     if (pause !== undefined && pause > MAX_PAUSE_SECONDS) {
       Annotations.of(node).addError(
@@ -44,6 +43,9 @@ export class ResourceSignalCheck implements IAspect {
       );
       return;
     }
+    // Whether the instances signal is read from the user-data of an in-stack launch template only.
+    const userData = launchTemplateUserData(node);
+    if (userData === undefined) return;
     const id = stack.resolve(node.logicalId) as string;
     // cfn-signal --resource ID (or --resource=ID, or on the next line after a backslash), or the AWS CLI's
     // `aws cloudformation signal-resource … --logical-resource-id ID`.

@@ -180,7 +180,8 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   const engine = scenarioEngine(script, scenario);
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio' || engine === 'socketio-v3') : {};
+  // Polling first only for Artillery's own engine: the socketio-v3 plugin takes its options from elsewhere (config.engines).
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio') : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';

@@ -27,7 +27,8 @@ export function runProbe(probe: string, args: readonly string[], cwd: string, di
     const e = err as { signal?: string; code?: string; message: string };
     // Not our timeout: the probe was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
     if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
-    if (e.code === 'ETIMEDOUT' || e.signal) return `did not finish loading within ${timeoutMs / 1000} s`;
+    if (e.code === 'ETIMEDOUT') return `did not finish loading within ${timeoutMs / 1000} s: code at its top level that waits or loops; move it into a step or a hook`;
+    if (e.signal) return `was killed by ${e.signal} while loading`;
     const lines = fs.readFileSync(errFile, 'utf8').split('\n').map((l) => l.trim());
     return lines.find((l) => /^\w*Error\b|^Error[:[ ]/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
   } finally {

@@ -168,6 +168,14 @@ async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress)
   }
   // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
   const known = sio && !refused ? await socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) : undefined;
+  // A script that polls first (its transports, or Socket.IO's default): Socket.IO answering a fresh poll means the
+  // probe's own polling session broke between requests, not an upgrade.
+  if (known?.socketIo && spec.realtimeOptions?.transports?.[0] === 'polling') {
+    return {
+      message: `${head}: Socket.IO answers over long-polling there, but the probe's polling session did not last from one request to the next, as a server of several processes or a load balancer without sticky sessions loses it (every vuser's would break too): set transports: ["websocket"] under config.socketio, or make the target's sessions sticky`,
+      config: false,
+    };
+  }
   if (known) return { message: `${head}: ${known.why}`, config: known.config };
   // The reference target refuses a Socket.IO session without the sid cookie its GET /set-cookie hands out.
   const reference = sio && refused && !cookie && spec.httpStatusAdvisory

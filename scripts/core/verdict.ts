@@ -154,13 +154,16 @@ export interface VerdictInput {
 }
 
 /**
- * A message an engine gives for the network or the target's answer, not the script's code: a connection code anywhere
- * in it (`ECONNREFUSED`, `connect ETIMEDOUT …`, `ERR_TLS_…`), ws's `Unexpected server response: 401`, a hang-up, a
- * handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` / `timeout` — counted as `Error: xhr poll
- * error` … when a vuser's first connection fails (Artillery 2.0.34's socketio engine counts the Error itself there,
- * its message alone for a namespace's connection).
+ * A message an engine gives for the network or the target's answer, not the script's code: a connection code as Node
+ * gives it, alone or after its syscall, in its case (`ECONNREFUSED`, `connect ETIMEDOUT …`, `getaddrinfo ENOTFOUND …`,
+ * `ERR_TLS_…`; a script's `Missing ERR_LOG_PATH` is no code of theirs), ws's `Unexpected server response: 401`, a
+ * hang-up, a TLS connection dropped, a handshake that timed out, Socket.IO's `xhr poll error` / `websocket error` /
+ * `timeout` — counted as `Error: xhr poll error` … when a vuser's first connection fails (Artillery 2.0.34's socketio
+ * engine counts the Error itself there, its message alone for a namespace's connection).
  */
-const NETWORK_OR_TARGET = /\b(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b|^(Error: )?Unexpected server response|socket hang up|handshake has timed out|^(Error: )?Parse Error|Invalid WebSocket frame/i;
+const NETWORK_CODE =
+  /^(Error: )?(?:(?:connect|read|write|getaddrinfo|queryA|queryAaaa|querySrv) )?(E(CONN[A-Z]+|TIMEDOUT|SOCKETTIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|NETDOWN|NETRESET|PIPE|AI_AGAIN|AI_FAIL|NOTFOUND|PROTO|CANCELED|ADDR[A-Z]+|AFNOSUPPORT|INVAL|MFILE|NFILE|NOBUFS|NOMEM)|ERR_[A-Z_]+)\b/;
+const NETWORK_OR_TARGET = /^(Error: )?Unexpected server response|socket hang up|handshake has timed out|^(Error: )?Parse Error|Invalid WebSocket frame|^(Error: )?Client network socket disconnected before secure TLS connection was established/i;
 
 /**
  * The target's certificate or its HTTP: OpenSSL's verify codes and Node's HTTP-parser codes as Node names them, in
@@ -222,13 +225,13 @@ const BUILT_IN_CODES = /^(WS_CONNECT_FAILED|COOKIE_HTTP_\d+|COOKIE_FAILED|SUBSCR
 /**
  * The `errors.*` counters the script's own code raised (a processor's throw, `done(err)` or rejected promise, a capture
  * it asked for that failed), with their counts: Artillery counts them by message, so they are every error whose
- * message is no network or target failure ({@link NETWORK_OR_TARGET}), nor the target's answer as the run's engines
+ * message is no network or target failure ({@link NETWORK_CODE}, {@link NETWORK_OR_TARGET}), nor the target's answer as the run's engines
  * and scenario count it ({@link ErrorOrigins}). A refusal by a namespace's own middleware is counted by its message
  * alone and cannot be told from a processor's error of the same words: it is filed as the script's.
  */
 export function scriptErrors(counters: Readonly<Record<string, number>>, origins: ErrorOrigins = ALL_ORIGINS): Record<string, number> {
   const targetSide = (e: string) =>
-    NETWORK_OR_TARGET.test(e) || TLS_OR_HTTP_PARSER.test(e) || ENGINE_TARGET_SIDE.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e));
+    NETWORK_CODE.test(e) || NETWORK_OR_TARGET.test(e) || TLS_OR_HTTP_PARSER.test(e) || ENGINE_TARGET_SIDE.test(e) || SOCKET_IO_CLIENT.test(e) || (origins.socketIoEngine && SOCKET_IO_ENGINE_ERROR.test(e)) || (origins.builtInScenario && BUILT_IN_CODES.test(e));
   // The ws engine's echo of its `response timeout` (see ErrorOrigins.wsEngine): at most one `undefined` per timeout.
   const echoes = (origins.wsEngine ?? true) ? (counters['errors.response timeout'] ?? 0) : 0;
   const own = (e: string, n: number) => (e === 'undefined' ? n - Math.min(n, echoes) : targetSide(e) ? 0 : n);

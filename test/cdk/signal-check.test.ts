@@ -67,13 +67,18 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
     expect(errors(plain)).toEqual([]);
   });
 
-  test("a group launched from anything but an in-stack launch template (here a launch configuration) is not judged", () => {
-    const stack = new Stack(app, 'Lc');
-    const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
-    new autoscaling.AutoScalingGroup(stack, 'Asg', { vpc, instanceType: new ec2.InstanceType('t3.small'), machineImage: ec2.MachineImage.latestAmazonLinux2023(), minCapacity: 1, maxCapacity: 2,
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ pauseTime: Duration.minutes(5) }) });
+  test("a group launched from a launch configuration: the update policy's rules hold, whether it signals is not judged", () => {
+    const lcGroup = (id: string, props: Partial<autoscaling.AutoScalingGroupProps>) => {
+      const stack = new Stack(app, id);
+      const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
+      new autoscaling.AutoScalingGroup(stack, 'Asg', { vpc, instanceType: new ec2.InstanceType('t3.small'), machineImage: ec2.MachineImage.latestAmazonLinux2023(), minCapacity: 1, maxCapacity: 2, ...props });
+      return stack;
+    };
+    const pauseOnly = lcGroup('LcPause', { updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({ pauseTime: Duration.minutes(5) }) });
+    const waits = lcGroup('LcWaits', { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() });
     app.synth();
-    expect(errors(stack).filter((e) => /WaitOnResourceSignals|resource signals|PauseTime/.test(e))).toEqual([]);
+    expect(errors(pauseOnly)).toEqual([expect.stringMatching(/^rolling update without WaitOnResourceSignals/)]);
+    expect(errors(waits).filter((e) => /resource signals|PauseTime/.test(e))).toEqual([]);
   });
 
   test('the rig registers it and passes it (ec2 target, generators)', () => {

@@ -95,7 +95,10 @@ const badFrame = `
   });
 `;
 
-/** A Socket.IO server that drops every client 200 ms after it connected and stops listening: reconnection fails. */
+/**
+ * A Socket.IO server that drops every client 200 ms after it connected and stops listening: the client's first
+ * reconnect (50 ms later, no jitter) fails well within the vuser's 2-s think.
+ */
 const dropped = `
   const { Server } = require('socket.io');
   const http = require('node:http');
@@ -103,7 +106,7 @@ const dropped = `
   const io = new Server(server);
   io.on('connection', (s) => setTimeout(() => { io.close(); }, 200));
   server.listen(0, '127.0.0.1', () => {
-    const engine = new engines.socketio.default({ config: { target: 'http://127.0.0.1:' + server.address().port, socketio: { transports: ['websocket'] } } });
+    const engine = new engines.socketio.default({ config: { target: 'http://127.0.0.1:' + server.address().port, socketio: { transports: ['websocket'], reconnectionDelay: 50, randomizationFactor: 0 } } });
     const scenario = engine.createScenario({ flow: [{ think: 2 }] }, ee);
     scenario({ vars: {}, funcs: {} }, (err) => done({ err: err ? String(err.message || err) : null, errors }));
   });
@@ -123,6 +126,18 @@ describe.each([
   test('wrapped, the error is counted as the engine counts it and the vuser goes on to its end', async () => {
     expect((await run(body, true)).out).toEqual({ err: null, errors: counted });
   }, 30_000);
+});
+
+test('where a hook is missing (a later Artillery), the guard says so instead of reporting itself done', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const m = require(MODULE) as { callbacksOnce(e: object): void };
+  class Ws {
+    step() {}
+  }
+  class Sio {
+    createScenario() {}
+  }
+  expect(() => m.callbacksOnce({ ws: { default: Ws, _deps: { WebSocket: class {} } }, socketio: { default: Sio } })).toThrow("not found: the socketio engine's loadContextSocket()");
 });
 
 test('each wrapper is put on once', () => {

@@ -411,6 +411,23 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     const wsOnly = { config: { socketio: { transports: ['websocket'] } }, scenarios: [{ engine: 'socketio', flow: [] }] };
     expect(await probe(preflightSpec(wsOnly, target, false))).toMatchObject({ ok: false, step: 'handshake', config: false });
   }, 30_000);
+
+  test("a polling script at a target that loses polling sessions between requests (several processes, no sticky sessions): named as that, not as a dropped upgrade", async () => {
+    // Each process knows only its own sessions: every request after the handshake is answered by "another" one.
+    const target = await serve((q, s) => {
+      if (/[?&]sid=/.test(q.url ?? '')) {
+        s.statusCode = 400;
+        s.setHeader('content-type', 'application/json');
+        return s.end(JSON.stringify({ code: 1, message: 'Session ID unknown' }));
+      }
+      s.setHeader('content-type', 'text/plain; charset=UTF-8');
+      s.end('0{"sid":"abc","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}');
+    });
+    const polling = { config: {}, scenarios: [{ engine: 'socketio', flow: [{ emit: { channel: 'q', data: 'x' } }] }] };
+    const result = await probe(preflightSpec(polling, target, false));
+    expect(result).toMatchObject({ ok: false, step: 'handshake', config: false });
+    expect(result.ok ? '' : result.message).toMatch(/the probe's polling session did not last from one request to the next, .*without sticky sessions .*set transports: \["websocket"\] under config\.socketio/);
+  }, 30_000);
 });
 
 test("a WebSocket target that checks a header and a subprotocol: the probe sends the script's config.ws ones", async () => {

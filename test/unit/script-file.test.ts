@@ -73,7 +73,9 @@ describe('a probe of user code (scripts/probe-child.ts)', () => {
   test('one that ignores SIGTERM and never finishes is killed at its deadline and named', () => {
     const probe = write('stuck-probe.js', "process.on('SIGTERM', () => {});\nfor (;;) {}\n");
     const t0 = Date.now();
-    expect(runProbe(probe, [], dir, dir, 1000)).toBe('did not finish loading within 1 s');
+    expect(runProbe(probe, [], dir, dir, 1000)).toBe('did not finish loading within 1 s: code at its top level that waits or loops; move it into a step or a hook');
+    // Killed by anything else (here itself, as an OOM kill would): said as that, not as the deadline.
+    expect(runProbe(write('killed-probe.js', "process.kill(process.pid, 'SIGKILL');\n"), [], dir, dir)).toBe('was killed by SIGKILL while loading');
     expect(Date.now() - t0).toBeLessThan(8000);
   }, 10_000);
 

@@ -104,6 +104,10 @@ describe('decideVerdict', () => {
     // A send before the connection opened is a processor's doing; a script's own words that only contain those messages too.
     // Codes in their case: a script's own words that name a variable like one are the script's.
     expect(withCounters({ 'vusers.failed': 2, 'errors.Missing env CERT_PATH': 1, 'errors.cert_file not found': 1 })).toMatch(/all errors were raised by your script's own code/);
+    expect(withCounters({ 'vusers.failed': 2, 'errors.Missing ERR_LOG_PATH': 1, 'errors.err_user is empty': 1 })).toMatch(/all errors were raised by your script's own code/);
+    for (const e of ['getaddrinfo ENOTFOUND api.test', 'read ECONNRESET', 'Error: connect ECONNREFUSED 127.0.0.1:1', 'Client network socket disconnected before secure TLS connection was established']) {
+      expect([e, withCounters({ 'vusers.failed': 1, [`errors.${e}`]: 1 })]).toEqual([e, 'no generator was saturated: the figures describe the target']);
+    }
     expect(withCounters({ 'vusers.failed': 2, 'errors.WebSocket is not open: readyState 0 (CONNECTING)': 1, 'errors.my response timeout check': 1 })).toMatch(/all errors were raised by your script's own code .*"my response timeout check" ×1, "WebSocket is not open: readyState 0 \(CONNECTING\)" ×1$/);
     // Socket.IO's messages whole and in their case: a processor's own wording that starts the same way is the script's.
     expect(withCounters({ 'vusers.failed': 2, 'errors.Server error: expected 200, got 500': 1, 'errors.Timeout waiting for my reply': 1 })).toMatch(/all errors were raised by your script's own code .*"Server error: expected 200, got 500" ×1, "Timeout waiting for my reply" ×1$/);

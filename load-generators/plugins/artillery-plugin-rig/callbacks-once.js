@@ -151,6 +151,13 @@ function callbacksOnce(engines = loadEngines()) {
   stepCallbackOnce(engines.ws.default);
   errorsAfterOpen(engines.ws._deps);
   socketConnectOnce(engines.socketio.default);
+  // Each wrapper changes nothing where its hook is missing (a later Artillery): said, not reported as done.
+  const missing = [
+    [engines.ws.default?.prototype?.step, "the ws engine's step()"],
+    [engines.ws._deps?.WebSocket, "the ws engine's _deps.WebSocket"],
+    [engines.socketio.default?.prototype?.loadContextSocket, "the socketio engine's loadContextSocket()"],
+  ].filter(([fn]) => !(typeof fn === 'function' && fn[PATCHED]));
+  if (missing.length) throw new Error(`not found: ${missing.map(([, what]) => what).join(', ')}`);
 }
 
 module.exports = { stepCallbackOnce, errorsAfterOpen, socketConnectOnce, loadEngines, callbacksOnce };
