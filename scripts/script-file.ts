@@ -58,8 +58,7 @@ function readJsScript(file: string): unknown {
     if (r.notData) {
       throw new UsageError(`scenario file ${file}: ${r.notData.path || 'the exported value'} is ${r.notData.what}, which the rig cannot send to its load processes (they run a JSON copy of the script); export plain data, and put functions in config.processor`);
     }
-    // An ES module required: its namespace (`__esModule` beside the exports, as Node gives it).
-    const only = r.script && typeof r.script === 'object' ? Object.keys(r.script).filter((k) => k !== '__esModule') : [];
+    const only = r.script && typeof r.script === 'object' ? Object.keys(r.script) : [];
     if (only.length === 1 && only[0] === 'default') {
       throw new UsageError(`scenario file ${file} has only a default export, which artillery run does not read (it stops with a TypeError); export its parts by name (export const config = …; export const scenarios = …) or use module.exports = { config, scenarios }`);
     }

@@ -49,8 +49,13 @@ try {
   process.stderr.write(`${String((err && /** @type {Error} */ (err).stack) || err)}\n`);
   process.exit(1);
 }
-// `export const config …; export const scenarios …` (an ES module required) or `module.exports = { config, scenarios }`.
-const script = loaded && typeof loaded === 'object' ? { ...loaded } : loaded;
+if (!loaded || typeof loaded !== 'object') {
+  process.stderr.write(`Error: it exports ${loaded === null ? 'null' : `a ${typeof loaded}`}, not { config, scenarios }\n`);
+  process.exit(1);
+}
+// `export const config …; export const scenarios …` (an ES module required: Node's `__esModule` marker is not part of
+// the script) or `module.exports = { config, scenarios }`.
+const { __esModule: _marker, ...script } = loaded;
 const found = notData(script, '');
 const tmp = `${answerFile}.tmp`;
 fs.writeFileSync(tmp, JSON.stringify(found ? { notData: found } : { script }));

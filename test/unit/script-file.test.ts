@@ -49,6 +49,15 @@ describe('a .js test script', () => {
     expect(prepareRunInput(validateFlags({ scenario: unset }), root, {}).script.config.tls).toEqual({});
   }, 20_000);
 
+  test("an ES module's named exports are the script (Node's __esModule marker is not); a module exporting a function is named", () => {
+    const esm = write('esm-named.js', `export const config = { target: 'http://127.0.0.1:9', phases: [{ duration: 1, arrivalCount: 1 }] };\nexport const scenarios = [{ flow: [{ get: { url: '/' } }] }];\n`);
+    const input = prepareRunInput(validateFlags({ scenario: esm }), root, {});
+    expect(Object.keys(input.script)).not.toContain('__esModule');
+    expect(input.options.target).toBe('http://127.0.0.1:9');
+    const fn = write('fn-export.js', 'module.exports = function () {};\n');
+    expect(() => prepareRunInput(validateFlags({ scenario: fn }), root, {})).toThrow(/does not load \(it exports a function, not \{ config, scenarios \}\)/);
+  }, 20_000);
+
   test('an ES module with only a default export, or one that awaits at its top level: one line each with the fix', () => {
     const def = write('def.mjs.js', `export default { config: { target: 'http://127.0.0.1:9' }, scenarios: [] };\n`);
     expect(() => prepareRunInput(validateFlags({ scenario: def }), root, {})).toThrow(/has only a default export, which artillery run does not read .*export const config = …/);
