@@ -332,12 +332,9 @@ export function probeSpecFor(spec: ProbeSpec, target: string): ProbeSpec {
   return spec.realtimeOptions?.url !== undefined ? spec : { ...spec, target };
 }
 
-/**
- * How to make a polling-first script connect by websocket, said by both polling warnings (AWS, local): a scenario's
- * own `socketio:` options are spread over `config.socketio` for every vuser ({@link socketioOptions}), so a fix in
- * config alone leaves the run polling when a scenario names its own transports.
- */
-export const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
+/** How to make a polling-first script connect by websocket (load-generators/lib/probe-steps.js, where the probe reads it too). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const POLLING_FIX: string = (require('../load-generators/lib/probe-steps') as { POLLING_FIX: string }).POLLING_FIX;
 
 /**
  * Whether the script's Socket.IO clients start with HTTP long-polling (Artillery's socketio engine with the

@@ -12,7 +12,7 @@
 const dns = require('node:dns');
 const net = require('node:net');
 const { redactQuery } = require('./redact-query');
-const { PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
+const { POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -172,7 +172,7 @@ async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress)
   // probe's own polling session broke between requests, not an upgrade.
   if (known?.socketIo && spec.realtimeOptions?.transports?.[0] === 'polling') {
     return {
-      message: `${head}: Socket.IO answers over long-polling there, but the probe's polling session did not last from one request to the next, as a server of several processes or a load balancer without sticky sessions loses it (every vuser's would break too): set transports: ["websocket"] under config.socketio, or make the target's sessions sticky`,
+      message: `${head}: Socket.IO answers over long-polling there, but the probe's polling session did not last from one request to the next, as a server of several processes or a load balancer without sticky sessions loses it (every vuser's would break too): make the target's sessions sticky, or ${POLLING_FIX.charAt(0).toLowerCase()}${POLLING_FIX.slice(1)}`,
       config: false,
     };
   }

@@ -260,4 +260,11 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
   return undefined;
 }
 
-module.exports = { socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+/**
+ * How to make a polling-first script connect by websocket, said by the polling warnings (AWS, local) and the probe: a
+ * scenario's own `socketio:` options are spread over `config.socketio` for every vuser (scripts/preflight.ts
+ * socketioOptions), so a fix in config alone leaves the run polling when a scenario names its own transports.
+ */
+const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
+
+module.exports = { POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };

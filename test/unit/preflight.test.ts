@@ -426,7 +426,7 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     const polling = { config: {}, scenarios: [{ engine: 'socketio', flow: [{ emit: { channel: 'q', data: 'x' } }] }] };
     const result = await probe(preflightSpec(polling, target, false));
     expect(result).toMatchObject({ ok: false, step: 'handshake', config: false });
-    expect(result.ok ? '' : result.message).toMatch(/the probe's polling session did not last from one request to the next, .*without sticky sessions .*set transports: \["websocket"\] under config\.socketio/);
+    expect(result.ok ? '' : result.message).toMatch(/the probe's polling session did not last from one request to the next, .*without sticky sessions .*make the target's sessions sticky, or set transports: \["websocket"\] under config\.socketio, and under every scenario's/);
   }, 30_000);
 });
 
