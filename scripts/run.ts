@@ -8,6 +8,7 @@ import { CONTROL, DEFAULTS } from '../load-generators/lib/run-protocol';
 import type { AbortControl } from '../load-generators/lib/run-protocol';
 import { localStore } from '../load-generators/lib/run-store';
 import { createRunFolder, emptyFolder, removeFolders } from './adapters/run-folder';
+import { estimatePeakConcurrent } from './core/capacity';
 import { countsList } from './core/counts-list';
 import { PlanError, planLoad, profileSeconds } from './core/plan';
 import type { GeneratorSlice, Plan } from './core/plan';
@@ -126,6 +127,14 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     // Durations as Artillery strings ("20m") count too: the run's deadline is never NaN.
     phaseSeconds = profileSeconds(phases);
     sessionSeconds = expectedSessionSeconds(planned) ?? phaseSeconds;
+    // The whole machine's bound before the generator count's (a local plan of 10,000,000 also needs more generators
+    // than the machine starts, and "more than this machine holds" is the line that helps).
+    const peak = estimatePeakConcurrent(phases, sessionSeconds);
+    if (platform.maxConcurrent !== undefined && peak > platform.maxConcurrent.vusers) {
+      throw new UsageError(
+        `${peak.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
+      );
+    }
     // Several generator regions: the profile split by weight first, then each region's across its generators.
     if (isRegional(platform)) regional = planRegions({ phases, sessionSeconds, ...(options.generators !== undefined ? { generators: options.generators } : {}), regions: platform.regions });
     plan = regional?.plan ?? planLoad({
@@ -134,6 +143,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
       limits: platform.limits,
       sessionSeconds,
       maxGenerators: platform.maxGenerators,
+      ...(platform.maxGeneratorsWhy !== undefined ? { maxGeneratorsWhy: platform.maxGeneratorsWhy } : {}),
       ...(platform.arrivalCapacity ? { arrivalCapacity: platform.arrivalCapacity } : {}),
     });
   } catch (err) {
@@ -141,11 +151,6 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     throw err;
   }
   if (regional && isRegional(platform)) platform.useRegions(regional);
-  if (platform.maxConcurrent !== undefined && plan.peakConcurrent > platform.maxConcurrent.vusers) {
-    throw new UsageError(
-      `${plan.peakConcurrent.toLocaleString('en-US')} vusers at once is more than this machine holds (~${platform.maxConcurrent.vusers.toLocaleString('en-US')}: ${platform.maxConcurrent.why}); ask for fewer or run on --platform aws`,
-    );
-  }
   if (platform.oneSourceAddress && plan.peakConcurrent > platform.oneSourceAddress.vusers) {
     const { vusers, why } = platform.oneSourceAddress;
     ctx.log(

@@ -44,6 +44,15 @@ export const MEASURED = {
   targetBytesPerVuser: 36 * KiB,
 } as const;
 
+/**
+ * CPU seconds (user + system) one Artillery load process takes from its start to the end of a short run: module
+ * loading, the rig plugin, its worker thread. 12 local generators (24 load processes, 24 vusers, `npm run loadtest --
+ * --generators 12 --vusers 24 --ramp 2s --hold 1s`, 2-vCPU Intel Xeon, 2026-11-27): 89 CPU-s for the whole run, ~3.7
+ * per process; plain `artillery run` of one request: 3.5–3.6. Bounds how many local generators start before the
+ * ready deadline.
+ */
+export const ARTILLERY_START_CPU_SECONDS = 3.7;
+
 /** What the model keeps free on a generator besides the Artillery processes: OS, SSM and CloudWatch agents, the rig agent. */
 export const OS_RESERVE_BYTES = 512 * MiB;
 /** Safety factor on the measured bytes per vuser: GC keeps garbage around, so peak RSS overshoots live memory. */

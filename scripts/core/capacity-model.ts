@@ -14,7 +14,7 @@
  */
 import type { GeneratorLimits } from './capacity';
 import { capacityPerGenerator } from './capacity';
-import { AWS_NOFILE, AWS_PORT_RANGE, DEFAULT_SECONDARY_IPS, INSTANCE_TYPES, MEASURED, MEMORY_HEADROOM, MiB, OS_RESERVE_BYTES, usableOpenFiles, usablePorts } from './capacity-figures';
+import { ARTILLERY_START_CPU_SECONDS, AWS_NOFILE, AWS_PORT_RANGE, DEFAULT_SECONDARY_IPS, INSTANCE_TYPES, MEASURED, MEMORY_HEADROOM, MiB, OS_RESERVE_BYTES, usableOpenFiles, usablePorts } from './capacity-figures';
 import type { InstanceSpec, Measurements, ModelledGenerator } from './capacity-figures';
 import { secondaryIpsProblem } from '../../lib/instance-types';
 
@@ -224,6 +224,27 @@ export function localGenerator(machine: LocalMachine, m: Measurements = MEASURED
     socketsPerVuser: 1,
   };
   return { limits, capacity: capacityPerGenerator(limits), arrivalsPerSecond: arrivalsPerSecond(processes, m, true), heapLimitMiB: heapLimitMiB(machine.freeMemoryBytes * LOCAL_MEMORY_SHARE, processes, 0) };
+}
+
+/**
+ * Most local generators this machine runs, and why: every one starts `cores` Artillery processes on the same machine.
+ * - memory: their base RSS fits the generators' share of free memory ({@link LOCAL_MEMORY_SHARE}), as one
+ *   generator's limits assume;
+ * - start-up: all of them load within half of the ready deadline on these cores, each taking
+ *   {@link ARTILLERY_START_CPU_SECONDS} (past it the run would stop as "not ready", exit 3).
+ * More local generators than cores add no arrival rate (they share the cores), so the bound costs nothing but a test
+ * of many generators, which is what `--platform aws` is for.
+ */
+export function localMaxGenerators(machine: LocalMachine, readyTimeoutMs: number, m: Measurements = MEASURED): { readonly count: number; readonly why: string } {
+  const processes = Math.max(1, machine.cores);
+  const byMemory = Math.floor((machine.freeMemoryBytes * LOCAL_MEMORY_SHARE) / (processes * m.artilleryBaseRssBytes));
+  const byStart = Math.floor((machine.cores * (readyTimeoutMs / 1000) * 0.5) / (processes * ARTILLERY_START_CPU_SECONDS));
+  const count = Math.max(1, Math.min(byMemory, byStart));
+  const each = `each runs ${processes} Artillery process${processes === 1 ? '' : 'es'}`;
+  const why = byMemory <= byStart
+    ? `this machine's memory: ${each} of ~${Math.round(m.artilleryBaseRssBytes / MiB)} MiB, and local generators share half of its ${(machine.freeMemoryBytes / 2 ** 30).toFixed(1)} GiB free`
+    : `this machine's ${machine.cores} core${machine.cores === 1 ? '' : 's'}: ${each}, ~${ARTILLERY_START_CPU_SECONDS} CPU-s to start, and all must be ready within ${readyTimeoutMs / 1000} s`;
+  return { count, why };
 }
 
 /** One row of the capacity table in README.md. */

@@ -46,6 +46,8 @@ export interface PlanRequest {
   sessionSeconds: number;
   /** refuse plans needing more generators than this */
   maxGenerators?: number;
+  /** What sets maxGenerators, for the refusal (e.g. "this machine's memory: …"). */
+  maxGeneratorsWhy?: string;
   /**
    * How fast generators create vusers. A soft bound: the planner adds generators for it (never past
    * maxGenerators) and warns where the plan cannot keep up; concurrency stays the hard bound.
@@ -153,9 +155,12 @@ export function planLoad(req: PlanRequest): Plan {
   const forRate = arrivals?.perGenerator ? Math.ceil(rate / arrivals.perSecond) : 1;
   const m = req.generators ?? Math.max(needed, Math.min(forRate, req.maxGenerators ?? forRate));
   if (req.maxGenerators !== undefined && m > req.maxGenerators) {
+    const why = req.maxGeneratorsWhy ? `; ${req.maxGeneratorsWhy}` : '';
     throw new PlanError(
       'max-generators',
-      `${fmt(peak)} peak concurrent vusers need ${fmt(m)} generators but at most ${fmt(req.maxGenerators)} are allowed (${limitText()}); lower the load, raise the generator limit or the per-generator limits`,
+      req.generators !== undefined && needed <= req.maxGenerators
+        ? `--generators ${fmt(m)} is more than the ${fmt(req.maxGenerators)} generators allowed here${why}; pass --generators ${fmt(req.maxGenerators)} or fewer`
+        : `${fmt(peak)} peak concurrent vusers need ${fmt(needed)} generators but at most ${fmt(req.maxGenerators)} are allowed (${limitText()}${why}); lower the load, raise the generator limit or the per-generator limits`,
       needed,
     );
   }

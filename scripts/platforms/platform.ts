@@ -60,6 +60,8 @@ export interface Platform {
   readonly arrivalCapacity?: ArrivalCapacity;
   /** Most generators the platform can start (aws: the stack's maxGenerators). */
   readonly maxGenerators?: number;
+  /** What sets maxGenerators, said when a plan needs more (local: this machine's memory or cores). */
+  readonly maxGeneratorsWhy?: string;
   /** Most vusers the whole platform holds at once, and why (local: this machine's memory); undefined: no bound. */
   readonly maxConcurrent?: { readonly vusers: number; readonly why: string };
   /**

@@ -83,6 +83,9 @@ const cases: Case[] = [
   { name: '--plateau 30d', args: () => ['--vusers', '5', '--plateau', '30d'], mentions: /--plateau 30d is longer than/ },
   { name: '--plateau with --hold', args: () => ['--vusers', '5', '--hold', '5s', '--plateau', '5s'], mentions: /--plateau only applies with --vusers and without --hold/ },
   // An absurd local plan: refused with this machine's limit, pointing to AWS.
+  // More local generators than the machine starts (each is `cores` Artillery processes of ~290 MiB, ~3.7 CPU-s to
+  // start): 500 used to start 1,000 processes and stop at the ready deadline, or run the machine out of memory.
+  { name: '--generators 500 locally', args: () => ['--platform', 'local', '--vusers', '500', '--generators', '500'], mentions: /^error: --generators 500 is more than the \d+ generators allowed here; this machine's (memory|\d+ cores?): each runs \d+ Artillery process(es)?\b.*; pass --generators \d+ or fewer$/ },
   { name: '--vusers 10000000 locally', args: () => ['--platform', 'local', '--vusers', '10000000'], mentions: /10,000,000 vusers at once is more than this machine holds \(~[\d,]+: .*GiB free.*\); ask for fewer or run on --platform aws/ },
   // `npm run loadtest --vusers 300` (no "--"): npm keeps the flag and hands over only "300".
   {

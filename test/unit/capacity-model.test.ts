@@ -10,6 +10,7 @@ import {
   effectiveSourceAddresses,
   capacityTable,
   localGenerator,
+  localMaxGenerators,
   plannedBytesPerVuser,
   usableOpenFiles,
   usablePorts,
@@ -81,6 +82,15 @@ describe('capacity model', () => {
     const g = localGenerator(LOCAL_2CORE);
     expect(g.limits.sourceAddresses).toBe(2);
     expect(g.capacity).toEqual({ vusers: 2 * (18_000 - RESERVED_FILES), binding: 'openFiles' });
+  });
+
+  test('local generators: as many as start within half the ready deadline on these cores, or fit half the free memory', () => {
+    // 2 cores, 20 GiB free: memory holds floor(10 GiB / (2 × 290 MiB)) = 17; start-up floor(2 × 60 / (2 × 3.7)) = 16.
+    expect(localMaxGenerators(LOCAL_2CORE, 120_000)).toEqual({ count: 16, why: expect.stringMatching(/^this machine's 2 cores: each runs 2 Artillery processes, ~3\.7 CPU-s to start, and all must be ready within 120 s$/) });
+    const small = localMaxGenerators({ ...LOCAL_2CORE, freeMemoryBytes: 4 * 2 ** 30 }, 120_000);
+    expect(small).toEqual({ count: 3, why: expect.stringMatching(/^this machine's memory: each runs 2 Artillery processes of ~290 MiB, and local generators share half of its 4\.0 GiB free$/) });
+    // Never below one: a machine too small for even one generator is the capacity check's to refuse.
+    expect(localMaxGenerators({ ...LOCAL_2CORE, freeMemoryBytes: 2 ** 28 }, 120_000).count).toBe(1);
   });
 
   test('local: little free memory makes memory bind', () => {

@@ -298,6 +298,14 @@ describe('capacity', () => {
     }
   });
 
+  test('a forced --generators past the limit is refused as such, with the limit and why', () => {
+    const req = { phases: [{ duration: 10, arrivalCount: 50 }], limits: roomy, sessionSeconds: 60, maxGenerators: 4, maxGeneratorsWhy: "this machine's memory: …" };
+    expect(() => planLoad({ ...req, generators: 40 })).toThrow(
+      expect.objectContaining({ kind: 'max-generators', message: "--generators 40 is more than the 4 generators allowed here; this machine's memory: …; pass --generators 4 or fewer" }),
+    );
+    expect(planLoad({ ...req, generators: 4 }).generators).toHaveLength(4);
+  });
+
   test('more generators than allowed is refused with the count needed', () => {
     expect(() => planLoad({ phases: [{ duration: 10, arrivalCount: 5000 }], limits: roomy, sessionSeconds: 60, maxGenerators: 4 })).toThrow(
       expect.objectContaining({ kind: 'max-generators', generatorsNeeded: 5 }),

@@ -9,7 +9,7 @@ import { aliasReaches } from '../../../load-generators/lib/source-addresses';
 import type { MachineLimits } from '../../adapters/system-limits';
 import { targetMetricsSource } from '../../adapters/target-metrics';
 import type { TargetHandle } from '../../contracts';
-import { localGenerator, usablePorts } from '../../core/capacity-model';
+import { localGenerator, localMaxGenerators, usablePorts } from '../../core/capacity-model';
 import type { Plan } from '../../core/plan';
 import type { RunOptions } from '../../options';
 import { POLLING_FIX, preflightHere } from '../../preflight';
@@ -91,6 +91,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
   const { limits, arrivalsPerSecond } = localGenerator(machine);
   const processes = limits.processes;
   const aliasBlock = opts.aliasBlock ?? randomInt(1, 255);
+  const maxLocal = localMaxGenerators(machine, LOCAL_TIMINGS.readyTimeoutMs);
   const oneAddressWhy = oneSourceAddressWhy(opts.userScript === true, options.target ?? opts.scriptTarget);
   // The built-in connect flow's token, which the preflight sends as a vuser would.
   const authToken = opts.env.RIG_SECRET_AUTH_TOKEN || undefined;
@@ -125,6 +126,8 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     limits,
     // Local generators share this machine's cores: more of them add no arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond, perGenerator: false },
+    maxGenerators: maxLocal.count,
+    maxGeneratorsWhy: maxLocal.why,
     portRange: machine.ephemeralPorts,
     ...(oneAddressWhy ? { oneSourceAddress: { vusers: usablePorts(machine.ephemeralPorts), why: oneAddressWhy } } : {}),
     // Every local generator shares this machine's memory: the whole machine holds one generator's memory bound.
