@@ -244,6 +244,7 @@ export function validateFlags(raw: RawFlags): RunOptions {
   }
   let targetPort = 0;
   if (raw.targetPort !== undefined) {
+    if (/^\s*\d+\s*$/.test(raw.targetPort) && Number(raw.targetPort) > 65535) throw new UsageError(`--target-port ${raw.targetPort.trim()} is not a port; pass one from 1 to 65535, or leave it out for any free port`);
     targetPort = parsePositiveInt('--target-port', raw.targetPort, 65535, '3000');
   }
   if (raw.target !== undefined && raw.target.trim() !== 'reference' && raw.targetPort !== undefined) {

@@ -47,7 +47,8 @@ export function startLocalTarget(opts: LocalTargetOptions): Promise<TargetHandle
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      if (code === 2) reject(new UsageError(lastLine(stderr) || `the local target's port ${opts.port} is unavailable; pick another with --target-port`));
+      // The target app names its own setting (PORT, for `npm start`); started by the rig, the port is --target-port.
+      if (code === 2) reject(new UsageError(lastLine(stderr).replace('pass another PORT', 'pass another --target-port (or none, for any free port)') || `the local target's port ${opts.port} is unavailable; pick another with --target-port`));
       else reject(new RigError(`the local target exited with code ${code} before listening: ${lastLine(stderr)}`));
     });
   });
