@@ -252,6 +252,10 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
   if (res.status === 200 && /^0\{"sid"/.test(res.head)) {
     return { why: 'Socket.IO answers over HTTP long-polling at that path, so the WebSocket upgrade is what fails: a proxy or load balancer that drops upgrades, or a server that allows only polling', config: false, socketIo: true };
   }
+  // Engine.IO 3 (Socket.IO 2.x) frames its polling packets with their length (`97:0{"sid"…`), and answers EIO=4 so too.
+  if (res.status === 200 && /^\d+:0\{"sid"/.test(res.head)) {
+    return { why: `Socket.IO 2.x answers at ${path}/ (Engine.IO 3's length-prefixed handshake "${res.head.split('{')[0]}{…"), and Artillery's Socket.IO client (4.x) cannot connect to it (plain artillery run fails every vuser alike): upgrade the server to Socket.IO 3 or later (allowEIO3: true keeps its 2.x clients)`, config: true };
+  }
   if (res.status === 404) return { why: `nothing answers at ${path}/ (HTTP 404): the target is not a Socket.IO server, or it serves Socket.IO under another path (--var socketPath=/path)`, config: true };
   if (res.status >= 200 && res.status < 300) {
     const body = JSON.stringify(res.head.slice(0, 40));

@@ -387,6 +387,23 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
   });
 
+  test('a Socket.IO 2.x server: named, with the upgrade to make (was: "not a Socket.IO server, or the path is wrong")', async () => {
+    // Engine.IO 3's polling handshake, byte for byte as socket.io 2.5.1 answers GET /socket.io/?EIO=4&transport=polling.
+    const target = await serve((q, s) => {
+      if (!q.url?.startsWith('/socket.io/')) return s.writeHead(404).end();
+      s.setHeader('content-type', 'text/plain; charset=UTF-8');
+      s.end('97:0{"sid":"3IOqjoLIRKcl8n71AAAA","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000}2:40');
+    });
+    const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+    expect(result).toMatchObject({
+      ok: false,
+      step: 'handshake',
+      config: true,
+      message: expect.stringMatching(/Socket\.IO 2\.x answers at \/socket\.io\/ \(Engine\.IO 3's length-prefixed handshake "97:0\{…"\), and Artillery's Socket\.IO client \(4\.x\) cannot connect to it .*: upgrade the server to Socket\.IO 3 or later/),
+    });
+    expect(result.ok === false && result.message).not.toMatch(/sticky|not a Socket\.IO server/);
+  });
+
   test('nothing at the path (404): config error naming --var socketPath', async () => {
     const target = await serve((_q, s) => {
       s.statusCode = 404;
