@@ -59,7 +59,7 @@ export class RigNetwork extends Construct {
     const maxAzs = props.maxAzs ?? RIG_AZS;
     const nat = props.egress === 'nat';
     // One NAT gateway per zone, each with an Elastic IP the stack owns (its address is an output the target admits).
-    // A NAT gateway holds 55,000 simultaneous connections per address to one destination address:port (docs/aws.md).
+    // A NAT gateway holds 55,000 simultaneous connections per address to one destination address:port (docs/aws-regions.md).
     this.egressAddresses = nat
       ? Array.from({ length: maxAzs }, (_, i) => new ec2.CfnEIP(this, `NatAddress${i}`, { domain: 'vpc', tags: [{ key: 'Name', value: `loadtest-rig generator egress ${i}` }] }))
       : [];

@@ -1,4 +1,4 @@
-import { Annotations, IAspect, Stack } from 'aws-cdk-lib';
+import { Annotations, IAspect, Stack, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
@@ -17,8 +17,9 @@ const MAX_PAUSE_SECONDS = 3600;
  *   `cfn-signal` (or `SignalResource`) for it can never be created or updated;
  * - `PauseTime` is at most one hour.
  *
- * The signal is looked for in the user-data of the group's launch template in the same stack: `cfn-signal` naming
- * the group's logical id as its `--resource` (or the AWS CLI's `signal-resource --logical-resource-id`). For a group
+ * The signal is looked for in the user-data of the group's launch template in the same stack, as one shell command
+ * whose own arguments name this stack, this group and this region ({@link signalCommands}): `cfn-signal --stack
+ * --resource --region`, or the AWS CLI's `cloudformation signal-resource --stack-name --logical-resource-id`. For a group
  * launched from anything else (a launch configuration, a mixed instances policy, an imported template) that part
  * cannot be judged and is left out; the update policy's own rules hold for every group. (moto runs no user-data and does not
  * model either policy, so only the template can show this.)
@@ -46,17 +47,159 @@ export class ResourceSignalCheck implements IAspect {
     // Whether the instances signal is read from the user-data of an in-stack launch template only.
     const userData = launchTemplateUserData(node);
     if (userData === undefined) return;
-    const id = stack.resolve(node.logicalId) as string;
-    // cfn-signal --resource ID (or --resource=ID, or on the next line after a backslash), or the AWS CLI's
-    // `aws cloudformation signal-resource … --logical-resource-id ID`.
-    const signals = new RegExp(`(cfn-signal[^]*--resource|signal-resource[^]*--logical-resource-id)(=|\\s|\\\\)+${id}\\b`).test(userData);
-    if (!signals) {
+    const want = signalTarget(stack, stack.resolve(node.logicalId) as string);
+    const judged = signalCommands(userData).map((c) => ({ c, problems: signalProblems(c, want) }));
+    if (!judged.some((j) => j.problems.length === 0)) {
+      const closest = judged.sort((a, b) => a.problems.length - b.problems.length)[0];
       Annotations.of(node).addError(
-        `the group waits for resource signals, but its launch template's user-data never signals it (no cfn-signal --resource ${id}): ` +
+        `the group waits for resource signals, but its launch template's user-data never signals it (no cfn-signal --stack ${want.stacks[0]} --resource ${want.resource} --region ${want.regions[0]}` +
+          `${closest ? `; the closest, ${closest.c.program}, has ${closest.problems.join(', ')}` : ''}): ` +
           'every create and rolling update would fail at the signal deadline; add userData.addSignalOnExitCommand(group) to the user-data',
       );
     }
   }
+}
+
+/** What a signal for one group must name: the stack (by name or id), the group's logical id, the stack's region. */
+interface SignalTarget {
+  readonly stacks: readonly string[];
+  readonly resource: string;
+  readonly regions: readonly string[];
+  /** cfn-signal's region when it is given none (helper scripts reference: `--region`, "Default: us-east-1"). */
+  readonly defaultRegionOk: boolean;
+}
+
+function signalTarget(stack: Stack, resource: string): SignalTarget {
+  // As the rendered user-data shows them: a literal, or a pseudo parameter as `${AWS::…}` (see rendered()).
+  const region = Token.isUnresolved(stack.region) ? undefined : stack.region;
+  const name = Token.isUnresolved(stack.stackName) ? undefined : stack.stackName;
+  return {
+    stacks: [...(name ? [name] : []), '${AWS::StackName}', '${AWS::StackId}'],
+    resource,
+    regions: [...(region ? [region] : []), '${AWS::Region}'],
+    defaultRegionOk: region === 'us-east-1',
+  };
+}
+
+/** A signalling command of the user-data and the options it was given (quotes removed). */
+interface SignalCommand {
+  readonly program: 'cfn-signal' | 'signal-resource';
+  readonly stack?: string;
+  readonly resource?: string;
+  readonly region?: string;
+}
+
+/**
+ * What keeps one command from signalling the group, each said as the command has it; none when it signals it. The
+ * rules (CloudFormation User Guide, "CloudFormation helper scripts reference", cfn-signal; AWS CLI reference,
+ * `cloudformation signal-resource`): the stack may be named by name or id; cfn-signal's `--region` defaults to
+ * us-east-1, so without it the signal goes to another region's endpoint unless the stack is in us-east-1; the AWS
+ * CLI's region, when not given, comes from its environment, which the template does not show, so only a given one
+ * is judged.
+ */
+function signalProblems(c: SignalCommand, want: SignalTarget): string[] {
+  const problems: string[] = [];
+  if (c.resource !== want.resource) problems.push(c.resource === undefined ? 'no resource' : `resource ${c.resource}`);
+  if (c.stack === undefined || !want.stacks.includes(c.stack)) problems.push(c.stack === undefined ? 'no stack' : `stack ${c.stack}`);
+  if (c.region === undefined) {
+    if (c.program === 'cfn-signal' && !want.defaultRegionOk) problems.push('no --region (cfn-signal then signals us-east-1)');
+  } else if (!want.regions.includes(c.region)) problems.push(`region ${c.region}`);
+  return problems;
+}
+
+/** Option spellings of each signalling command, to the field they set. */
+const SIGNAL_OPTIONS: Record<SignalCommand['program'], Record<string, 'stack' | 'resource' | 'region'>> = {
+  'cfn-signal': { '--stack': 'stack', '-s': 'stack', '--resource': 'resource', '-r': 'resource', '--region': 'region' },
+  'signal-resource': { '--stack-name': 'stack', '--logical-resource-id': 'resource', '--region': 'region' },
+};
+
+/** Words that may stand before a command's program: shell keywords, and wrappers that run the rest as a command. */
+const LEADING = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'time', 'sudo', 'exec', 'command', 'nohup']);
+
+/**
+ * The `cfn-signal` and `aws … cloudformation signal-resource` commands of a rendered user-data script, each with the
+ * options it was given. Read as the shell reads it, line by line: a backslash-newline joins two lines, a `#` starting
+ * a word comments out the rest of the line, quotes group words, and `;`, `&`, `|`, `(`, `)`, `{`, `}` end a command
+ * (`$(…)` and `${…}` stay inside their word). The program is the first word after variable assignments, shell keywords
+ * and wrappers (`sudo`, `retry <n>`, `timeout <t>`); text inside an `echo`, a comment or another command's
+ * arguments is never a signal.
+ */
+export function signalCommands(script: string): SignalCommand[] {
+  const found: SignalCommand[] = [];
+  for (const words of shellCommands(script)) {
+    let i = 0;
+    for (;;) {
+      const w = words[i];
+      if (w === undefined) break;
+      if (LEADING.has(w) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i += 1;
+      else if ((w === 'retry' || w === 'timeout') && words[i + 1] !== undefined) i += 2;
+      else break;
+    }
+    const program = words[i]?.split('/').pop();
+    const args = words.slice(i + 1);
+    const kind = program === 'cfn-signal' ? 'cfn-signal' : program === 'aws' && args.join(' ').includes('cloudformation signal-resource') ? 'signal-resource' : undefined;
+    if (!kind) continue;
+    const command: { program: SignalCommand['program'] } & Partial<Record<'stack' | 'resource' | 'region', string>> = { program: kind };
+    for (let k = 0; k < args.length; k++) {
+      const arg = args[k] as string;
+      const eq = arg.indexOf('=');
+      const field = SIGNAL_OPTIONS[kind][eq > 0 && arg.startsWith('--') ? arg.slice(0, eq) : arg];
+      if (!field) continue;
+      const value = eq > 0 && arg.startsWith('--') ? arg.slice(eq + 1) : args[++k];
+      if (value !== undefined) command[field] = value;
+    }
+    found.push(command);
+  }
+  return found;
+}
+
+/** A script's simple commands, each as its words with quotes removed (see {@link signalCommands}). */
+function shellCommands(script: string): string[][] {
+  const out: string[][] = [];
+  for (const line of script.replace(/\\\r?\n/g, ' ').split('\n')) {
+    let words: string[] = [];
+    let word = '';
+    let inWord = false;
+    let quote: string | undefined;
+    const endWord = (): void => {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    };
+    const endCommand = (): void => {
+      endWord();
+      if (words.length) out.push(words);
+      words = [];
+    };
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i] as string;
+      if (quote) {
+        if (c === quote) quote = undefined;
+        else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
+        else word += c;
+      } else if (c === "'" || c === '"') {
+        quote = c;
+        inWord = true;
+      } else if (c === '\\' && i + 1 < line.length) {
+        word += line[++i];
+        inWord = true;
+      } else if (c === '$' && (line[i + 1] === '(' || line[i + 1] === '{')) {
+        const close = line.indexOf(line[i + 1] === '(' ? ')' : '}', i);
+        const end = close < 0 ? line.length - 1 : close;
+        word += line.slice(i, end + 1);
+        inWord = true;
+        i = end;
+      } else if (c === '#' && !inWord) break;
+      else if (c === ' ' || c === '\t') endWord();
+      else if (';&|(){}'.includes(c)) endCommand();
+      else {
+        word += c;
+        inWord = true;
+      }
+    }
+    endCommand();
+  }
+  return out;
 }
 
 /**

@@ -32,6 +32,7 @@ const { controlWatcher } = require('./lib/agent-control');
 const { endRun } = require('./lib/agent-end');
 const { storeFailure, storeTolerance } = require('./lib/store-tolerance');
 const { sourceAddressesFor } = require('./lib/source-addresses');
+const { installedOsPackages } = require('./lib/os-packages');
 
 /** @param {string} msg @returns {never} */
 function usage(msg) {
@@ -118,8 +119,10 @@ async function main(clock) {
 
   // 1. Ready once every load process has a thread waiting at the barrier.
   if (await sup.waitReady((k) => keys.artilleryLog(k), undefined, (k) => Boolean(scripts[k] && scripts[k].before))) {
+    // The OS package builds this generator's boot recorded (AWS): the run folder says which CloudWatch agent it ran.
+    const osPackages = installedOsPackages(__dirname);
     /** @type {import('./lib/run-protocol').ReadyMarker} */
-    const ready = { at: clock.now(), pid: process.pid, host: os.hostname(), processes: sup.procs.length, notes };
+    const ready = { at: clock.now(), pid: process.pid, host: os.hostname(), processes: sup.procs.length, notes, ...(osPackages ? { osPackages } : {}) };
     await writes.settle(() => store.put(keys.ready, JSON.stringify(ready)));
   }
 

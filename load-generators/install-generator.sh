@@ -3,7 +3,8 @@
 #   - the agent's npm dependencies with `npm ci`: the exact tree of <agent-dir>/package-lock.json, cut by the
 #     CDK app from the repository's own lockfile (lib/agent-lockfile.ts), every tarball integrity-checked;
 #     Artillery without its Playwright browser download
-#   - the CloudWatch agent: memory, established TCP connections and open files, per generator group
+#   - the CloudWatch agent: memory, established TCP connections and open files, per generator group; the installed
+#     build of it (and of ethtool) is recorded in <agent-dir>/os-packages.txt (record-os-packages.sh)
 # Network steps are retried with exponential backoff (a registry or mirror hiccup must not fail a boot).
 #
 # usage: install-generator.sh <agent-dir>
@@ -41,6 +42,8 @@ node -e "require.resolve('artillery/package.json')" # fails the boot early if th
 
 # --- CloudWatch agent; ethtool for the ENA network-allowance counters the health samples read ------------
 retry 5 dnf install -y amazon-cloudwatch-agent ethtool
+# Unpinned (the AMI's locked repository decides the build): record which build this instance got.
+bash "$(dirname "$0")/record-os-packages.sh" "$AGENT_DIR" amazon-cloudwatch-agent ethtool
 CW_CONFIG=/opt/aws/amazon-cloudwatch-agent/etc/loadtest-rig.json
 # Aggregated by AutoScalingGroupName so the dashboard shows the fleet without knowing instance ids.
 # The dashboard and the report read only that rollup, which has exactly {AutoScalingGroupName}: per instance,

@@ -95,7 +95,7 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
       signals: autoscaling.Signals.waitForMinCapacity({ timeout: TARGET_BOOT_TIME }),
       // A new app asset changes the launch template; roll the instances so the change is deployed.
       // CloudFormation requires MinInstancesInService < MaxSize, so a fixed 1/1 group drops to 0: its old instance
-      // goes first and the target is down for the new one's boot (docs/aws.md).
+      // goes first and the target is down for the new one's boot (docs/aws-deploy.md).
       updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
         maxBatchSize: 1,
         minInstancesInService: Math.min(props.minCapacity, props.maxCapacity - 1),

@@ -53,7 +53,11 @@
 /** control/heartbeat.json @typedef {{ at: number }} Heartbeat */
 /** control/start.json (and the spool's start.json) @typedef {{ startAt: number }} StartControl */
 /** control/abort.json @typedef {{ at: number, reason: string }} AbortControl */
-/** generators/<id>/ready.json @typedef {{ at: number, pid?: number, host?: string, processes?: number, notes?: string[] }} ReadyMarker */
+/**
+ * generators/<id>/ready.json. `osPackages`: the builds of the OS packages the generator's boot installed unpinned
+ * (name → version-release.arch, lib/os-packages.js), on AWS generators only.
+ * @typedef {{ at: number, pid?: number, host?: string, processes?: number, notes?: string[], osPackages?: Record<string, string> }} ReadyMarker
+ */
 /** generators/<id>/error.json @typedef {{ at: number, message: string }} ErrorMarker */
 /**
  * generators/<id>/done.json. `askedExitCodes`: per load process, the exit code a plugin asked Artillery for at the end

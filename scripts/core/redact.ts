@@ -62,5 +62,5 @@ export function redactText(text: string): string {
  */
 export function storedCredentialsProblem(platform: 'local' | 'aws', target: string | undefined): string | undefined {
   if (platform !== 'aws' || target === undefined || redactUrl(target) === target) return undefined;
-  return `target ${redactUrl(target)} carries credentials or query values, which on --platform aws would be stored in the run's S3 slices; pass the URL without them and give the secret through the secrets path (/loadtest-rig/secrets/, read as RIG_SECRET_<NAME>; see docs/aws.md)`;
+  return `target ${redactUrl(target)} carries credentials or query values, which on --platform aws would be stored in the run's S3 slices; pass the URL without them and give the secret through the secrets path (/loadtest-rig/secrets/, read as RIG_SECRET_<NAME>; see docs/aws-security.md)`;
 }

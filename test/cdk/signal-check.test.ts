@@ -1,4 +1,4 @@
-import { App, Aspects, Duration, Stack } from 'aws-cdk-lib';
+import { App, Aspects, Aws, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -8,9 +8,10 @@ import { buildTestRig, targetOf } from './helpers';
 
 /**
  * A group from a launch template whose user-data echoes and signals the group: CDK's cfn-signal (`true`), the same
- * with `--resource` and its id on two lines, the AWS CLI's signal-resource, or not at all (`false`).
+ * with `--resource` and its id on two lines, the AWS CLI's signal-resource, not at all (`false`), or the given lines
+ * (`STACK`, `ID` and `REGION` in them replaced by the stack's name, the group's logical id and the stack's region).
  */
-function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, signal: boolean | 'split' | 'cli'): Stack {
+function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, signal: boolean | 'split' | 'cli' | string[]): Stack {
   const stack = new Stack(app, `S${app.node.children.length}`);
   const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
   const userData = ec2.UserData.forLinux();
@@ -22,6 +23,7 @@ function group(app: App, props: Partial<autoscaling.AutoScalingGroupProps>, sign
   if (signal === true) userData.addSignalOnExitCommand(asg);
   if (signal === 'split') userData.addCommands(`/opt/aws/bin/cfn-signal --stack ${stack.stackName} --resource \\`, `  ${id} --region ${stack.region} -e $?`);
   if (signal === 'cli') userData.addCommands(`aws cloudformation signal-resource --stack-name ${stack.stackName} --logical-resource-id ${id} --unique-id $(hostname) --status SUCCESS`);
+  if (Array.isArray(signal)) userData.addCommands(...signal.map((l) => l.replace(/\bSTACK\b/g, stack.stackName).replace(/\bID\b/g, id).replace(/\bREGION\b/g, stack.region)));
   return stack;
 }
 
@@ -49,7 +51,44 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
   test('fails a group that waits for signals its user-data never sends: every create and update would fail at the deadline', () => {
     const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, false);
     app.synth();
-    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it \(no cfn-signal --resource Asg\w+\): .*; add userData\.addSignalOnExitCommand\(group\)/)]);
+    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it \(no cfn-signal --stack S\d+ --resource Asg\w+ --region \$\{AWS::Region\}\): .*; add userData\.addSignalOnExitCommand\(group\) to the user-data$/)]);
+  });
+
+  // A signal counts only as one command's own arguments: cfn-signal (AWS CloudFormation helper scripts reference,
+  // "cfn-signal") needs --stack (-s) and --resource (-r), and its --region defaults to us-east-1, not the instance's
+  // region; the AWS CLI's signal-resource needs --stack-name and --logical-resource-id. Each near miss below names the
+  // group somewhere in the user-data, which the loose match (any cfn-signal, then --resource ID anywhere after) took.
+  test.each([
+    ['another command on the same line names the group', ['/opt/aws/bin/cfn-signal --stack STACK --resource Other --region REGION -e $?; echo --resource ID']],
+    ['cfn-signal only in a comment, the group named by another tool', ['# cfn-signal comes with the image', 'some-tool --resource ID']],
+    ['a cfn-signal for the group only inside an echo', ["echo 'later: /opt/aws/bin/cfn-signal --stack STACK --resource ID --region REGION'"]],
+    ['cfn-signal for the group in another stack', ['/opt/aws/bin/cfn-signal --stack OtherStack --resource ID --region REGION -e $?']],
+    ["cfn-signal without --region (it signals us-east-1's endpoint, not the stack's region)", ['/opt/aws/bin/cfn-signal --stack STACK --resource ID -e $?']],
+    ['cfn-signal for the group in another region', ['/opt/aws/bin/cfn-signal --stack STACK --resource ID --region eu-west-1 -e $?']],
+    ['signal-resource for the group in another stack', ['aws cloudformation signal-resource --stack-name OtherStack --logical-resource-id ID --unique-id $(hostname) --status SUCCESS']],
+  ])('fails a near miss: %s', (_, lines) => {
+    const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, lines);
+    app.synth();
+    expect(errors(stack)).toEqual([expect.stringMatching(/waits for resource signals, but its launch template's user-data never signals it/)]);
+  });
+
+  test('the line names what the closest signal gets wrong', () => {
+    const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity() }, ['/opt/aws/bin/cfn-signal --stack OtherStack --resource ID -e $?']);
+    app.synth();
+    expect(errors(stack)).toEqual([expect.stringMatching(/never signals it \(no cfn-signal --stack S\d+ --resource Asg\w+ --region \$\{AWS::Region\}; the closest, cfn-signal, has stack OtherStack, no --region \(cfn-signal then signals us-east-1\)\): every create/)]);
+  });
+
+  test('passes the forms cfn-signal and signal-resource take: --opt=value, short options, quoted values, the stack\'s own pseudo parameters, a wrapper', () => {
+    const waits = { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() };
+    const stacks = [
+      group(app, waits, ['/opt/aws/bin/cfn-signal --stack=STACK --resource=ID --region=REGION -e 0']),
+      group(app, waits, ['cfn-signal -s STACK -r ID --region REGION --reason "boot done; app up" -e 0 || echo not accepted']),
+      group(app, waits, ['/opt/aws/bin/cfn-signal -e 0 --region "REGION" --stack \'STACK\' --resource ID']),
+      group(app, waits, [`sudo /opt/aws/bin/cfn-signal --stack ${Aws.STACK_NAME} --resource ID --region ${Aws.REGION} -e 0`]),
+      group(app, waits, [`aws cloudformation signal-resource --stack-name ${Aws.STACK_ID} --logical-resource-id ID --unique-id i-1 --status SUCCESS --region REGION`]),
+    ];
+    app.synth();
+    for (const st of stacks) expect([st.stackName, errors(st)]).toEqual([st.stackName, []]);
   });
 
   test('fails a PauseTime over CloudFormation\'s one-hour maximum', () => {

@@ -17,7 +17,7 @@ import type { AwsApi } from './clients';
  */
 const EXCLUDED = (rel: string): boolean => rel.split('/').some((part) => part === 'node_modules' || part.startsWith('.') || part === 'cdk.out') || rel.endsWith('.log');
 
-/** What ships is said in one place: docs/aws.md "What ships to the generators". */
+/** What ships is said in one place: docs/aws-run.md "What ships to the generators". */
 export const LEFT_OUT = 'node_modules, hidden files and folders, cdk.out, run folders and *.log stay here';
 
 /** A scenario folder shipping more than this is refused before anything starts (it goes to every generator). */

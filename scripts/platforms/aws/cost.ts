@@ -171,7 +171,7 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
   const assumptions = [
     `us-east-1 On-Demand list prices${i.region === 'us-east-1' ? '' : ` (the run is in ${i.region}: up to ~30% higher there)`}`,
     `generators bill ${Math.round(overhead / 60)} min beyond the ${Math.round(i.loadSeconds / 60)} min of load (boot, install, report, scale-in)`,
-    ...(t ? ['the target counted at its maximum size for the whole load (an upper bound); it bills while idle anyway (docs/aws.md)'] : []),
+    ...(t ? ['the target counted at its maximum size for the whole load (an upper bound); it bills while idle anyway (docs/aws-costs.md)'] : []),
     ...(t?.kind === 'ec2' && T3_BASELINE[t.instanceType] ? ['a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)'] : []),
     ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed)`] : []),
     `${bps} bytes/s per open connection`,
