@@ -98,20 +98,38 @@ interface SignalCommand {
  * is judged.
  */
 function signalProblems(c: SignalCommand, want: SignalTarget): string[] {
+  // A value the shell fills in at boot ({@link filledAtBoot}) is not judged: only one the template shows can be wrong.
   const problems: string[] = [];
-  if (c.resource !== want.resource) problems.push(c.resource === undefined ? 'no resource' : `resource ${c.resource}`);
-  if (c.stack === undefined || !want.stacks.includes(c.stack)) problems.push(c.stack === undefined ? 'no stack' : `stack ${c.stack}`);
+  const wrong = (value: string, wanted: readonly string[]) => !filledAtBoot(value) && !wanted.includes(value);
+  if (c.resource === undefined || wrong(c.resource, [want.resource])) problems.push(c.resource === undefined ? 'no resource' : `resource ${c.resource}`);
+  if (c.stack === undefined || wrong(c.stack, want.stacks)) problems.push(c.stack === undefined ? 'no stack' : `stack ${c.stack}`);
   if (c.region === undefined) {
     if (c.program === 'cfn-signal' && !want.defaultRegionOk) problems.push('no --region (cfn-signal then signals us-east-1)');
-  } else if (!want.regions.includes(c.region)) problems.push(`region ${c.region}`);
+  } else if (wrong(c.region, want.regions)) problems.push(`region ${c.region}`);
   return problems;
 }
 
-/** Option spellings of each signalling command, to the field they set. */
+/**
+ * Option spellings of each signalling command, to the field they set. `--stack`, `--resource` and `--region` have no
+ * short forms: cfn-signal's `-s` is `--success` and `-r` is `--reason` (CloudFormation helper scripts reference,
+ * cfn-signal), so `cfn-signal -s STACK -r ID` names neither.
+ */
 const SIGNAL_OPTIONS: Record<SignalCommand['program'], Record<string, 'stack' | 'resource' | 'region'>> = {
-  'cfn-signal': { '--stack': 'stack', '-s': 'stack', '--resource': 'resource', '-r': 'resource', '--region': 'region' },
+  'cfn-signal': { '--stack': 'stack', '--resource': 'resource', '--region': 'region' },
   'signal-resource': { '--stack-name': 'stack', '--logical-resource-id': 'resource', '--region': 'region' },
 };
+
+/** Options of each command that take a value, so that value is never read as an option (`--reason -r`). */
+const VALUE_OPTIONS: Record<SignalCommand['program'], ReadonlySet<string>> = {
+  'cfn-signal': new Set(['-s', '--success', '-r', '--reason', '-e', '--exit-code', '--exit', '-i', '--id', '-d', '--data', '-u', '--url', '--role', '--access-key', '--secret-key', '-f', '--credential-file', '--http-proxy', '--https-proxy']),
+  'signal-resource': new Set(['--unique-id', '--status', '--profile', '--endpoint-url', '--output', '--query', '--ca-bundle', '--color', '--cli-read-timeout', '--cli-connect-timeout', '--cli-binary-format']),
+};
+
+/**
+ * A value the shell fills in at boot (`$REGION`, `$(curl …/placement/region)`), which the template cannot show: not
+ * judged. The stack's own pseudo parameters (`${AWS::Region}`) are rendered and judged.
+ */
+const filledAtBoot = (value: string): boolean => /^\$(?!\{AWS::)/.test(value);
 
 /** Words that may stand before a command's program: shell keywords, and wrappers that run the rest as a command. */
 const LEADING = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'time', 'sudo', 'exec', 'command', 'nohup']);
@@ -137,14 +155,20 @@ export function signalCommands(script: string): SignalCommand[] {
     }
     const program = words[i]?.split('/').pop();
     const args = words.slice(i + 1);
-    const kind = program === 'cfn-signal' ? 'cfn-signal' : program === 'aws' && args.join(' ').includes('cloudformation signal-resource') ? 'signal-resource' : undefined;
+    // The AWS CLI's service then its operation, as two words in that order (`aws s3 cp x 'cloudformation signal-resource'` is a copy).
+    const service = args.findIndex((a) => !a.startsWith('-'));
+    const kind = program === 'cfn-signal' ? 'cfn-signal' : program === 'aws' && args[service] === 'cloudformation' && args[service + 1] === 'signal-resource' ? 'signal-resource' : undefined;
     if (!kind) continue;
     const command: { program: SignalCommand['program'] } & Partial<Record<'stack' | 'resource' | 'region', string>> = { program: kind };
     for (let k = 0; k < args.length; k++) {
       const arg = args[k] as string;
       const eq = arg.indexOf('=');
-      const field = SIGNAL_OPTIONS[kind][eq > 0 && arg.startsWith('--') ? arg.slice(0, eq) : arg];
-      if (!field) continue;
+      const name = eq > 0 && arg.startsWith('--') ? arg.slice(0, eq) : arg;
+      const field = SIGNAL_OPTIONS[kind][name];
+      if (!field) {
+        if (name === arg && VALUE_OPTIONS[kind].has(name)) k += 1; // its value is no option
+        continue;
+      }
       const value = eq > 0 && arg.startsWith('--') ? arg.slice(eq + 1) : args[++k];
       if (value !== undefined) command[field] = value;
     }

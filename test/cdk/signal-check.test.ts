@@ -55,7 +55,7 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
   });
 
   // A signal counts only as one command's own arguments: cfn-signal (AWS CloudFormation helper scripts reference,
-  // "cfn-signal") needs --stack (-s) and --resource (-r), and its --region defaults to us-east-1, not the instance's
+  // "cfn-signal") needs --stack and --resource (no short forms: -s is --success, -r is --reason), and its --region defaults to us-east-1, not the instance's
   // region; the AWS CLI's signal-resource needs --stack-name and --logical-resource-id. Each near miss below names the
   // group somewhere in the user-data, which the loose match (any cfn-signal, then --resource ID anywhere after) took.
   test.each([
@@ -65,6 +65,9 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
     ['cfn-signal for the group in another stack', ['/opt/aws/bin/cfn-signal --stack OtherStack --resource ID --region REGION -e $?']],
     ["cfn-signal without --region (it signals us-east-1's endpoint, not the stack's region)", ['/opt/aws/bin/cfn-signal --stack STACK --resource ID -e $?']],
     ['cfn-signal for the group in another region', ['/opt/aws/bin/cfn-signal --stack STACK --resource ID --region eu-west-1 -e $?']],
+    ['cfn-signal -s STACK -r ID: -s is --success and -r is --reason, so neither stack nor resource is named', ['cfn-signal -s STACK -r ID --region REGION -e 0']],
+    ["a --reason whose text reads like the group's option (the reason is '--resource'; ID names nothing)", ['/opt/aws/bin/cfn-signal --stack STACK --region REGION --reason --resource ID -e 0']],
+    ["the words 'cloudformation signal-resource' as another AWS CLI command's argument", ["aws s3 cp x 'cloudformation signal-resource' --stack-name STACK --logical-resource-id ID --region REGION"]],
     ['signal-resource for the group in another stack', ['aws cloudformation signal-resource --stack-name OtherStack --logical-resource-id ID --unique-id $(hostname) --status SUCCESS']],
   ])('fails a near miss: %s', (_, lines) => {
     const stack = group(app, { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() }, lines);
@@ -78,11 +81,13 @@ describe('synth rule: an auto-scaling group\'s health signal is real', () => {
     expect(errors(stack)).toEqual([expect.stringMatching(/never signals it \(no cfn-signal --stack S\d+ --resource Asg\w+ --region \$\{AWS::Region\}; the closest, cfn-signal, has stack OtherStack, no --region \(cfn-signal then signals us-east-1\)\): every create/)]);
   });
 
-  test('passes the forms cfn-signal and signal-resource take: --opt=value, short options, quoted values, the stack\'s own pseudo parameters, a wrapper', () => {
+  test('passes the forms cfn-signal and signal-resource take: --opt=value, values filled in at boot, quoted values, the stack\'s own pseudo parameters, a wrapper', () => {
     const waits = { signals: autoscaling.Signals.waitForMinCapacity(), updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() };
     const stacks = [
       group(app, waits, ['/opt/aws/bin/cfn-signal --stack=STACK --resource=ID --region=REGION -e 0']),
-      group(app, waits, ['cfn-signal -s STACK -r ID --region REGION --reason "boot done; app up" -e 0 || echo not accepted']),
+      group(app, waits, ['cfn-signal --stack STACK --resource ID --region REGION --reason "boot done; app up" -e 0 || echo not accepted']),
+      // A value the shell fills in at boot cannot be judged from the template, so it is not refused.
+      group(app, waits, ['REGION=$(curl -s http://169.254.169.254/latest/meta-data/placement/region)', '/opt/aws/bin/cfn-signal -e $? --stack STACK --resource ID --region $REGION']),
       group(app, waits, ['/opt/aws/bin/cfn-signal -e 0 --region "REGION" --stack \'STACK\' --resource ID']),
       group(app, waits, [`sudo /opt/aws/bin/cfn-signal --stack ${Aws.STACK_NAME} --resource ID --region ${Aws.REGION} -e 0`]),
       group(app, waits, [`aws cloudformation signal-resource --stack-name ${Aws.STACK_ID} --logical-resource-id ID --unique-id i-1 --status SUCCESS --region REGION`]),
