@@ -1,5 +1,5 @@
 /**
- * The `npm run loadtest` flags (DESIGN.md), validated into one typed object before anything starts.
+ * The `npm run loadtest` flags (README.md "Flags"), validated into one typed object before anything starts.
  * Pure: no file system, no environment — the CLI hands in what it parsed.
  */
 import { MAX_DURATION_SECONDS, readDuration } from './core/capacity';

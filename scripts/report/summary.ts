@@ -1,5 +1,5 @@
 /**
- * The run's summary (DESIGN.md "Summary JSON", also the top of report.json) and its terminal table.
+ * The run's summary (README.md "The run folder"; also the top of report.json) and its terminal table.
  * Pure: built from collected data, no I/O.
  */
 import { countsList } from '../core/counts-list';

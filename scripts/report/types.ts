@@ -1,5 +1,5 @@
 /**
- * The report's shared shapes: the summary JSON (DESIGN.md "Summary JSON"), its result, and report.json.
+ * The report's shared shapes: the summary JSON (README.md, under the run folder), its result, and report.json.
  * Every report module imports these from here, and this module imports none of them, so the report's
  * modules never import each other for a type (no import cycle).
  */
