@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import { enginesUsed, scenarioWeight } from './engines';
 import { UsageError } from './errors';
 import { runProbe } from './probe-child';
+import { stepKindProblems } from './step-kinds';
 import { isRecord } from './core/is-record';
 import type { ArtilleryScript, LoadedScenario } from './scenario';
 
@@ -357,6 +358,7 @@ export function checkScriptFiles(scenario: LoadedScenario): { loads: ModuleLoad[
     if (missing) problems.push(`${where} ${spec.path}: ${missing} (${file}); fix the path (relative to the script)`);
   });
   problems.push(...engineProblems(scenario.script, artilleryEngineInstalled));
+  problems.push(...stepKindProblems(scenario.script));
   const weights = weightProblem(scenario.script);
   if (weights) problems.push(weights);
   if (problems.length > 0) throw new UsageError(`${scenario.name}: ${problems.join('; ')}`);

@@ -21,6 +21,9 @@ fs.writeFileSync(path.join(occupied, 'something.txt'), 'not a run');
 // A ws script whose connect step names its own URL, mistyped (port out of range): checked as --target is.
 const badConnect = path.join(scratch, 'bad-connect.yml');
 fs.writeFileSync(badConnect, 'config:\n  target: "ws://127.0.0.1:9/unused"\n  phases: [{ duration: 1, arrivalRate: 1 }]\nscenarios:\n  - engine: ws\n    flow:\n      - connect: "ws://127.0.0.1:99999/feed"\n      - send: hi\n');
+// A Socket.IO emit in a scenario the http engine runs: every vuser would fail ("an URL must be specified").
+const wrongEngine = path.join(scratch, 'wrong-engine.yml');
+fs.writeFileSync(wrongEngine, 'config:\n  target: "http://127.0.0.1:9"\n  phases: [{ duration: 1, arrivalRate: 1 }]\nscenarios:\n  - name: chat\n    flow:\n      - emit: { channel: join, data: lobby }\n');
 const aFile = path.join(scratch, 'a-file');
 fs.writeFileSync(aFile, 'not a folder');
 
@@ -85,6 +88,7 @@ const cases: Case[] = [
   // An absurd local plan: refused with this machine's limit, pointing to AWS.
   // More local generators than the machine starts (each is `cores` Artillery processes of ~290 MiB, ~3.7 CPU-s to
   // start): 500 used to start 1,000 processes and stop at the ready deadline, or run the machine out of memory.
+  { name: 'a step of another engine', args: () => ['--scenario', wrongEngine], mentions: /^error: wrong-engine\.yml: scenario "chat" \(engine http\) step 1 is a Socket\.IO "emit" step, which the http engine does not run: .*; use engine: socketio for that scenario$/ },
   { name: '--target-port 99999', args: () => ['--target-port', '99999'], mentions: /^error: --target-port 99999 is not a port; pass one from 1 to 65535, or leave it out for any free port$/ },
   { name: '--generators 500 locally', args: () => ['--platform', 'local', '--vusers', '500', '--generators', '500'], mentions: /^error: --generators 500 is more than the \d+ generators allowed here; this machine's (memory|\d+ cores?): each runs \d+ Artillery process(es)?\b.*; pass --generators \d+ or fewer$/ },
   { name: '--vusers 10000000 locally', args: () => ['--platform', 'local', '--vusers', '10000000'], mentions: /10,000,000 vusers at once is more than this machine holds \(~[\d,]+: .*GiB free.*\); ask for fewer or run on --platform aws/ },

@@ -1,0 +1,85 @@
+/**
+ * A step written for another engine than the one that runs it: Artillery 2.0.34 runs it anyway, and every vuser that
+ * reaches it fails. Read from the engines' own `step()` (core/engine_http.js, engine_socketio.js, engine_ws.js):
+ * - http takes any step that is not `loop`, `parallel`, `think`, `log` or `function` as a request named by its first
+ *   key, so an `emit:`, `send:`, `wait:` or `connect:` step fails with "an URL must be specified";
+ * - socketio runs `emit` (and `think`, `loop`) itself and hands every other step to the http engine: a ws step fails
+ *   there the same way (and its vuser fails with no error counted);
+ * - ws takes any step that is not `connect`, `loop`, `think`, `function` or `log` as a `send`/`wait`: an HTTP request
+ *   or an `emit:` has neither, and fails with "invalid_step".
+ * Only steps of another built-in engine are judged (a key no engine knows may be a plugin engine's). Pure.
+ */
+import { isRecord } from './core/is-record';
+import { scenarioEngine } from './engines';
+
+const REQUESTS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+const WS_ONLY = ['send', 'wait', 'connect'];
+
+/** Step kinds each built-in engine runs (besides the ones every engine runs: think, loop, function, log). */
+const RUNS: Readonly<Record<string, readonly string[]>> = {
+  http: [...REQUESTS, 'parallel'],
+  socketio: ['emit', ...REQUESTS, 'parallel'],
+  ws: WS_ONLY,
+};
+
+/** The engine a step kind belongs to, when only another one runs it. */
+const OWNER: Readonly<Record<string, string>> = {
+  emit: 'socketio',
+  ...Object.fromEntries(WS_ONLY.map((k) => [k, 'ws'])),
+  ...Object.fromEntries(REQUESTS.map((k) => [k, 'http'])),
+};
+
+const OWNER_WORDS: Readonly<Record<string, string>> = { http: 'an HTTP', socketio: 'a Socket.IO', ws: 'a ws' };
+
+/** The fix for a step of `owner`'s in a scenario of `engine`. */
+function fix(kind: string, owner: string, engine: string): string {
+  if (owner === 'http' && engine === 'ws') return `the ws engine makes no HTTP requests: move the ${kind} into a scenario of engine http or socketio`;
+  if (owner === 'socketio') return 'use engine: socketio for that scenario';
+  return `use engine: ${owner} for that scenario`;
+}
+
+interface ScriptShape {
+  readonly config: Record<string, unknown>;
+  readonly scenarios: readonly unknown[];
+}
+
+/**
+ * One problem per scenario with a step its engine does not run: where (scenario and step, 1-based, nested steps as
+ * `step 2 > 1`), what, and the fix. Scenarios of other engines (plugins) are not judged.
+ */
+export function stepKindProblems(script: ScriptShape): string[] {
+  const problems: string[] = [];
+  script.scenarios.forEach((scenario, i) => {
+    if (!isRecord(scenario)) return;
+    const engine = scenarioEngine(script, scenario);
+    const runs = RUNS[engine];
+    if (!runs) return;
+    const where = `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1} (engine ${engine})`;
+    const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], runs, engine);
+    if (!found) return;
+    const { path, kind } = found;
+    const owner = OWNER[kind] as string;
+    const error = engine === 'ws' ? 'invalid_step' : 'an URL must be specified';
+    problems.push(`${where} step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`);
+  });
+  return problems;
+}
+
+/** The first step (depth first, through loops and parallels) whose kind belongs to another engine. */
+function firstForeignStep(flow: readonly unknown[], runs: readonly string[], engine: string): { path: string; kind: string } | undefined {
+  for (let i = 0; i < flow.length; i++) {
+    const step = flow[i];
+    if (!isRecord(step)) continue;
+    const kind = Object.keys(step)[0];
+    if (kind === undefined) continue;
+    for (const nested of ['loop', 'parallel'] as const) {
+      // A parallel runs HTTP steps; under socketio a loop's non-emit steps go to the http engine, as in the flow.
+      if (kind === nested && Array.isArray(step[nested])) {
+        const inner = firstForeignStep(step[nested] as unknown[], runs, engine);
+        if (inner) return { path: `${i + 1} > ${inner.path}`, kind: inner.kind };
+      }
+    }
+    if (kind in OWNER && !runs.includes(kind)) return { path: String(i + 1), kind };
+  }
+  return undefined;
+}

@@ -1,0 +1,32 @@
+/**
+ * A step of another engine's is refused before the run (scripts/step-kinds.ts): under Artillery 2.0.34 every vuser
+ * that reaches it fails — http and socketio take it for a request without a URL, ws for a send without a payload.
+ */
+import { stepKindProblems } from '../../scripts/step-kinds';
+
+const script = (scenarios: unknown[], config: Record<string, unknown> = {}) => ({ config: { target: 'http://127.0.0.1:1', ...config }, scenarios });
+
+describe('a step its engine does not run', () => {
+  test.each([
+    ['an emit in an HTTP scenario', [{ flow: [{ get: { url: '/' } }, { emit: { channel: 'join', data: 'x' } }] }], /^scenario 1 \(engine http\) step 2 is a Socket\.IO "emit" step, which the http engine does not run: every vuser that reaches it fails \("an URL must be specified"\), as under plain artillery run; use engine: socketio for that scenario$/, {}],
+    ['a ws send in a Socket.IO scenario (config.engine)', [{ name: 'chat', flow: [{ send: 'hello' }] }], /^scenario "chat" \(engine socketio\) step 1 is a ws "send" step, .*; use engine: ws for that scenario$/, { engine: 'socketio' }],
+    ['an HTTP request in a ws scenario, inside a loop', [{ engine: 'ws', flow: [{ connect: 'ws://127.0.0.1:1' }, { loop: [{ think: 1 }, { get: { url: '/' } }], count: 2 }] }], /^scenario 1 \(engine ws\) step 2 > 2 is an HTTP "get" step, which the ws engine does not run: every vuser that reaches it fails \("invalid_step"\), .*move the get into a scenario of engine http or socketio$/, {}],
+    ['a ws connect in a parallel of an HTTP scenario', [{ flow: [{ parallel: [{ get: { url: '/' } }, { connect: 'ws://x' }] }] }], /^scenario 1 \(engine http\) step 1 > 2 is a ws "connect" step/, {}],
+  ])('%s is named with where and the fix', (_name, scenarios, message, config: Record<string, unknown>) => {
+    expect(stepKindProblems(script(scenarios, config))).toEqual([expect.stringMatching(message)]);
+  });
+
+  test("each engine's own steps pass: HTTP requests under socketio, emit with its namespace first, ws send/wait/connect, think/loop/function/log everywhere; plugin engines are not judged", () => {
+    expect(
+      stepKindProblems(
+        script([
+          { flow: [{ get: { url: '/' } }, { parallel: [{ post: { url: '/a' } }] }, { think: 1 }, { function: 'f' }, { log: 'x' }, { loop: [{ get: { url: '/' } }], count: 2 }] },
+          { engine: 'socketio', flow: [{ get: { url: '/' } }, { namespace: '/chat', emit: { channel: 'a' } }, { emit: { channel: 'b' } }, { loop: [{ emit: { channel: 'c' } }, { get: { url: '/' } }], count: 2 }] },
+          { engine: 'ws', flow: [{ connect: 'ws://x' }, { send: 'a' }, { wait: { match: { json: '$.a', value: 1 } } }, { think: 1 }, { loop: [{ send: 'b' }], count: 2 }] },
+          { engine: 'playwright', flow: [{ emit: 'anything' }] },
+          { flow: [{ gett: { url: '/' } }] },
+        ]),
+      ),
+    ).toEqual([]);
+  });
+});
