@@ -6,6 +6,7 @@
  */
 import type { DDSketch } from '@artilleryio/sketches-js';
 import { clampPercentile } from '../core/merge';
+import { histogramUnit } from './units';
 
 /** One histogram bucket: samples with `from ≤ value < to` (ms). */
 export interface DistributionBucket {
@@ -40,8 +41,13 @@ function binsOf(h: DDSketch): Array<[number, number]> {
 
 const fmtMs = (v: number) => (v >= 1000 ? `${Number((v / 1000).toFixed(1))} s` : `${v} ms`);
 
-/** The distribution of one sketch; undefined for an empty one. */
-export function distributionOf(h: DDSketch): Distribution | undefined {
+/**
+ * The distribution of one sketch; undefined for an empty one. `unit`: `ms` for a time (ranges read `t < 10 ms`), else
+ * the value as recorded (`v < 10`: a script's own histogram, whose unit the report does not know; units.ts).
+ */
+export function distributionOf(h: DDSketch, unit: 'ms' | 'as recorded' = 'ms'): Distribution | undefined {
+  const fmt = unit === 'ms' ? fmtMs : (v: number) => String(v);
+  const x = unit === 'ms' ? 't' : 'v';
   // A sketch whose range is not a finite number has no distribution: Artillery records NaN for `http.tls` on a
   // plain-HTTP connection (extendedMetrics), and its summary shows min/max null; the edges below would never end.
   if (!Number.isFinite(h.min) || !Number.isFinite(h.max)) return undefined;
@@ -69,7 +75,7 @@ export function distributionOf(h: DDSketch): Distribution | undefined {
   const ranges = rangeEdges.slice(0, -1).map((from, i) => {
     const to = rangeEdges[i + 1] as number;
     const n = bins.filter(([v]) => v >= from && v < to).reduce((a, [, c]) => a + c, 0);
-    const label = from === 0 ? `t < ${fmtMs(to)}` : to === Infinity ? `t ≥ ${fmtMs(from)}` : `${fmtMs(from)} ≤ t < ${fmtMs(to)}`;
+    const label = from === 0 ? `${x} < ${fmt(to)}` : to === Infinity ? `${x} ≥ ${fmt(from)}` : `${fmt(from)} ≤ ${x} < ${fmt(to)}`;
     return { label: to === Infinity && from === 0 ? 'all' : label, count: n, percent: Number(((100 * n) / count).toFixed(2)) };
   });
   return { count, buckets: allBuckets, ranges };
@@ -84,7 +90,7 @@ export function distributionsOf(histograms: Record<string, DDSketch>): Record<st
   for (const name of Object.keys(histograms).sort()) {
     if (RIG_INTERNAL_HISTOGRAMS.has(name)) continue;
     const h = histograms[name];
-    const d = h ? distributionOf(h) : undefined;
+    const d = h ? distributionOf(h, histogramUnit(name) ?? 'as recorded') : undefined;
     if (d) out[name] = d;
   }
   return out;

@@ -3,6 +3,7 @@
  * charts — or a note saying why a chart is absent — to the set {@link buildCharts} returns.
  */
 import { RIG_INTERNAL_HISTOGRAMS } from '../distribution';
+import { histogramUnit } from '../units';
 import { runStart } from '../findings';
 import type { ReportJson } from '../types';
 import { hasData, joinSeries, type ChartSpec, type Line, type Points } from './chart-series';
@@ -147,7 +148,7 @@ export function latencyCharts(a: ChartAxis): void {
   const histNames = [...new Set(a.periods.flatMap((p) => Object.keys(p.summaries ?? {})))].filter((n) => !LATENCY_EXCLUDED.has(n)).sort();
   for (const name of histNames) {
     a.charts.push(
-      joinSeries(`latency-${name}`, 'latency', `${name} percentiles per period`, 'ms', (['p50', 'p75', 'p90', 'p95', 'p99', 'max'] as const).map((stat) => ({
+      joinSeries(`latency-${name}`, 'latency', `${name} percentiles per period`, histogramUnit(name) ?? 'as recorded', (['p50', 'p75', 'p90', 'p95', 'p99', 'max'] as const).map((stat) => ({
         label: stat,
         points: overPeriod(a, (p) => p.summaries?.[name]?.[stat] ?? null),
         kind: 'period' as const,

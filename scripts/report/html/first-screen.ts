@@ -4,6 +4,7 @@
  * latency distributions. Every value from the run goes through {@link escapeHtml}.
  */
 import type { Distribution } from '../distribution';
+import { histogramUnit } from '../units';
 import { elapsed, errorRows, findingsOf, runStart } from '../findings';
 import { escapeHtml as e } from './escape';
 import type { ReportJson } from '../types';
@@ -60,7 +61,8 @@ export function errorsSection(r: ReportJson): string {
 /** One latency distribution: Gatling-style ranges and a bar histogram (plain HTML, no script). */
 function distributionCard(name: string, d: Distribution): string {
   const peak = Math.max(1, ...d.buckets.map((b) => b.count));
-  const label = (v: number) => (v >= 1000 ? `${Number((v / 1000).toFixed(2))} s` : `${v} ms`);
+  const time = histogramUnit(name) === 'ms';
+  const label = (v: number) => (!time ? String(v) : v >= 1000 ? `${Number((v / 1000).toFixed(2))} s` : `${v} ms`);
   const bars = d.buckets
     .map(
       (b) =>
@@ -70,7 +72,7 @@ function distributionCard(name: string, d: Distribution): string {
   const ranges = `<table class="ranges"><tbody>${d.ranges
     .map((x) => `<tr><td>${e(x.label)}</td><td class="num">${e(x.count.toLocaleString('en-US'))}</td><td class="num">${e(x.percent)}%</td></tr>`)
     .join('')}</tbody></table>`;
-  return `<div class="card distribution" id="dist-${e(name)}"><h3>${e(name)} (${e(d.count.toLocaleString('en-US'))} samples)</h3><div class="dist-grid">${ranges}<div class="bars">${bars}</div></div></div>`;
+  return `<div class="card distribution" id="dist-${e(name)}"><h3>${e(name)} (${e(d.count.toLocaleString('en-US'))} samples${time ? '' : ", in your script's unit"})</h3><div class="dist-grid">${ranges}<div class="bars">${bars}</div></div></div>`;
 }
 
 /** Distributions of every latency histogram (connect time, delivery latency, …). */

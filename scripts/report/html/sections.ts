@@ -5,6 +5,7 @@
 import { isBookkeeping } from '../artillery-format';
 import { escapeHtml as e } from './escape';
 import { thresholdStatus } from '../threshold-status';
+import { histogramUnit } from '../units';
 import type { ReportJson } from '../types';
 
 
@@ -89,8 +90,8 @@ export function summarySection(r: ReportJson): string {
   const stats = ['count', 'min', 'mean', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
   const hist = Object.entries(r.aggregate.summaries).sort(([a], [b]) => a.localeCompare(b));
   const histTable = hist.length
-    ? `<h3>Histograms (ms)</h3><table id="summary-histograms"><thead>${row([th('metric'), ...stats.map((x) => th(x, 'num'))])}</thead><tbody>${hist
-        .map(([name, h]) => row([td(name, 'name'), ...stats.map((x) => td(fmt(h[x]), 'num'))]))
+    ? `<h3>Histograms</h3><table id="summary-histograms"><thead>${row([th('metric'), th('unit'), ...stats.map((x) => th(x, 'num'))])}</thead><tbody>${hist
+        .map(([name, h]) => row([td(name, 'name'), td(histogramUnit(name) ?? 'as recorded'), ...stats.map((x) => td(fmt(h[x]), 'num'))]))
         .join('')}</tbody></table>`
     : '';
   return `<h2>Summary</h2><div class="card">${figures}${counters}${histTable}</div>`;
