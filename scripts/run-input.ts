@@ -19,9 +19,17 @@ import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
+import { newRunId, testRunIdOf } from './run-id';
 
 /** The checked input of one run. */
 export interface RunInput {
+  /** The run's id (`runs/<run-id>/`), drawn before the script was read: its config's `{{ $testId }}` may be made from it. */
+  readonly runId: string;
+  /**
+   * The run's `{{ $testId }}`, one for every load process as one plain `artillery run` has one: the user's
+   * ARTILLERY_TEST_RUN_ID when set (as Artillery takes it), else `runId`.
+   */
+  readonly testRunId: string;
   /** The options with the chosen target filled in (a user script's own `config.target`). */
   readonly options: RunOptions;
   readonly scenario: LoadedScenario;
@@ -40,15 +48,22 @@ export interface RunInput {
   readonly scriptFiles?: ScriptFiles;
 }
 
-/** Loads and checks the run's input; throws UsageError on the first class of problem found. */
-export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+/**
+ * Loads and checks the run's input; throws UsageError on the first class of problem found. `runId`: the run's id (default:
+ * a new one, scripts/run-id.ts), drawn before the script is read as plain `artillery run` draws its test id before it
+ * resolves the config: the `{{ $testId }}` it makes (or `env`'s ARTILLERY_TEST_RUN_ID) is resolved in a user script's
+ * config, its `config.target` too.
+ */
+export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>, runId = newRunId(new Date())): RunInput {
+  const testRunId = testRunIdOf(runId, env.ARTILLERY_TEST_RUN_ID);
   // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
   const readByVars = new Set<string>();
   const flags: RunOptions = { ...given, vars: resolveVarTemplates(given.vars, readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.
-  const known = { ...(flags.holdSeconds !== undefined ? { hold: flags.holdSeconds } : {}), ...flags.vars };
+  // `{{ $testId }}` too: one value per run, which plain `artillery run` resolves in config with the -v values.
+  const known = { $testId: testRunId, ...(flags.holdSeconds !== undefined ? { hold: flags.holdSeconds } : {}), ...flags.vars };
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, known, flags.vusers !== undefined);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
@@ -89,6 +104,8 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
   return {
+    runId,
+    testRunId,
     options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(certFix ? { untrustedCertFix: certFix } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
     scenario,
     script,

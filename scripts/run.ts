@@ -2,7 +2,6 @@
  * One load test, the same on every platform: plan → target → run folder → orchestrate → report.
  * Always stops what it started (target, fleet), on success, failure or Ctrl-C.
  */
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { CONTROL, DEFAULTS } from '../load-generators/lib/run-protocol';
 import type { AbortControl } from '../load-generators/lib/run-protocol';
@@ -45,11 +44,6 @@ export interface RunContext {
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
-  /**
-   * The user's ARTILLERY_TEST_RUN_ID, which plain `artillery run` takes as its test id when set (not empty): every load
-   * process gets it. Unset, the run's id is the test id of every load process.
-   */
-  readonly artilleryTestRunId?: string;
 }
 
 /** The interrupt before the first vuser, as said: before or after the generators were launched. */
@@ -59,11 +53,6 @@ function interruptedBeforeStart(launched: boolean): InterruptedBeforeStart {
 
 /** How long an error before the start waits for a Ctrl-C that may have caused it (see runLoadTest). */
 const SIGNAL_GRACE_MS = 200;
-
-function newRunId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
-}
 
 /**
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
@@ -162,7 +151,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const credentials = storedCredentialsProblem(platform.name, options.target);
   if (credentials) throw new UsageError(credentials);
 
-  const runId = newRunId(new Date());
+  const { runId } = input;
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
   const createdDirs = createRunFolder(runDir);
   ctx.onRunStarted?.({ runId, runDir });
@@ -267,7 +256,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
     {
       runId,
       // One `{{ $testId }}` per run, as in one plain `artillery run` (each load process would draw its own).
-      ...(ctx.artilleryTestRunId ? { testRunId: ctx.artilleryTestRunId } : {}),
+      testRunId: input.testRunId,
       scriptDir: input.scenario.dir,
       plan,
       generators,
