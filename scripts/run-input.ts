@@ -20,6 +20,9 @@ import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
 import { newRunId, testRunIdOf } from './run-id';
+import { errorOriginsOf } from './engines';
+import { runsRigProcessor } from './rig-processor';
+import type { ErrorOrigins } from './core/verdict';
 
 /** The checked input of one run. */
 export interface RunInput {
@@ -44,6 +47,11 @@ export interface RunInput {
   readonly notes: readonly string[];
   /** `--baseline`: the earlier run this one is compared with. */
   readonly baseline?: RunFolder;
+  /**
+   * Where the run's errors can come from besides the script's own code (the verdict tells them apart by it): its
+   * scenarios' engines, and whether it runs one of the rig's own processors (scripts/rig-processor.ts).
+   */
+  readonly errorOrigins: ErrorOrigins;
   /** A user's script: the files it names and the modules its processor loaded (an AWS run checks they ship). */
   readonly scriptFiles?: ScriptFiles;
 }
@@ -110,6 +118,7 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     scenario,
     script,
     ensure,
+    errorOrigins: errorOriginsOf(script, runsRigProcessor(script.config.processor, scenario.dir, root)),
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [

@@ -23,7 +23,6 @@ import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
-import { errorOriginsOf } from './engines';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { withScriptPlaceVariables } from './config-env';
 import { beforeAfterNote, durationNotes, logStepNote, maxVusersNotes, payloadNotes } from './fan-out';
@@ -263,7 +262,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
       expectedSeconds: Math.ceil(s.phaseSeconds + s.sessionSeconds),
       heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
       ...run.timings,
-      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins) },
+      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins), errorOrigins: input.errorOrigins },
       ...(secretTarget ? { secretTargetUrl: target.url } : {}),
     },
     { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted, onStart: s.onStart },
@@ -300,7 +299,7 @@ async function reportRun(
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
     ...(s.regional ? { regions: regionsOf(s.regional) } : {}),
-    errorOrigins: errorOriginsOf(input.script, input.scenario.builtIn),
+    errorOrigins: input.errorOrigins,
   }, { note: ctx.log });
   if (baseline) {
     const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));
