@@ -8,6 +8,8 @@
  * scripts/generator-modules.ts assertEnvOnGenerators). Pure.
  */
 import { UsageError } from './errors';
+import { PlanError } from './core/phases';
+import { type ChosenEnvironment, phaseRefusal } from './phase-origin';
 
 const TEMPLATE = /\{\{\s*\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
@@ -185,18 +187,19 @@ export function withScriptPlaceVariables<C extends { variables?: Record<string, 
  * A phase value still a template once the known ones are resolved (`arrivalRate: "{{ rate }}"` without
  * `--var rate=…`): the rig must split it before the run, so it is refused naming the way to give it.
  */
-export function assertPhasesResolved(phases: unknown, name: string, fromEnvironment?: { readonly name: string; readonly phases: number }): void {
+export function assertPhasesResolved(phases: unknown, name: string, environment?: ChosenEnvironment): void {
   if (!Array.isArray(phases)) return;
   phases.forEach((p: unknown, i) => {
-    // -e merges the environment's phases element by element (lodash merge): a value of the first ones may be its.
-    const where = fromEnvironment && i < fromEnvironment.phases ? `${name} with config.environments.${fromEnvironment.name}.phases merged in (-e ${fromEnvironment.name})` : name;
     if (!p || typeof p !== 'object') return;
     for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
       const t = typeof v === 'string' ? /\{\{\s*([^}]*?)\s*\}\}/.exec(v) : null;
       if (!t || k === 'name') continue;
       const what = t[1] as string;
       const how = /^[A-Za-z_][\w]*$/.test(what) ? `pass --var ${what}=VALUE (as artillery run -v '{"${what}": …}' sets it), ` : '';
-      throw new UsageError(`${where}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
+      // Named where it is written: -e merges the environment's phases element by element (lodash merge).
+      const where = `config.phases[${i}]`;
+      const err = new PlanError('invalid', `${where}.${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`, undefined, { index: i, field: k, where });
+      throw new UsageError(phaseRefusal(name, err, environment));
     }
   });
 }

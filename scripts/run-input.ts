@@ -12,6 +12,7 @@ import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
 import { resolveVarTemplates } from './config-env';
 import { artilleryScriptProblem } from './artillery-validate';
+import { chosenEnvironment, environmentKeyOrigin, phaseRefusal } from './phase-origin';
 import { endlessLoopNotes } from './loop-notes';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
@@ -75,7 +76,11 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, known, flags.vusers !== undefined);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
-  if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);
+  const chosen = chosenEnvironment(scenario.script.config, flags.environment);
+  if (invalid) {
+    const origin = environmentKeyOrigin(invalid, chosen);
+    throw new UsageError(`scenario file ${scenario.file}: ${invalid}${origin} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix ${origin ? `config.environments.${chosen?.name}` : 'the script'} and run again`);
+  }
   const { loads } = checkScriptFiles(scenario);
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The built-in scenarios' own rules first (their words say what is wrong: too large, not in digits, a path without
@@ -83,20 +88,14 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again); the line
-  // names the script's file, then the phase (config.phases[i] and its name) and the fix.
+  // names the script's file, then the phase where its bad value is written (config.phases[i] and its name, or the
+  // -e environment's config.environments.NAME.phases[i]: scripts/phase-origin.ts) and the fix.
   let script: ArtilleryScript;
   try {
     script = applyOptions(scenario.script, flags);
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
-    if (err instanceof PlanError) {
-      // -e merges the environment's phases into config.phases element by element (lodash merge): a bad value may be
-      // the environment's, which the user would not find under config.phases alone.
-      const fromEnv = flags.environment !== undefined ? (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases : undefined;
-      const index = /config\.phases\[(\d+)\]/.exec(err.message)?.[1];
-      const envPhases = Array.isArray(fromEnv) && fromEnv.length > 0 && (index === undefined || Number(index) < fromEnv.length);
-      throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
-    }
+    if (err instanceof PlanError) throw new UsageError(phaseRefusal(scenario.name, err, chosen));
     throw err;
   }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];

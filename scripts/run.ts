@@ -25,6 +25,7 @@ import { writeReport } from './report/write';
 import { RunInput } from './run-input';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { withScriptPlaceVariables } from './config-env';
+import { chosenEnvironment } from './phase-origin';
 import { beforeAfterNote, durationNotes, logStepNote, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
 import { RegionalPlan, planRegions } from './core/regions';
@@ -87,12 +88,14 @@ function retarget(script: ArtilleryScript, target: string | undefined): Artiller
  * What the fan-out changes, printed before the start: fractional durations, the maxVusers split, how sequenced
  * payloads are read; for a user's script, its before/after run once per load process and where its log steps go.
  */
-function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript, own: ArtilleryScript | undefined, runDir: string): string[] {
+function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript, own: ArtilleryScript | undefined, runDir: string, environment?: string): string[] {
   const perProcess = plan.generators.map((g) => g.processes.map((p) => p.phases));
   const shares = plan.generators.map((g) => g.processes.map((p) => p.payload));
   const running = plan.generators.reduce((n, g) => n + g.processes.filter((p) => p.arrivals > 0).length, 0);
   const scriptNotes = own ? [beforeAfterNote(own, running), logStepNote(own, runDir)].filter((n): n is string => n !== undefined) : [];
-  return [...durationNotes(own?.config.phases ?? [], script.config.phases ?? []), ...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares), ...scriptNotes];
+  // A phase -e NAME brought in is named where it is written (scripts/phase-origin.ts).
+  const env = own ? chosenEnvironment(own.config, environment) : undefined;
+  return [...durationNotes(own?.config.phases ?? [], script.config.phases ?? [], env), ...maxVusersNotes(script.config.phases ?? [], perProcess, env), ...payloadNotes(script.config.payload, shares), ...scriptNotes];
 }
 
 /** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
@@ -244,7 +247,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
-  for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir)) ctx.log(line);
+  for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir, input.options.environment)) ctx.log(line);
   s.beforeLaunch();
   // Named once it will hold the run: a refusal before this point (the preflight's exit 2) leaves no folder behind.
   ctx.log(`run folder ${runDir}`);
