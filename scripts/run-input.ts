@@ -105,7 +105,7 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   // not the rig's default 0%; said before the run.
   const budget = flags.maxErrorRateGiven ? undefined : scriptMaxErrorRate(scenario.script.config, env);
   const budgetNote = budget === undefined ? undefined : `note: failed vusers are judged by your script's ensure.maxErrorRate (${budget}%) instead of the rig's default --max-error-rate 0%; pass --max-error-rate to set another`;
-  const choice = chooseTarget(flags, scenario, env);
+  const choice = chooseTarget(flags, scenario, env, known, readByVars);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });

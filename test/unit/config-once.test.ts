@@ -3,7 +3,8 @@
  * resolveConfigTemplates): `{{ $testId }}` (the run's id, drawn before the config is resolved) and the function calls
  * `{{ $randomString() }}` / `{{ $randomNumber(a, b) }}`. The rig refused `{{ $testId }}` in `config.target` ("cannot
  * resolve before the run") and refused a function call there too, and each load process (its own `artillery run`)
- * drew its own value of a function call elsewhere in config: one run had one `room` per load process.
+ * drew its own value of a function call elsewhere in config: one run had one `room` per load process. `--target URL`
+ * with templates (resolved by `artillery run -t` too) was printed and probed with its braces.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -35,6 +36,14 @@ describe('{{ $testId }} in config: the run\'s one id, as artillery run resolves 
   test('from -e NAME\'s target too', () => {
     const envs = script('envs.yml', '  target: http://127.0.0.1:9\n  environments:\n    ci: { target: "ws://127.0.0.1:9/{{ $testId }}/feed" }');
     expect(prepareRunInput(validateFlags({ scenario: envs, environment: 'ci' }), root, { ARTILLERY_TEST_RUN_ID: 'ci-42' }, 'unused').options.target).toBe('ws://127.0.0.1:9/ci-42/feed');
+  });
+
+  test('--target URL too, with --var values, as artillery run -t resolves it (the flag was probed and printed with its braces)', () => {
+    const input = prepareRunInput(validateFlags({ scenario: tagged, target: 'http://127.0.0.1:{{ port }}/f-{{ $testId }}', var: ['port=8080'] }), root, {}, 'id-7');
+    expect(input.options.target).toBe('http://127.0.0.1:8080/f-id-7');
+    expect(input.targetLine).toBe('target: http://127.0.0.1:8080/f-id-7 (--target)');
+    expect(input.notes.filter((n) => n.includes('--var port'))).toEqual([]);
+    expect(() => prepareRunInput(validateFlags({ scenario: tagged, target: 'http://127.0.0.1:9/{{ tenant }}' }), root, {}, 'x')).toThrow(/^--target uses \{\{ tenant \}\}, which the rig cannot resolve before the run/);
   });
 
   test('a template the rig cannot know before the run is still refused in the target, naming it', () => {
