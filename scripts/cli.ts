@@ -286,7 +286,7 @@ async function main(argv: string[]): Promise<number> {
       running = true;
       return onInterrupt(handler);
     };
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r), artilleryTestRunId: process.env.ARTILLERY_TEST_RUN_ID });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {

@@ -8,6 +8,8 @@
  * scripts/generator-modules.ts assertEnvOnGenerators). Pure.
  */
 import { UsageError } from './errors';
+import { PlanError } from './core/phases';
+import { type ChosenEnvironment, phaseRefusal } from './phase-origin';
 
 const TEMPLATE = /\{\{\s*\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
@@ -103,6 +105,45 @@ export function resolveVarTemplates<V>(vars: Readonly<Record<string, V>>, used: 
   return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, resolveKnownTemplates(v, vars, used) as V]));
 }
 
+// lodash's random is what Artillery's $randomNumber calls (runner.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lodashRandom = require('lodash/random') as (min?: number, max?: number) => number;
+
+/** Artillery's function-call template (engine_util.ts template): `{{ $randomNumber(1, 10) }}`, `{{ $randomString() }}`. */
+const FUNCTION_CALL = /\{\{\s*\$([A-Za-z0-9_]+)\s*\(([A-Za-z0-9_,\s]*)\)\s*\}\}/g;
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** The functions Artillery offers config templates (runner.ts contextFuncs), as it defines them. */
+const CONFIG_FUNCTIONS: Readonly<Record<string, (...args: unknown[]) => string | number>> = {
+  randomNumber: (min, max) => lodashRandom(min as number | undefined, max as number | undefined),
+  randomString: (length = 10) => Array.from({ length: Number(length) || 0 }, () => ALPHABET.charAt((Math.random() * ALPHABET.length) | 0)).join(''),
+};
+
+/** A call's arguments as Artillery's parser reads them: numbers and true/false/null; any other name is undefined. */
+function callArguments(text: string): unknown[] {
+  if (text.trim() === '') return [];
+  return text.split(',').map((a) => a.trim()).map((a) => (/^\d+$/.test(a) ? Number(a) : a === 'true' ? true : a === 'false' ? false : a === 'null' ? null : undefined));
+}
+
+/**
+ * `{{ $randomString() }}` and `{{ $randomNumber(min, max) }}` in a user script's config, called once for the run.
+ * Artillery resolves config templates once, before its workers start (util.ts resolveConfigTemplates), so one plain
+ * `artillery run` gives every vuser the same `config.variables.room: "room-{{ $randomNumber(1, 9999) }}"` and one
+ * `config.target`; each load process is its own `artillery run` and would draw its own value. Calls of other names
+ * are left for Artillery, as written. Pure apart from the random draw.
+ */
+export function resolveConfigFunctions(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.replace(FUNCTION_CALL, (call, name: string, args: string) => {
+      const fn = CONFIG_FUNCTIONS[name];
+      return fn ? String(fn(...callArguments(args))) : call;
+    });
+  }
+  if (Array.isArray(value)) return value.map(resolveConfigFunctions);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveConfigFunctions(v)]));
+  return value;
+}
+
 // Two braces or three (`{{{ $dirname }}}`), as Artillery's renderVariables reads either.
 const DIRNAME = /\{\{\{?\s*\$dirname\s*\}?\}\}/g;
 const SCENARIO_FILE = /\{\{\{?\s*\$scenarioFile\s*\}?\}\}/g;
@@ -146,18 +187,19 @@ export function withScriptPlaceVariables<C extends { variables?: Record<string, 
  * A phase value still a template once the known ones are resolved (`arrivalRate: "{{ rate }}"` without
  * `--var rate=…`): the rig must split it before the run, so it is refused naming the way to give it.
  */
-export function assertPhasesResolved(phases: unknown, name: string, fromEnvironment?: { readonly name: string; readonly phases: number }): void {
+export function assertPhasesResolved(phases: unknown, name: string, environment?: ChosenEnvironment): void {
   if (!Array.isArray(phases)) return;
   phases.forEach((p: unknown, i) => {
-    // -e merges the environment's phases element by element (lodash merge): a value of the first ones may be its.
-    const where = fromEnvironment && i < fromEnvironment.phases ? `${name} with config.environments.${fromEnvironment.name}.phases merged in (-e ${fromEnvironment.name})` : name;
     if (!p || typeof p !== 'object') return;
     for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
       const t = typeof v === 'string' ? /\{\{\s*([^}]*?)\s*\}\}/.exec(v) : null;
       if (!t || k === 'name') continue;
       const what = t[1] as string;
       const how = /^[A-Za-z_][\w]*$/.test(what) ? `pass --var ${what}=VALUE (as artillery run -v '{"${what}": …}' sets it), ` : '';
-      throw new UsageError(`${where}: config.phases[${i}].${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`);
+      // Named where it is written: -e merges the environment's phases element by element (lodash merge).
+      const where = `config.phases[${i}]`;
+      const err = new PlanError('invalid', `${where}.${k} is ${JSON.stringify(v)}, which is not known before the run; ${how}use {{ $env.NAME }} with NAME exported, or write the value`, undefined, { index: i, field: k, where });
+      throw new UsageError(phaseRefusal(name, err, environment));
     }
   });
 }

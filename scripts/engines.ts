@@ -74,9 +74,12 @@ export function connectionTargets(script: ScriptShape, target: string): string[]
 
 /**
  * What besides the script's own code can have raised a run's `errors.*` (the verdict tells them apart by it): a
- * scenario on Artillery's socketio or ws engine, and the built-in scenarios' processors. Pure.
+ * scenario Artillery may pick on its socketio or ws engine, and the rig's own processors (`builtInScenario`). Not a
+ * `before`/`after` section: Artillery runs it on an emitter of its own whose errors and counters reach no report
+ * (runner.js handleScriptHook), so a ws `before` beside http scenarios must not read their `undefined` as the ws
+ * engine's echo, nor a socketio one their `Error: …` as a refused connection. Pure.
  */
 export function errorOriginsOf(script: ScriptShape, builtInScenario: boolean): ErrorOrigins {
-  const engines = enginesUsed(script);
+  const engines = new Set(script.scenarios.filter(scenarioCanRun).map((sc) => scenarioEngine(script, sc)));
   return { socketIoEngine: engines.has('socketio') || engines.has('socketio-v3'), wsEngine: engines.has('ws'), builtInScenario };
 }

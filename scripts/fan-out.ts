@@ -5,7 +5,7 @@
  */
 import type { PayloadShare, Phase } from './core/plan';
 import { isRecord } from './core/is-record';
-import { phaseWhere } from './core/phases';
+import { type ChosenEnvironment, phaseFieldWhere } from './phase-origin';
 import type { ArtilleryScript } from './scenario';
 
 /**
@@ -13,14 +13,14 @@ import type { ArtilleryScript } from './scenario';
  * own vusers and cannot lend its room to another, so when arrivals or session lengths are uneven the
  * whole run can create fewer vusers than one plain `artillery run` would: the bound is printed, not hidden.
  */
-export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>): string[] {
+export function maxVusersNotes(phases: readonly Phase[], perProcess: ReadonlyArray<ReadonlyArray<Phase[]>>, env?: ChosenEnvironment): string[] {
   const notes: string[] = [];
   phases.forEach((phase, i) => {
     if (phase.maxVusers === undefined) return;
     const caps = perProcess.flat().map((p) => p[i]?.maxVusers).filter((v): v is number => v !== undefined && v > 0);
     if (caps.length < 2) return;
     notes.push(
-      `note: ${phaseWhere(phase, i)}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
+      `note: ${phaseFieldWhere(phase, i, 'maxVusers', env)}: maxVusers ${phase.maxVusers} is split ${caps.join('/')} over ${caps.length} load processes; each caps its own vusers, so the run holds at most ${phase.maxVusers} at once but may skip arrivals a single plain run would have admitted`,
     );
   });
   return notes;
@@ -48,7 +48,7 @@ export function payloadNotes(payload: unknown, shares: ReadonlyArray<ReadonlyArr
  * fraction. The rig reads "1.5" and 1.5 as 1.5 s; Artillery 2.0.34 reads the string "1.5" as 1.5 ms and refuses
  * the number 1.5 ("Invalid duration for phase"). Said before the start, never changed silently.
  */
-export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): string[] {
+export function durationNotes(phases: readonly Phase[], ran: readonly Phase[], env?: ChosenEnvironment): string[] {
   const notes: string[] = [];
   phases.forEach((phase, i) => {
     // Only phases of the script that run as written (flags such as --vusers may have replaced them).
@@ -58,7 +58,7 @@ export function durationNotes(phases: readonly Phase[], ran: readonly Phase[]): 
       const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
       if (text === undefined || !/^\d+\.\d+$/.test(text) || Number.isInteger(Number(text))) continue;
       const plain = typeof v === 'string' ? `reads "${text}" as ${text} ms` : `refuses ${text} ("Invalid duration for phase")`;
-      notes.push(`note: ${phaseWhere(phase, i)}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
+      notes.push(`note: ${phaseFieldWhere(phase, i, field, env)}: ${field} ${typeof v === 'string' ? `"${text}"` : text} is run as ${text} s (plain artillery run ${plain}); write "${text}s" to say so in the script itself`);
     }
   });
   return notes;

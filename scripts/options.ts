@@ -184,8 +184,9 @@ function jsonVar(key: string, raw: string): VarValue {
 }
 
 function parseTarget(value: string): string {
-  // Checked as for a script (ws allowed; chooseTarget checks it again for the scenario); never echoed unredacted.
-  checkTargetUrl(value, '--target', true);
+  // Checked as for a script (ws allowed; chooseTarget checks it again for the scenario); never echoed unredacted. One
+  // with templates (`{{ $testId }}`, a --var) is checked once chooseTarget resolved them, as `artillery run -t` does.
+  if (!value.includes('{{')) checkTargetUrl(value, '--target', true);
   // Written as given: chooseTarget (scripts/target-choice.ts checkTargetUrl) puts it in the form the run uses.
   return value;
 }

@@ -19,6 +19,7 @@ import { localStore } from '../load-generators/lib/run-store';
 import { machinePortRange, portRangeSize } from './adapters/system-limits';
 import { ExitCode, UsageError, unexpectedErrorLine } from './errors';
 import { errorOriginsOf } from './engines';
+import type { ErrorOrigins } from './core/verdict';
 import { BUILT_IN_SCENARIOS } from './options';
 import { invocationDir, userPath } from './home-path';
 import { longFlags, npmEatenRefusal } from './npm-flags';
@@ -43,6 +44,8 @@ interface RunRecord {
   options?: { ensure?: string[]; maxErrorRate?: number; maxErrorRateFromScript?: true; vusers?: number };
   /** Metric names the script's plugins keep out of the printed table (scripts/report/artillery-format.ts). */
   consoleSuppressed?: string[];
+  /** Whose errors are whose, as the run decided it (scripts/run-input.ts); absent in folders written before. */
+  errorOrigins?: ErrorOrigins;
 }
 
 /** The end state of a run written before outcome.json existed: reconstructed from the control and done files. */
@@ -76,8 +79,13 @@ async function deriveOutcome(store: RunStore, run: RunRecord, note: (line: strin
     portRange: portRangeSize(machinePortRange()),
     ensure: [...flagEnsureChecks(run.options?.ensure ?? []), ...(script ? scriptEnsureChecks(script.config, process.env) : [])],
     maxErrorRate: run.options?.maxErrorRate ?? 0,
-    // As the run's own report decided whose errors were whose (a forced stop leaves no outcome.json to say it).
-    ...(script && Array.isArray(script.scenarios) ? { errorOrigins: errorOriginsOf({ ...script, scenarios: script.scenarios }, (BUILT_IN_SCENARIOS as readonly string[]).includes(run.scenario ?? '')) } : {}),
+    // As the run's own report decided whose errors were whose (a forced stop leaves no outcome.json to say it): kept in
+    // run.json; a folder written before that is read from its slice, a built-in scenario by its name.
+    ...(run.errorOrigins
+      ? { errorOrigins: run.errorOrigins }
+      : script && Array.isArray(script.scenarios)
+        ? { errorOrigins: errorOriginsOf({ ...script, scenarios: script.scenarios }, (BUILT_IN_SCENARIOS as readonly string[]).includes(run.scenario ?? '')) }
+        : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
 import { resolveVarTemplates } from './config-env';
 import { artilleryScriptProblem } from './artillery-validate';
+import { chosenEnvironment, environmentKeyOrigin, phaseRefusal } from './phase-origin';
 import { endlessLoopNotes } from './loop-notes';
 import { checkBuiltInVars, noHoldStepNote } from './builtin-variables';
 import { artilleryPluginFinder, checkScriptFiles, missingPluginNotes, namedFiles, scriptInputFiles } from './script-check';
@@ -19,9 +20,20 @@ import type { ScriptFiles } from './generator-modules';
 import { checkOutputNotInput } from './adapters/run-folder';
 import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
+import { newRunId, testRunIdOf } from './run-id';
+import { errorOriginsOf } from './engines';
+import { runsRigProcessor } from './rig-processor';
+import type { ErrorOrigins } from './core/verdict';
 
 /** The checked input of one run. */
 export interface RunInput {
+  /** The run's id (`runs/<run-id>/`), drawn before the script was read: its config's `{{ $testId }}` may be made from it. */
+  readonly runId: string;
+  /**
+   * The run's `{{ $testId }}`, one for every load process as one plain `artillery run` has one: the user's
+   * ARTILLERY_TEST_RUN_ID when set (as Artillery takes it), else `runId`.
+   */
+  readonly testRunId: string;
   /** The options with the chosen target filled in (a user script's own `config.target`). */
   readonly options: RunOptions;
   readonly scenario: LoadedScenario;
@@ -36,23 +48,39 @@ export interface RunInput {
   readonly notes: readonly string[];
   /** `--baseline`: the earlier run this one is compared with. */
   readonly baseline?: RunFolder;
+  /**
+   * Where the run's errors can come from besides the script's own code (the verdict tells them apart by it): its
+   * scenarios' engines, and whether it runs one of the rig's own processors (scripts/rig-processor.ts).
+   */
+  readonly errorOrigins: ErrorOrigins;
   /** A user's script: the files it names and the modules its processor loaded (an AWS run checks they ship). */
   readonly scriptFiles?: ScriptFiles;
 }
 
-/** Loads and checks the run's input; throws UsageError on the first class of problem found. */
-export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>): RunInput {
+/**
+ * Loads and checks the run's input; throws UsageError on the first class of problem found. `runId`: the run's id (default:
+ * a new one, scripts/run-id.ts), drawn before the script is read as plain `artillery run` draws its test id before it
+ * resolves the config: the `{{ $testId }}` it makes (or `env`'s ARTILLERY_TEST_RUN_ID) is resolved in a user script's
+ * config, its `config.target` too.
+ */
+export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>, runId = newRunId(new Date())): RunInput {
+  const testRunId = testRunIdOf(runId, env.ARTILLERY_TEST_RUN_ID);
   // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
   const readByVars = new Set<string>();
   const flags: RunOptions = { ...given, vars: resolveVarTemplates(given.vars, readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.
-  const known = { ...(flags.holdSeconds !== undefined ? { hold: flags.holdSeconds } : {}), ...flags.vars };
+  // `{{ $testId }}` too: one value per run, which plain `artillery run` resolves in config with the -v values.
+  const known = { $testId: testRunId, ...(flags.holdSeconds !== undefined ? { hold: flags.holdSeconds } : {}), ...flags.vars };
   const scenario = loadScenario(flags.scenario, path.join(root, 'load-generators', 'scenarios'), flags.environment, env, known, flags.vusers !== undefined);
   // Artillery's own check first (with -e merged, as `artillery run` checks it): what it refuses never starts.
   const invalid = artilleryScriptProblem(scenario.script);
-  if (invalid) throw new UsageError(`scenario file ${scenario.file}: ${invalid} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix the script and run again`);
+  const chosen = chosenEnvironment(scenario.script.config, flags.environment);
+  if (invalid) {
+    const origin = environmentKeyOrigin(invalid, chosen);
+    throw new UsageError(`scenario file ${scenario.file}: ${invalid}${origin} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix ${origin ? `config.environments.${chosen?.name}` : 'the script'} and run again`);
+  }
   const { loads } = checkScriptFiles(scenario);
   const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
   // The built-in scenarios' own rules first (their words say what is wrong: too large, not in digits, a path without
@@ -60,20 +88,14 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
   // The flags applied to the script (pure): bad --var values and a script without phases are refused here.
   // Bad phases are bad input found here, before a platform is chosen or named (planning reads them again); the line
-  // names the script's file, then the phase (config.phases[i] and its name) and the fix.
+  // names the script's file, then the phase where its bad value is written (config.phases[i] and its name, or the
+  // -e environment's config.environments.NAME.phases[i]: scripts/phase-origin.ts) and the fix.
   let script: ArtilleryScript;
   try {
     script = applyOptions(scenario.script, flags);
     if (script.config.phases !== undefined) normalizeProfile(script.config.phases);
   } catch (err) {
-    if (err instanceof PlanError) {
-      // -e merges the environment's phases into config.phases element by element (lodash merge): a bad value may be
-      // the environment's, which the user would not find under config.phases alone.
-      const fromEnv = flags.environment !== undefined ? (scenario.script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[flags.environment]?.phases : undefined;
-      const index = /config\.phases\[(\d+)\]/.exec(err.message)?.[1];
-      const envPhases = Array.isArray(fromEnv) && fromEnv.length > 0 && (index === undefined || Number(index) < fromEnv.length);
-      throw new UsageError(`${scenario.name}${envPhases ? ` with config.environments.${flags.environment}.phases merged in (-e ${flags.environment})` : ''}: ${err.message}`);
-    }
+    if (err instanceof PlanError) throw new UsageError(phaseRefusal(scenario.name, err, chosen));
     throw err;
   }
   const ensure = [...flagEnsureChecks(flags.ensure), ...scriptEnsureChecks(scenario.script.config, env)];
@@ -83,16 +105,19 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   // not the rig's default 0%; said before the run.
   const budget = flags.maxErrorRateGiven ? undefined : scriptMaxErrorRate(scenario.script.config, env);
   const budgetNote = budget === undefined ? undefined : `note: failed vusers are judged by your script's ensure.maxErrorRate (${budget}%) instead of the rig's default --max-error-rate 0%; pass --max-error-rate to set another`;
-  const choice = chooseTarget(flags, scenario, env);
+  const choice = chooseTarget(flags, scenario, env, known, readByVars);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
   return {
+    runId,
+    testRunId,
     options: { ...choice.options, ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}), ...(certFix ? { untrustedCertFix: certFix } : {}), ...(budget !== undefined ? { maxErrorRate: budget / 100, maxErrorRateFromScript: true as const } : {}) },
     scenario,
     script,
     ensure,
+    errorOrigins: errorOriginsOf(script, runsRigProcessor(script.config.processor, scenario.dir, root)),
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [

@@ -2,7 +2,6 @@
  * One load test, the same on every platform: plan → target → run folder → orchestrate → report.
  * Always stops what it started (target, fleet), on success, failure or Ctrl-C.
  */
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { CONTROL, DEFAULTS } from '../load-generators/lib/run-protocol';
 import type { AbortControl } from '../load-generators/lib/run-protocol';
@@ -25,9 +24,9 @@ import { formatSummaryTable } from './report/summary';
 import { suppressedMetricNames } from './report/artillery-format';
 import { writeReport } from './report/write';
 import { RunInput } from './run-input';
-import { errorOriginsOf } from './engines';
 import { ArtilleryScript, expectedSessionSeconds, processScript, withTarget } from './scenario';
 import { withScriptPlaceVariables } from './config-env';
+import { chosenEnvironment } from './phase-origin';
 import { beforeAfterNote, durationNotes, logStepNote, maxVusersNotes, payloadNotes } from './fan-out';
 import type { RunSummary } from './report/types';
 import { RegionalPlan, planRegions } from './core/regions';
@@ -46,11 +45,6 @@ export interface RunContext {
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
   readonly onRunStarted?: (run: { runId: string; runDir: string }) => void;
-  /**
-   * The user's ARTILLERY_TEST_RUN_ID, which plain `artillery run` takes as its test id when set (not empty): every load
-   * process gets it. Unset, the run's id is the test id of every load process.
-   */
-  readonly artilleryTestRunId?: string;
 }
 
 /** The interrupt before the first vuser, as said: before or after the generators were launched. */
@@ -60,11 +54,6 @@ function interruptedBeforeStart(launched: boolean): InterruptedBeforeStart {
 
 /** How long an error before the start waits for a Ctrl-C that may have caused it (see runLoadTest). */
 const SIGNAL_GRACE_MS = 200;
-
-function newRunId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
-}
 
 /**
  * One spec per generator that has vusers to run, each with one load process per core that has a share:
@@ -100,12 +89,14 @@ function retarget(script: ArtilleryScript, target: string | undefined): Artiller
  * What the fan-out changes, printed before the start: fractional durations, the maxVusers split, how sequenced
  * payloads are read; for a user's script, its before/after run once per load process and where its log steps go.
  */
-function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript, own: ArtilleryScript | undefined, runDir: string): string[] {
+function fanOutNotes(plan: { readonly generators: ReadonlyArray<Pick<GeneratorSlice, 'processes'>> }, script: ArtilleryScript, own: ArtilleryScript | undefined, runDir: string, environment?: string): string[] {
   const perProcess = plan.generators.map((g) => g.processes.map((p) => p.phases));
   const shares = plan.generators.map((g) => g.processes.map((p) => p.payload));
   const running = plan.generators.reduce((n, g) => n + g.processes.filter((p) => p.arrivals > 0).length, 0);
   const scriptNotes = own ? [beforeAfterNote(own, running), logStepNote(own, runDir)].filter((n): n is string => n !== undefined) : [];
-  return [...durationNotes(own?.config.phases ?? [], script.config.phases ?? []), ...maxVusersNotes(script.config.phases ?? [], perProcess), ...payloadNotes(script.config.payload, shares), ...scriptNotes];
+  // A phase -e NAME brought in is named where it is written (scripts/phase-origin.ts).
+  const env = own ? chosenEnvironment(own.config, environment) : undefined;
+  return [...durationNotes(own?.config.phases ?? [], script.config.phases ?? [], env), ...maxVusersNotes(script.config.phases ?? [], perProcess, env), ...payloadNotes(script.config.payload, shares), ...scriptNotes];
 }
 
 /** The documented exit code of a finished run (decided with its reasons in scripts/report/result.ts). */
@@ -167,7 +158,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   const credentials = storedCredentialsProblem(platform.name, options.target);
   if (credentials) throw new UsageError(credentials);
 
-  const runId = newRunId(new Date());
+  const { runId } = input;
   const runDir = path.resolve(options.out ?? path.join(ctx.root, 'runs', runId));
   const createdDirs = createRunFolder(runDir);
   ctx.onRunStarted?.({ runId, runDir });
@@ -261,7 +252,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);
   const idle = plan.generators.length - generators.length;
   if (idle > 0) ctx.log(`${idle} generator(s) have no vusers to run (${plan.totalArrivals} in all) and are not started`);
-  for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir)) ctx.log(line);
+  for (const line of fanOutNotes(plan, script, input.scenario.builtIn ? undefined : input.scenario.script, runDir, input.options.environment)) ctx.log(line);
   s.beforeLaunch();
   // Named once it will hold the run: a refusal before this point (the preflight's exit 2) leaves no folder behind.
   ctx.log(`run folder ${runDir}`);
@@ -272,14 +263,14 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
     {
       runId,
       // One `{{ $testId }}` per run, as in one plain `artillery run` (each load process would draw its own).
-      ...(ctx.artilleryTestRunId ? { testRunId: ctx.artilleryTestRunId } : {}),
+      testRunId: input.testRunId,
       scriptDir: input.scenario.dir,
       plan,
       generators,
       expectedSeconds: Math.ceil(s.phaseSeconds + s.sessionSeconds),
       heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
       ...run.timings,
-      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins) },
+      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins), errorOrigins: input.errorOrigins },
       ...(secretTarget ? { secretTargetUrl: target.url } : {}),
     },
     { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted, onStart: s.onStart },
@@ -316,7 +307,7 @@ async function reportRun(
     ...(baseline ? { baseline: { runId: baseline.report.runId, aggregate: baseline.report.aggregate, differences: s.baselineDifferences } } : {}),
     ...(cloudwatch ? { cloudwatch } : {}),
     ...(s.regional ? { regions: regionsOf(s.regional) } : {}),
-    errorOrigins: errorOriginsOf(input.script, input.scenario.builtIn),
+    errorOrigins: input.errorOrigins,
   }, { note: ctx.log });
   if (baseline) {
     const { table, file } = writeComparison(baseline, readRunFolder(runDir, 'run'));

@@ -15,7 +15,8 @@ import { BUILT_IN_SCENARIOS, RunOptions, defaultRampSeconds } from './options';
 import { isRecord } from './core/is-record';
 import { estimateArrivals, parseDuration, profileSeconds } from './core/plan';
 import { PlanError, normalizePhases, phasesWithNumbers } from './core/phases';
-import { assertPhasesResolved, resolveConfigEnv, resolveKnownTemplates, resolveScriptPlace } from './config-env';
+import { chosenEnvironment } from './phase-origin';
+import { assertPhasesResolved, resolveConfigEnv, resolveConfigFunctions, resolveKnownTemplates, resolveScriptPlace } from './config-env';
 import type { Phase } from './core/plan';
 
 /** An Artillery script, as much of it as the rig reads. */
@@ -88,9 +89,8 @@ export function loadScenario(
   script.config = resolveConfigEnv(script.config, env, name);
   const used = new Set<string>();
   if (!builtIn) {
-    script.config = resolveScriptPlace(resolveKnownTemplates(script.config, vars, used) as ArtilleryScript['config'], path.basename(file));
-    const envPhases = environment === undefined ? undefined : (script.config.environments as Record<string, { phases?: unknown }> | undefined)?.[environment]?.phases;
-    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name, Array.isArray(envPhases) ? { name: environment as string, phases: envPhases.length } : undefined);
+    script.config = resolveScriptPlace(resolveConfigFunctions(resolveKnownTemplates(script.config, vars, used)) as ArtilleryScript['config'], path.basename(file));
+    if (!phasesReplaced) assertPhasesResolved(script.config.phases, name, chosenEnvironment(script.config, environment));
   }
   if (script.config.phases !== undefined) script.config.phases = phasesWithNumbers(script.config.phases) as Phase[];
   const configVars = [...used];

@@ -226,7 +226,7 @@ export function artilleryEngineInstalled(name: string): boolean {
  * The file Artillery loads for `config.processor` (runner.js loadProcessor): the path resolved with CommonJS rules
  * first (`./proc` finds proc.js, a folder its index.js), else the path as written.
  */
-function resolveProcessor(file: string): string {
+export function resolveProcessor(file: string): string {
   if (/\.ts$/.test(file)) return file;
   try {
     return require.resolve(file);

@@ -10,6 +10,7 @@
 import { redactUrl } from './core/redact';
 import { UsageError } from './errors';
 import { checkTargetUrl } from './target-url';
+import { resolveConfigFunctions, resolveKnownTemplates } from './config-env';
 import type { RunOptions } from './options';
 import type { LoadedScenario } from './scenario';
 
@@ -46,11 +47,16 @@ function schemeNote(given: string, used: string): string {
   return scheme(given) === scheme(used) ? '' : `; scheme written as ${scheme(used)}// (Artillery fails every request to ${scheme(given)}//)`;
 }
 
-/** Decides the run's target; throws {@link UsageError} when a user script has none and none was given. */
-export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>): TargetChoice {
+/**
+ * Decides the run's target; throws {@link UsageError} when a user script has none and none was given. `known`: the
+ * values the run knows before it starts (`--var`, `$testId`), which `artillery run -t URL` resolves in the flag's URL
+ * as in `config.target` (it sets config.target before resolving the config's templates); the names read go to `used`.
+ */
+export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>, known: Readonly<Record<string, unknown>> = {}, used = new Set<string>()): TargetChoice {
   if (options.target !== undefined) {
-    const target = checkTargetUrl(options.target, '--target', !scenario.builtIn);
-    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target${schemeNote(options.target, target)})` };
+    const given = options.target.includes('{{') ? resolveTargetTemplate(String(resolveConfigFunctions(resolveKnownTemplates(options.target, known, used))), env, '--target') : options.target;
+    const target = checkTargetUrl(given, '--target', !scenario.builtIn);
+    return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target${schemeNote(given, target)})` };
   }
   if (scenario.builtIn || options.referenceTarget) return { options, source: 'reference' };
   const raw = scenario.script.config.target;

@@ -23,14 +23,30 @@ export class PlanError extends Error {
   readonly kind: 'capacity' | 'invalid' | 'max-generators';
   /** Generators the request needs (set for `capacity` and `max-generators`). */
   readonly generatorsNeeded?: number;
+  /** The phase a refusal is about (set by {@link normalizePhase}): its message starts with `where`. */
+  readonly phase?: PhasePlace;
 
-  /** @param kind - category of failure; @param message - one self-contained line; @param generatorsNeeded - see field. */
-  constructor(kind: PlanError['kind'], message: string, generatorsNeeded?: number) {
+  /**
+   * @param kind - category of failure; @param message - one self-contained line; @param generatorsNeeded - see field;
+   * @param phase - see field.
+   */
+  constructor(kind: PlanError['kind'], message: string, generatorsNeeded?: number, phase?: PhasePlace) {
     super(message);
     this.name = 'PlanError';
     this.kind = kind;
     if (generatorsNeeded !== undefined) this.generatorsNeeded = generatorsNeeded;
+    if (phase !== undefined) this.phase = phase;
   }
+}
+
+/** Which phase of `config.phases` a refusal is about, and which of its fields (none: the phase as a whole). */
+export interface PhasePlace {
+  /** 0-based, as in the script. */
+  readonly index: number;
+  /** The field whose value is refused (`arrivalRate`, `duration`, …); absent when the phase's fields together are. */
+  readonly field?: string;
+  /** How the message names the phase, at its start: {@link phaseWhere}'s `config.phases[1] ("warm")`. */
+  readonly where: string;
 }
 
 /** A validated phase with its durations in seconds. */
@@ -146,13 +162,16 @@ export function phasesWithNumbers(phases: unknown): unknown {
   });
 }
 
-function numberField(p: Phase, key: string, where: string): number | undefined {
+/** A refusal of the phase at `at` (its message starts with `at.where`), of one field of it or of the whole. */
+const phaseError = (at: { index: number; where: string }, message: string, field?: string) => new PlanError('invalid', message, undefined, { ...at, ...(field !== undefined ? { field } : {}) });
+
+function numberField(p: Phase, key: string, at: { index: number; where: string }): number | undefined {
   const v = p[key];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new PlanError('invalid', `${where}.${key} must be a finite number (got ${JSON.stringify(v)}); write a number, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`);
+    throw phaseError(at, `${at.where}.${key} must be a finite number (got ${JSON.stringify(v)}); write a number, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`, key);
   }
-  if (v < 0) throw new PlanError('invalid', `${where}.${key} must not be negative (got ${v}); write 0 or more, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`);
+  if (v < 0) throw phaseError(at, `${at.where}.${key} must not be negative (got ${v}); write 0 or more, e.g. ${key}: ${NUMBER_EXAMPLES[key] ?? '10'}`, key);
   return v;
 }
 
@@ -168,35 +187,47 @@ export function phaseWhere(phase: Phase, index: number): string {
  */
 export function normalizePhase(p: Phase, index: number): NormalizedPhase {
   // Named as in the script (0-based, as Artillery's "Phase started: … (index: 0 …)"), with the phase's name if any.
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new PlanError('invalid', `config.phases[${index}] is ${JSON.stringify(p)}, not a phase; each phase is a mapping such as { duration: 60, arrivalRate: 5 }`);
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) {
+    const where = `config.phases[${index}]`;
+    throw phaseError({ index, where }, `${where} is ${JSON.stringify(p)}, not a phase; each phase is a mapping such as { duration: 60, arrivalRate: 5 }`);
+  }
   const where = phaseWhere(p, index);
-  const arrivalRate = numberField(p, 'arrivalRate', where);
-  const rampTo = numberField(p, 'rampTo', where);
-  const arrivalCount = numberField(p, 'arrivalCount', where);
-  const maxVusers = numberField(p, 'maxVusers', where);
+  const at = { index, where };
+  const duration = (field: 'duration' | 'pause'): number => {
+    try {
+      return parseDuration(p[field], `${where}.${field}`);
+    } catch (err) {
+      throw err instanceof PlanError ? phaseError(at, err.message, field) : err;
+    }
+  };
+  const arrivalRate = numberField(p, 'arrivalRate', at);
+  const rampTo = numberField(p, 'rampTo', at);
+  const arrivalCount = numberField(p, 'arrivalCount', at);
+  const maxVusers = numberField(p, 'maxVusers', at);
   const poisson = p.mode === 'poisson';
   const present = ARRIVAL_KEYS.filter((k) => p[k] !== undefined);
   if (p.pause !== undefined) {
-    if (present.length > 0) throw new PlanError('invalid', `${where}: pause cannot be combined with ${present.join(', ')}; a pause only waits: put the arrivals in a phase of their own before or after it`);
-    if (p.duration !== undefined) parseDuration(p.duration, `${where}.duration`);
-    return { kind: 'pause', seconds: parseDuration(p.pause, `${where}.pause`), poisson };
+    if (present.length > 0) throw phaseError(at, `${where}: pause cannot be combined with ${present.join(', ')}; a pause only waits: put the arrivals in a phase of their own before or after it`);
+    if (p.duration !== undefined) duration('duration');
+    return { kind: 'pause', seconds: duration('pause'), poisson };
   }
   if (present.length === 0) {
-    throw new PlanError('invalid', `${where} has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one (e.g. arrivalRate: 10 for 10 vusers a second)`);
+    throw phaseError(at, `${where} has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one (e.g. arrivalRate: 10 for 10 vusers a second)`);
   }
-  if (p.duration === undefined) throw new PlanError('invalid', `${where}.duration is required with ${present.join(', ')}; add one, e.g. duration: 60 (seconds) or "10m"`);
-  const seconds = parseDuration(p.duration, `${where}.duration`);
+  // Missing, so no field holds the bad value: the phase's fields together ask for it.
+  if (p.duration === undefined) throw phaseError(at, `${where}.duration is required with ${present.join(', ')}; add one, e.g. duration: 60 (seconds) or "10m"`);
+  const seconds = duration('duration');
   const base = { seconds, poisson, ...(maxVusers !== undefined ? { maxVusers } : {}) };
   if (arrivalCount !== undefined) {
-    if (present.length > 1) throw new PlanError('invalid', `${where}: arrivalCount cannot be combined with arrivalRate or rampTo; keep arrivalCount for a total over the duration, or arrivalRate (and rampTo) for vusers a second`);
-    if (!Number.isInteger(arrivalCount)) throw new PlanError('invalid', `${where}.arrivalCount must be a whole number (got ${arrivalCount}); e.g. arrivalCount: ${Math.max(1, Math.round(arrivalCount))}`);
+    if (present.length > 1) throw phaseError(at, `${where}: arrivalCount cannot be combined with arrivalRate or rampTo; keep arrivalCount for a total over the duration, or arrivalRate (and rampTo) for vusers a second`);
+    if (!Number.isInteger(arrivalCount)) throw phaseError(at, `${where}.arrivalCount must be a whole number (got ${arrivalCount}); e.g. arrivalCount: ${Math.max(1, Math.round(arrivalCount))}`, 'arrivalCount');
     return { ...base, kind: 'count', arrivalCount };
   }
   // Artillery 2.0.34's dist.js splits arrivalRate (without rampTo) and maxVusers with an assertion that the whole
   // numbers it hands its workers sum to the value: a fraction stops every run with "AssertionError: 1.5 === 2".
-  if (maxVusers !== undefined && !Number.isInteger(maxVusers)) throw new PlanError('invalid', `${where}.maxVusers must be a whole number (got ${maxVusers}); e.g. maxVusers: ${Math.max(1, Math.floor(maxVusers))}`);
+  if (maxVusers !== undefined && !Number.isInteger(maxVusers)) throw phaseError(at, `${where}.maxVusers must be a whole number (got ${maxVusers}); e.g. maxVusers: ${Math.max(1, Math.floor(maxVusers))}`, 'maxVusers');
   if (rampTo === undefined && arrivalRate !== undefined && !Number.isInteger(arrivalRate)) {
-    throw new PlanError('invalid', `${where}.arrivalRate must be a whole number (got ${arrivalRate}): Artillery cannot split a fractional rate; use arrivalCount for a total over the duration (e.g. arrivalCount: ${Math.round(arrivalRate * seconds)})`);
+    throw phaseError(at, `${where}.arrivalRate must be a whole number (got ${arrivalRate}): Artillery cannot split a fractional rate; use arrivalCount for a total over the duration (e.g. arrivalCount: ${Math.round(arrivalRate * seconds)})`, 'arrivalRate');
   }
   if (rampTo !== undefined) {
     const place = Number.isInteger(p.rigWorker) && Number.isInteger(p.rigWorkers) ? { place: { worker: p.rigWorker as number, of: p.rigWorkers as number } } : {};

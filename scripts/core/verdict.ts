@@ -212,8 +212,9 @@ export interface ErrorOrigins {
    */
   readonly wsEngine?: boolean;
   /**
-   * A built-in scenario: its processors (the rig's code, not yours) name the target's answer in their codes: a refused
-   * or failed Socket.IO connection, cookie request, subscribe or reconnect.
+   * The script runs one of the rig's own processors (load-generators/processors, or a copy of one: a built-in scenario,
+   * or a user's copy of its script), whatever the script is called: that code (not yours) names the target's answer in
+   * its codes: a refused or failed Socket.IO connection, cookie request, subscribe or reconnect.
    */
   readonly builtInScenario: boolean;
 }

@@ -3,9 +3,17 @@
  * cases: before the load (nothing sent but the section's request) or after it (its summary printed). The rig called
  * both its own failure (exit 3): "generator stopped before it was ready", and "generator lost … data is partial" with
  * every figure in. Now: `script failure:` and exit 1 before; after, the full report and exit 1 naming the section.
+ *
+ * And a ws `before`/`after` section whose target answers a capture twice: those sections run in Artillery's main
+ * thread, where the rig's callbacks-once guard was not installed, so the second answer called the step back again and
+ * `Callback was already called.` ended the load process (plain `artillery run` dies of it too): the rig called that
+ * the script's failure. The guard is installed there now, as in the load threads: the section goes on as the first
+ * answer said.
  */
 import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import WebSocket from 'ws';
 import { runCli, tempDir } from '../helpers/cli';
 import { loopbackHttpServer } from '../helpers/http-server';
 
@@ -49,5 +57,40 @@ describe("a user's before/after section that fails", () => {
     expect(r.json.rig.failedAfterLoad).toEqual([{ code: 1, why: 'exit code 1: Error: Failed capture or match', processes: expect.any(Number) }]);
     expect(r.json.result.reasons).toContainEqual(expect.stringMatching(/^your script failed after its load in \d load process(es)? \(exit code 1: Error: Failed capture or match\): its `after` section or a plugin's cleanup; every figure is in; plain artillery run would exit 1$/));
     expect(fs.existsSync(path.join(dir, 'run', 'report.html'))).toBe(true);
+  }, 100_000);
+});
+
+describe("a ws before/after section whose target answers a capture twice (Artillery's main thread)", () => {
+  let wss: WebSocket.Server;
+  let base = '';
+  beforeAll(async () => {
+    wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
+    // Every message is answered twice, 50 ms apart: the second reaches the capture step's handler, still set while
+    // the section thinks (engine_ws.js), which calls the step back once more. (`think: 0.5` would be 0.5 ms to Artillery.)
+    wss.on('connection', (ws) =>
+      ws.on('message', () => {
+        ws.send(JSON.stringify({ n: 1 }));
+        setTimeout(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ n: 2 })), 50);
+      }),
+    );
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    base = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => wss.close(resolve)));
+
+  test('both sections go on as the first answer said: the load runs, exit 0 (was: script failure, Callback was already called)', async () => {
+    const dir = tempDir('rig-sections-twice-');
+    const file = path.join(dir, 'twice.yml');
+    const section = '  engine: ws\n  flow:\n    - send: { payload: hello, capture: { json: $.n, as: n } }\n    - think: 1\n';
+    fs.writeFileSync(
+      file,
+      `config:\n  target: ${base}/feed\n  phases: [{ duration: 1, arrivalCount: 2 }]\nbefore:\n${section}after:\n${section}scenarios:\n  - engine: ws\n    flow: [ { send: hi } ]\n`,
+    );
+    const r = await runCli(['--scenario', file, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000 });
+    expect(r.stderr).not.toMatch(/script failure|already called/);
+    expect(r.code).toBe(0);
+    expect(r.json.status).toBe('completed');
+    expect(r.json.aggregate.counters['vusers.completed']).toBe(2);
+    expect(r.json.rig.failedAfterLoad ?? []).toEqual([]);
   }, 100_000);
 });

@@ -103,3 +103,27 @@ describe('a WebSocket target that closes some connections under the scenario and
     expect(r.json.rig.lostGenerators ?? []).toEqual([]);
   }, 70_000);
 });
+
+describe("a user's copy of a built-in scenario's script, keeping its processor (load-generators/processors)", () => {
+  let server: SocketIoServer;
+  // The preflight's probe admitted, every vuser's Socket.IO connection refused: connect.js fails it with WS_CONNECT_FAILED.
+  beforeAll(async () => (server = await startSocketIoServer({ reject: 'unauthorized', admitFirst: 1 })));
+  afterAll(() => server.close());
+
+  // "Built in" was decided by the scenario's name: the copy's WS_CONNECT_FAILED, the rig's own code naming the target's
+  // answer, was filed as "raised by your script's own code". What runs decides now: the rig's processor.
+  test("the rig's codes are the target's answer, as in the built-in scenario's run", async () => {
+    const dir = tempDir('rig-connect-copy-');
+    const script = path.join(dir, 'my-connect.yml');
+    const processor = path.resolve(__dirname, '..', '..', 'load-generators', 'processors', 'connect.js');
+    fs.writeFileSync(
+      script,
+      `config:\n  target: ${server.base}\n  phases: [ { duration: 1, arrivalCount: 2 } ]\n  processor: ${JSON.stringify(processor)}\n  variables: { hold: 0 }\n` +
+        `scenarios:\n  - name: connect\n    flow: [ { function: fetchCookie }, { function: openSocket }, { think: "{{ hold }}" }, { function: closeSocket } ]\n`,
+    );
+    const r = await runCli(['--scenario', script, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.json.aggregate.counters).toMatchObject({ 'vusers.failed': 2, 'errors.WS_CONNECT_FAILED': 2 });
+    expect(r.json.rig.verdictDetail.summary).toBe('no generator was saturated: the figures describe the target');
+  }, 70_000);
+});

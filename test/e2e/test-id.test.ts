@@ -62,6 +62,26 @@ describe('{{ $testId }}: one value per rig run, in every load process of every g
     expect(all).toEqual([r.json.runId]);
   }, 100_000);
 
+  test("{{ $testId }} in config.target (refused before) and a function call in config: the run's one value in every load process, as plain artillery run", async () => {
+    seen = [];
+    const dir = tempDir('rig-test-id-target-');
+    const file = path.join(dir, 'tid-target.yml');
+    fs.writeFileSync(
+      file,
+      `config:\n  target: "http://127.0.0.1:${server.port}/t-{{ $testId }}"\n  phases: [{ duration: 2, arrivalRate: 4 }]\n  variables:\n    room: "{{ $randomString(8) }}"\n` +
+        `scenarios:\n  - flow: [ { get: { url: "/v?room={{ room }}" } } ]\n`,
+    );
+    const r = await runCli(['--scenario', file, '--generators', '2', '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000, env: { ARTILLERY_TEST_RUN_ID: '' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`target: http://127.0.0.1:${server.port}/t-${r.json.runId} (config.target of tid-target.yml`);
+    const urls = seen.map((s) => new URL(s.url, 'http://x'));
+    expect(urls).toHaveLength(8);
+    expect(new Set(urls.map((u) => u.pathname))).toEqual(new Set([`/t-${r.json.runId}/v`]));
+    // Each load process is its own `artillery run`: it drew its own room before.
+    expect(new Set(urls.map((u) => u.searchParams.get('room'))).size).toBe(1);
+    expect(r.json.rig.generators.length).toBe(2);
+  }, 100_000);
+
   test('ARTILLERY_TEST_RUN_ID set: that id in every load process, as plain artillery run takes it', async () => {
     seen = [];
     const { dir, file } = script();

@@ -1,5 +1,5 @@
 import { errorOriginsOf } from '../../scripts/engines';
-import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, generatorErrorCode, saturationReasons } from '../../scripts/core/verdict';
+import { DEFAULT_THRESHOLDS, HealthSample, decideVerdict, generatorErrorCode, saturationReasons, scriptErrors } from '../../scripts/core/verdict';
 
 const P = 10_000;
 const T0 = 1_700_000_000_000; // a period boundary
@@ -268,5 +268,15 @@ describe('errorOriginsOf: what a run tells the verdict about its errors', () => 
     expect(errorOriginsOf({ config: {}, scenarios: [{ flow: [] }, { engine: 'socketio', flow: [] }] }, false)).toEqual({ socketIoEngine: true, wsEngine: false, builtInScenario: false });
     expect(errorOriginsOf({ config: { engine: 'socketio' }, scenarios: [{ flow: [] }] }, true)).toEqual({ socketIoEngine: true, wsEngine: false, builtInScenario: true });
     expect(errorOriginsOf({ config: {}, scenarios: [{ engine: 'ws', flow: [] }] }, true)).toEqual({ socketIoEngine: false, wsEngine: true, builtInScenario: true });
+  });
+
+  // A before/after section runs on an emitter of its own (runner.js handleScriptHook): its errors reach no report. A ws
+  // `before` beside http scenarios made a processor's message-less error (`undefined`) read as the ws engine's echo of
+  // a `response timeout`; a socketio one made a processor's `Error: boom` read as a refused connection.
+  test("a before/after section's engine, or a scenario Artillery never picks (weight 0), raises none of the run's errors", () => {
+    const hooks = { config: {}, before: { engine: 'ws', flow: [] }, after: { engine: 'socketio', flow: [] }, scenarios: [{ flow: [] }, { engine: 'ws', weight: 0, flow: [] }] };
+    const origins = errorOriginsOf(hooks, false);
+    expect(origins).toEqual({ socketIoEngine: false, wsEngine: false, builtInScenario: false });
+    expect(scriptErrors({ 'errors.undefined': 2, 'errors.response timeout': 2, 'errors.Error: boom': 1 }, origins)).toEqual({ undefined: 2, 'Error: boom': 1 });
   });
 });

@@ -10,7 +10,8 @@
  *    (a `pause` phase could not: Artillery's own start-up time varies by a second or more).
  *  - in the main thread: there it receives every period's merged `stats` (with DDSketch histograms)
  *    and the final report, and writes them serialized with Artillery's own SSMS serializer, the
- *    way Artillery's Fargate reporter ships them.
+ *    way Artillery's Fargate reporter ships them; and the script's `before`/`after` sections run
+ *    there, so the engines' callbacks are called once there too (callbacks-once.js).
  *
  * It talks to the agent only through files in `spoolDir` (written atomically: tmp + rename), so the
  * agent decides where they go (the local run folder or S3).
@@ -201,25 +202,37 @@ function takeRampPlaces(script) {
  * @returns {{ stepsWrappedOnce: boolean, wsQuietSecondEnd: boolean, callbacksOnce: boolean }} what was done (told in the ready file)
  */
 function cheaperPaths() {
-  /** @param {string} what @param {() => void} fn */
-  const attempt = (what, fn) => {
-    try {
-      fn();
-      return true;
-    } catch (err) {
-      process.stderr.write(`rig: ${what} (${/** @type {Error} */ (err).message})\n`);
-      return false;
-    }
-  };
   return {
     stepsWrappedOnce: attempt("steps are wrapped per vuser: Artillery's HTTP engine not found", () => wrapStepsOnce(loadHttpEngine())),
     wsQuietSecondEnd: attempt('a closing WebSocket builds a dropped error, as plain Artillery', () => wsReceivers().forEach(quietSecondEnd)),
     // Not a cost but a crash of plain Artillery's (callbacks-once.js): said in the log all the same where it cannot be done.
-    callbacksOnce: attempt(
-      "a connection the target closes or drops can call an engine's callback twice and end the load thread, as in plain Artillery: Artillery's ws or socketio engine not found",
-      () => callbacksOnce(),
-    ),
+    callbacksOnce: guardCallbacks('the load thread'),
   };
+}
+
+/**
+ * Does `fn`; where it throws, the load process's log says what is left undone and the run goes on.
+ * @param {string} what @param {() => void} fn @returns {boolean} whether it was done
+ */
+function attempt(what, fn) {
+  try {
+    fn();
+    return true;
+  } catch (err) {
+    process.stderr.write(`rig: ${what} (${/** @type {Error} */ (err).message})\n`);
+    return false;
+  }
+}
+
+/**
+ * The ws and socketio engines' callbacks called once (callbacks-once.js) in this thread. @param {string} where what
+ * the crash would end @returns {boolean} whether it was done
+ */
+function guardCallbacks(where) {
+  return attempt(
+    `a connection the target closes or drops can call an engine's callback twice and end ${where}, as in plain Artillery: Artillery's ws or socketio engine not found`,
+    () => callbacksOnce(),
+  );
 }
 
 class Plugin {
@@ -251,6 +264,9 @@ class Plugin {
     }
 
     exitWithAgent();
+    // The script's `before` and `after` sections run here, in the main thread, on engines of their own (runner.js
+    // handleScriptHook): the same double callbacks would end the whole load process, before the load or after it.
+    if (script && (script.before || script.after)) guardCallbacks('the load process (its before or after section)');
     let seq = 0;
     let finished = false;
     /** @type {Set<number>} */
