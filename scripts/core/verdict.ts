@@ -253,8 +253,16 @@ function scriptFailureLine(counters: Readonly<Record<string, number>>, origins?:
   const ownTotal = own.reduce((a, [, n]) => a + n, 0);
   const shown = own.slice(0, 2).map(([m, n]) => `"${m.length > 60 ? `${m.slice(0, 59)}…` : m}" ×${n}`).join(', ') + (own.length > 2 ? `, ${own.length - 2} more` : '');
   const share = ownTotal === total ? 'all' : `${ownTotal} of ${total}`;
-  return `${failed} vuser${failed === 1 ? '' : 's'} failed and ${share} errors were raised by your script's own code (processor, captures), not the network or the target: ${shown}`;
+  const vusers = `${failed} vuser${failed === 1 ? '' : 's'} failed and ${share} errors were`;
+  // A check the target's answer did not pass is neither the rig's nor plainly the target's: say which it may be.
+  if (own.every(([m]) => CHECK_FAILED.test(m))) {
+    return `${vusers} your script's checks (match, capture) failing on the target's answers, not network errors: ${shown}; the target answered something else than the check expects (to see the answers: --vusers 1 with DEBUG=ws, http or socketio, into the run folder's generators/g01/p0/artillery.log)`;
+  }
+  return `${vusers} raised by your script's own code (processor, captures, checks), not the network or the target: ${shown}`;
 }
+
+/** What Artillery 2.0.34's engines count when a target's answer fails the script's `match`, `capture` or `response` check. */
+const CHECK_FAILED = /^(Failed capture or match|Failed match|data is not valid)$/;
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
