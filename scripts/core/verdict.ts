@@ -256,7 +256,7 @@ function scriptFailureLine(counters: Readonly<Record<string, number>>, origins?:
   const vusers = `${failed} vuser${failed === 1 ? '' : 's'} failed and ${share} errors were`;
   // A check the target's answer did not pass is neither the rig's nor plainly the target's: say which it may be.
   if (own.every(([m]) => CHECK_FAILED.test(m))) {
-    return `${vusers} your script's checks (match, capture) failing on the target's answers, not network errors: ${shown}; the target answered something else than the check expects (to see the answers: --vusers 1 with DEBUG=ws, http or socketio, into the run folder's generators/g01/p0/artillery.log)`;
+    return `${vusers} your script's checks (match, capture) failing on the target's answers, not network errors: ${shown}; the target answered something else than the check expects (to see the answers: --platform local --vusers 1 with DEBUG=ws, http or socketio, into the run folder's generators/g01/p0/artillery.log)`;
   }
   return `${vusers} raised by your script's own code (processor, captures, checks), not the network or the target: ${shown}`;
 }
