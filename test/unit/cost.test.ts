@@ -1,7 +1,9 @@
 /** The run's cost estimate (pure) and --max-cost. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
 import { loadSecondsOf } from '../../scripts/platforms/aws/before-scaling';
-import { BOOT_DOWNLOAD_GB, INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal, sumRegions } from '../../scripts/platforms/aws/cost';
+import { BOOT_DOWNLOAD_GB, CW_AGENT_METRICS, INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal, sumRegions } from '../../scripts/platforms/aws/cost';
 import type { CostInputs } from '../../scripts/platforms/aws/cost';
 
 // The issue's 96,000-vuser run: 20-minute ramp, every vuser held to the end, 2 c5.large generators, up to 4 t3.small targets.
@@ -25,6 +27,8 @@ test('each item is priced from its stated basis; the total is their sum', () => 
   expect(by['target instances (at most)']).toBeCloseTo(4 * (2400 / 3600) * 0.0208, 2);
   // 96,000 active connections / 3,000 = 32 LCU, above 80 new/s / 25 = 3.2.
   expect(by['load balancer capacity units']).toBeCloseTo(32 * (2400 / 3600) * PRICES.albLcuHour, 2);
+  // The rig's 12 RunId metrics, the agent's 4 rollups, and per generator 7 detailed-monitoring + the agent's 4.
+  expect(e.lines.find((l) => l.item === 'CloudWatch metrics')?.basis).toMatch(/^38 metrics × 1 h prorated/);
   expect(e.totalUsd).toBeCloseTo(e.lines.reduce((a, l) => a + l.usd, 0), 1);
   expect(e.totalUsd).toBeGreaterThan(0.3);
   expect(e.totalUsd).toBeLessThan(2);
@@ -33,6 +37,15 @@ test('each item is priced from its stated basis; the total is their sum', () => 
   expect(text).toMatch(/^estimated cost of this run: \$\d+\.\d\d\n/);
   expect(text).toContain('2 × c5.large × 0.92 h × $0.085/h');
   expect(text).toMatch(/assumptions: us-east-1 On-Demand list prices; generators bill 15 min beyond the 40 min of load/);
+});
+
+test("the CloudWatch agent's metrics counted are the ones its config on the generators collects", () => {
+  const install = fs.readFileSync(path.join(__dirname, '..', '..', 'load-generators', 'install-generator.sh'), 'utf8');
+  const config = JSON.parse(/cat > "\$CW_CONFIG" <<'EOF'\n([\s\S]*?)\nEOF/.exec(install)?.[1] ?? '{}') as { metrics: { metrics_collected: Record<string, { measurement?: string[] }> } };
+  const measured = Object.values(config.metrics.metrics_collected).flatMap((m) => m.measurement ?? []);
+  // StatsD's gauges: the open-files loop feeds one (open_files).
+  const statsd = [...install.matchAll(/echo "(\w+):\$\w+\|g"/g)].map((m) => m[1]);
+  expect([...measured, ...statsd]).toHaveLength(CW_AGENT_METRICS);
 });
 
 test('without the rig\'s target (--target elsewhere) there is no target or load balancer item; another region says prices differ', () => {

@@ -63,6 +63,9 @@ export const BOOT_DOWNLOAD_GB = 0.2;
 const HOURS_PER_MONTH = 730;
 
 /** What one run is estimated from. */
+/** Metrics the generators' CloudWatch agent publishes (load-generators/install-generator.sh's config): per instance and as the group's rollup. */
+export const CW_AGENT_METRICS = 4;
+
 export interface CostInputs {
   readonly region: string;
   readonly generatorInstanceType: string;
@@ -163,8 +166,10 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
   const perGenerator = i.processesPerGenerator * (i.loadSeconds / 10) + i.loadSeconds / 5 + i.loadSeconds / 2 + 50;
   const puts = i.generators * perGenerator;
   lines.push({ item: 'S3 requests', usd: (puts / 1000) * PRICES.s3PutPer1000, basis: `~${Math.round(puts)} PUT/LIST × $${PRICES.s3PutPer1000}/1,000` });
-  // Rig metrics carry a RunId dimension: new custom metrics each run, billed hourly; detailed monitoring is 7 metrics per instance.
-  const metrics = 12 + i.generators * 7;
+  // Rig metrics carry a RunId dimension: new custom metrics each run, billed hourly; detailed monitoring is 7 metrics per
+  // instance; the CloudWatch agent publishes its 4 (mem_used_percent, tcp_established, tcp_time_wait, StatsD's
+  // open_files: load-generators/install-generator.sh) per instance, and once more as the group's rollup.
+  const metrics = 12 + CW_AGENT_METRICS + i.generators * (7 + CW_AGENT_METRICS);
   lines.push({ item: 'CloudWatch metrics', usd: metrics * (PRICES.metricMonth / HOURS_PER_MONTH) * Math.ceil(genHours) + (60 * 40 / 1000) * PRICES.getMetricDataPer1000, basis: `${metrics} metrics × ${Math.ceil(genHours)} h prorated + the report's GetMetricData` });
 
   const totalUsd = round2(lines.reduce((a, l) => a + l.usd, 0));
