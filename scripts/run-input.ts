@@ -10,7 +10,7 @@ import { EnsureCheck, assertEnsureParses, ensureIgnoredNote, flagEnsureChecks, s
 import { ArtilleryScript, LoadedScenario, applyOptions, phasesNote, checkInsecure, loadScenario, unreadVariableNotes } from './scenario';
 import { PlanError, normalizeProfile } from './core/phases';
 import { UsageError } from './errors';
-import { resolveVarTemplates } from './config-env';
+import { resolveConfigFunctions, resolveVarTemplates } from './config-env';
 import { artilleryScriptProblem } from './artillery-validate';
 import { chosenEnvironment, environmentKeyOrigin, phaseRefusal } from './phase-origin';
 import { endlessLoopNotes } from './loop-notes';
@@ -67,7 +67,9 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   const testRunId = testRunIdOf(runId, env.ARTILLERY_TEST_RUN_ID);
   // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
   const readByVars = new Set<string>();
-  const flags: RunOptions = { ...given, vars: resolveVarTemplates(given.vars, readByVars) };
+  // `--var room=r-{{ $randomNumber(1, 9999) }}` is one room for the run, as plain `artillery run -v` copies its values
+  // into config.variables before it resolves the config's function calls (util.js addVariables).
+  const flags: RunOptions = { ...given, vars: resolveConfigFunctions(resolveVarTemplates(given.vars, readByVars)) as RunOptions['vars'] };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.
@@ -105,7 +107,8 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   // not the rig's default 0%; said before the run.
   const budget = flags.maxErrorRateGiven ? undefined : scriptMaxErrorRate(scenario.script.config, env);
   const budgetNote = budget === undefined ? undefined : `note: failed vusers are judged by your script's ensure.maxErrorRate (${budget}%) instead of the rig's default --max-error-rate 0%; pass --max-error-rate to set another`;
-  const choice = chooseTarget(flags, scenario, env, known, readByVars);
+  // `-e NAME` also sets {{ $environment }}, which `artillery run -e NAME -t URL` resolves in the flag's URL.
+  const choice = chooseTarget(flags, scenario, env, flags.environment !== undefined ? { ...known, $environment: flags.environment } : known, readByVars);
   // A missing or unfinished baseline is bad input too, found before anything starts.
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });

@@ -46,6 +46,11 @@ describe('{{ $testId }} in config: the run\'s one id, as artillery run resolves 
     expect(() => prepareRunInput(validateFlags({ scenario: tagged, target: 'http://127.0.0.1:9/{{ tenant }}' }), root, {}, 'x')).toThrow(/^--target uses \{\{ tenant \}\}, which the rig cannot resolve before the run/);
   });
 
+  test("--target with {{ $environment }} under -e NAME, as artillery run -e NAME -t resolves it (it was refused)", () => {
+    const envs = script('envs-t.yml', '  target: http://127.0.0.1:9\n  environments:\n    staging: { variables: { x: 1 } }');
+    expect(prepareRunInput(validateFlags({ scenario: envs, environment: 'staging', target: 'http://127.0.0.1:9/{{ $environment }}' }), root, {}, 'x').options.target).toBe('http://127.0.0.1:9/staging');
+  });
+
   test('a template the rig cannot know before the run is still refused in the target, naming it', () => {
     const unknown = script('unknown.yml', '  target: "http://127.0.0.1:9/{{ tenant }}"');
     expect(() => prepareRunInput(validateFlags({ scenario: unknown }), root, {}, 'x')).toThrow(UsageError);
@@ -68,6 +73,12 @@ describe('{{ $randomString() }} and {{ $randomNumber(a, b) }} in config: one val
     expect(resolveConfigFunctions('{{ $randomString() }}')).toMatch(/^[A-Za-z0-9]{10}$/);
     expect(resolveConfigFunctions({ a: ['x{{$randomNumber( 7 , 7 )}}y'] })).toEqual({ a: ['x7y'] });
     expect(resolveConfigFunctions('{{ $uuid() }} {{ name }}')).toBe('{{ $uuid() }} {{ name }}');
+  });
+
+  test('in a --var value too: drawn once for the run, as artillery run -v copies its values into config.variables before resolving', () => {
+    const plain = script('plain.yml', '  target: http://127.0.0.1:9');
+    const input = prepareRunInput(validateFlags({ scenario: plain, var: ['room=r-{{ $randomNumber(100, 999) }}'] }), root, {}, 'x');
+    expect((input.script.config.variables as Record<string, unknown>).room).toMatch(/^r-\d{3}$/);
   });
 
   test('a phase value drawn that way is known before the run (it was refused as a template no --var sets)', () => {
