@@ -5,8 +5,25 @@
  * Playwright's `browser.page.FCP` …). A script's own `events.emit('histogram', 'cart.items', 3)` is in whatever
  * unit it records, which the report does not invent. Pure.
  */
-const TIME_NAME =
-  /(response_time|session_length|latency|_time\b|time_|_ms\b|\.ms\b|duration|delay|\.(dns|tcp|tls|total|firstByte|download|wait)$|\.(FCP|LCP|TTFB|FID|INP|FCP_ms)\b)/;
+const TIME_NAME = new RegExp(
+  [
+    // Artillery's HTTP timings (extendedMetrics: dns, tcp, tls, total), the engines' and metrics-by-endpoint's response times
+    '^http\\.(dns|tcp|tls|total)$',
+    'response_time',
+    '^vusers\\.session_length$',
+    // Playwright's bundled engine: step timings, DOM interactive and the page's web vitals (CLS is a score; memory_used_mb MB)
+    '^browser\\.step\\.',
+    '^browser\\.page\\.(dominteractive|FCP|LCP|FID|TTFB|INP)(\\.|$)',
+    // The rig's own: ws.connect_time, *.delivery_latency, broadcast.latency, broadcast.echo_half_rtt
+    '_time$',
+    'latency',
+    '_rtt$',
+    // A script's own whose name says it: *_ms, *.ms, *duration*, *delay*
+    '[._]ms$',
+    'duration',
+    'delay',
+  ].join('|'),
+);
 
 /** `ms` for a histogram whose name says it is a time, else undefined (shown as the script records it). */
 export function histogramUnit(name: string): 'ms' | undefined {
