@@ -15,18 +15,11 @@ import { scenarioEngine } from './engines';
 const REQUESTS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 const WS_ONLY = ['send', 'wait', 'connect'];
 
-/** Step kinds each built-in engine runs (besides the ones every engine runs: think, loop, function, log). */
-const RUNS: Readonly<Record<string, readonly string[]>> = {
-  http: [...REQUESTS, 'parallel'],
-  socketio: ['emit', ...REQUESTS, 'parallel'],
-  ws: WS_ONLY,
-};
-
 /** The engine a step kind belongs to, when only another one runs it. */
 const OWNER: Readonly<Record<string, string>> = {
   emit: 'socketio',
   ...Object.fromEntries(WS_ONLY.map((k) => [k, 'ws'])),
-  ...Object.fromEntries(REQUESTS.map((k) => [k, 'http'])),
+  ...Object.fromEntries([...REQUESTS, 'parallel'].map((k) => [k, 'http'])),
 };
 
 const OWNER_WORDS: Readonly<Record<string, string>> = { http: 'an HTTP', socketio: 'a Socket.IO', ws: 'a ws' };
@@ -52,10 +45,9 @@ export function stepKindProblems(script: ScriptShape): string[] {
   script.scenarios.forEach((scenario, i) => {
     if (!isRecord(scenario)) return;
     const engine = scenarioEngine(script, scenario);
-    const runs = RUNS[engine];
-    if (!runs) return;
+    if (!(engine in OWNER_WORDS)) return;
     const where = `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1} (engine ${engine})`;
-    const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], runs, engine);
+    const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], engine);
     if (!found) return;
     const { path, kind } = found;
     const owner = OWNER[kind] as string;
@@ -65,21 +57,36 @@ export function stepKindProblems(script: ScriptShape): string[] {
   return problems;
 }
 
-/** The first step (depth first, through loops and parallels) whose kind belongs to another engine. */
-function firstForeignStep(flow: readonly unknown[], runs: readonly string[], engine: string): { path: string; kind: string } | undefined {
+/**
+ * The first step (depth first, through loops and parallels) that `engine` does not run, read as its `step()` reads a
+ * step: the keys it tests for (`loop`, `parallel`, `think`, `log`, `function`, socketio's `emit`, ws's `connect`,
+ * `send`, `wait`) wherever they stand; the http engine takes any other step's first key as the request's method (so an
+ * HTTP `connect: { url }` is a CONNECT request, not a ws step). Socket.IO hands a step without `emit` to the http engine.
+ */
+function firstForeignStep(flow: readonly unknown[], engine: string): { path: string; kind: string } | undefined {
   for (let i = 0; i < flow.length; i++) {
     const step = flow[i];
     if (!isRecord(step)) continue;
-    const kind = Object.keys(step)[0];
-    if (kind === undefined) continue;
-    for (const nested of ['loop', 'parallel'] as const) {
-      // A parallel runs HTTP steps; under socketio a loop's non-emit steps go to the http engine, as in the flow.
-      if (kind === nested && Array.isArray(step[nested])) {
-        const inner = firstForeignStep(step[nested] as unknown[], runs, engine);
-        if (inner) return { path: `${i + 1} > ${inner.path}`, kind: inner.kind };
-      }
-    }
-    if (kind in OWNER && !runs.includes(kind)) return { path: String(i + 1), kind };
+    const found = foreignStep(step, engine);
+    if (found) return { path: found.path ? `${i + 1} > ${found.path}` : String(i + 1), kind: found.kind };
   }
   return undefined;
+}
+
+function foreignStep(step: Record<string, unknown>, engine: string): { path: string; kind: string } | undefined {
+  const within = (key: string, as: string) => (Array.isArray(step[key]) ? firstForeignStep(step[key] as unknown[], as) : undefined);
+  if (step.loop !== undefined) return within('loop', engine);
+  if (step.think !== undefined || step.function !== undefined || step.log !== undefined) return undefined;
+  if (engine === 'ws') {
+    if (step.connect !== undefined || step.send !== undefined || step.wait !== undefined) return undefined;
+  } else {
+    if (engine === 'socketio' && step.emit !== undefined) return undefined;
+    if (step.parallel !== undefined) return within('parallel', 'http');
+    const method = Object.keys(step)[0] ?? '';
+    if (REQUESTS.includes(method) || (method === 'connect' && isRecord(step.connect) && step.connect.url !== undefined)) return undefined;
+  }
+  // Named by a key of another engine's (a step that fails for another reason, e.g. a misplaced request key, is not judged).
+  const own = engine === 'ws' ? ['ws'] : engine === 'socketio' ? ['socketio', 'http'] : ['http'];
+  const kind = Object.keys(step).find((k) => k in OWNER && !own.includes(OWNER[k] as string));
+  return kind === undefined ? undefined : { path: '', kind };
 }
