@@ -90,7 +90,7 @@ const cases: Case[] = [
   // start): 500 used to start 1,000 processes and stop at the ready deadline, or run the machine out of memory.
   { name: 'a step of another engine', args: () => ['--scenario', wrongEngine], mentions: /^error: wrong-engine\.yml: scenario "chat" \(engine http\) step 1 is a Socket\.IO "emit" step, which the http engine does not run: .*; use engine: socketio for that scenario$/ },
   { name: '--target-port 99999', args: () => ['--target-port', '99999'], mentions: /^error: --target-port 99999 is not a port; pass one from 1 to 65535, or leave it out for any free port$/ },
-  { name: '--generators 500 locally', args: () => ['--platform', 'local', '--vusers', '500', '--generators', '500'], mentions: /^error: --generators 500 is more than the \d+ generators allowed here; this machine's (memory|\d+ cores?): each runs \d+ Artillery process(es)?\b.*; pass --generators \d+ or fewer$/ },
+  { name: '--generators 500 locally', args: () => ['--platform', 'local', '--vusers', '500', '--generators', '500'], mentions: /^error: --generators 500 is more than the \d+ generators allowed here; (this machine's memory|start-up): each runs \d+ Artillery process(es)?\b.*; pass --generators \d+ or fewer$/ },
   { name: '--vusers 10000000 locally', args: () => ['--platform', 'local', '--vusers', '10000000'], mentions: /10,000,000 vusers at once is more than this machine holds \(~[\d,]+: .*GiB free.*\); ask for fewer or run on --platform aws/ },
   // `npm run loadtest --vusers 300` (no "--"): npm keeps the flag and hands over only "300".
   {

@@ -152,7 +152,9 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     generator,
     // Every generator is its own instance: each adds its cores' arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
-    ...(outputs.maxGenerators !== undefined ? { maxGenerators: outputs.maxGenerators } : {}),
+    ...(outputs.maxGenerators !== undefined
+      ? { maxGenerators: outputs.maxGenerators, maxGeneratorsWhy: `the deployed generator group's maximum (raise it with npx cdk deploy --all -c maxGenerators=N; docs/aws-deploy.md#context-keys)` }
+      : {}),
     portRange: AWS_PORT_RANGE,
     // Slices live in S3: a credentialed target URL is refused before the run (scripts/core/redact.ts).
     secretsInEnvironment: false,
