@@ -52,9 +52,13 @@ export function elapsed(at: number, start: number): string {
   return `T+${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** The band after the last phase: no arrivals, the vusers created still running (it was called "hold", a word scripts do not have). */
+export const AFTER_ARRIVALS = 'after arrivals';
+
 /**
- * The planned phases of the first generator laid on the clock, plus "hold" from the last arrival to the
- * end of the run (vusers still connected). Every generator runs the same phases, scaled.
+ * The planned phases of the first generator laid on the clock, plus "after arrivals" from the last arrival to the
+ * end of the run (vusers still running: a built-in scenario's hold, a script's last sessions). Every generator runs
+ * the same phases, scaled.
  */
 export function phaseBands(r: Pick<ReportJson, 'phases' | 'startedAt' | 'intermediate' | 'endedAt'>): PhaseBand[] {
   const start = runStart(r);
@@ -69,7 +73,7 @@ export function phaseBands(r: Pick<ReportJson, 'phases' | 'startedAt' | 'interme
     bands.push({ name, from: t, to: t + seconds * 1000 });
     t += seconds * 1000;
   }
-  if (bands.length && r.endedAt > t) bands.push({ name: 'hold', from: t, to: r.endedAt });
+  if (bands.length && r.endedAt > t) bands.push({ name: AFTER_ARRIVALS, from: t, to: r.endedAt });
   return bands;
 }
 
