@@ -69,7 +69,8 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   const readByVars = new Set<string>();
   // `--var room=r-{{ $randomNumber(1, 9999) }}` is one room for the run, as plain `artillery run -v` copies its values
   // into config.variables before it resolves the config's function calls (util.js addVariables).
-  const flags: RunOptions = { ...given, vars: resolveConfigFunctions(resolveVarTemplates(given.vars, readByVars)) as RunOptions['vars'] };
+  // Drawn first, so `--var b={{ a }}` beside `--var a={{ $randomNumber(1, 9) }}` is the same number.
+  const flags: RunOptions = { ...given, vars: resolveVarTemplates(resolveConfigFunctions(given.vars) as RunOptions['vars'], readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
   // for templates only when they run: --vusers replaces them.

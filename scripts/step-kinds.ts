@@ -49,10 +49,12 @@ export function stepKindProblems(script: ScriptShape): string[] {
     const where = `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1} (engine ${engine})`;
     const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], engine);
     if (!found) return;
-    const { path, kind } = found;
+    const { path, kind, runBy } = found;
     const owner = OWNER[kind] as string;
-    const error = engine === 'ws' ? 'invalid_step' : 'an URL must be specified';
-    problems.push(`${where} step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`);
+    const error = runBy === 'ws' ? 'invalid_step' : 'an URL must be specified';
+    // Artillery runs a parallel's steps with the http engine, whatever the scenario's: only HTTP requests work there.
+    const how = runBy !== engine ? `inside a parallel, which Artillery runs with the http engine: every vuser that reaches it fails ("${error}"), as under plain artillery run; move the ${kind} out of the parallel` : `which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`;
+    problems.push(`${where} step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, ${how}`);
   });
   return problems;
 }
@@ -63,17 +65,24 @@ export function stepKindProblems(script: ScriptShape): string[] {
  * `send`, `wait`) wherever they stand; the http engine takes any other step's first key as the request's method (so an
  * HTTP `connect: { url }` is a CONNECT request, not a ws step). Socket.IO hands a step without `emit` to the http engine.
  */
-function firstForeignStep(flow: readonly unknown[], engine: string): { path: string; kind: string } | undefined {
+function firstForeignStep(flow: readonly unknown[], engine: string): Foreign | undefined {
   for (let i = 0; i < flow.length; i++) {
     const step = flow[i];
     if (!isRecord(step)) continue;
     const found = foreignStep(step, engine);
-    if (found) return { path: found.path ? `${i + 1} > ${found.path}` : String(i + 1), kind: found.kind };
+    if (found) return { ...found, path: found.path ? `${i + 1} > ${found.path}` : String(i + 1) };
   }
   return undefined;
 }
 
-function foreignStep(step: Record<string, unknown>, engine: string): { path: string; kind: string } | undefined {
+/** A step its engine does not run: where, its kind, and the engine that runs it (http inside a parallel). */
+interface Foreign {
+  readonly path: string;
+  readonly kind: string;
+  readonly runBy: string;
+}
+
+function foreignStep(step: Record<string, unknown>, engine: string): Foreign | undefined {
   const within = (key: string, as: string) => (Array.isArray(step[key]) ? firstForeignStep(step[key] as unknown[], as) : undefined);
   if (step.loop !== undefined) return within('loop', engine);
   if (step.think !== undefined || step.function !== undefined || step.log !== undefined) return undefined;
@@ -83,10 +92,11 @@ function foreignStep(step: Record<string, unknown>, engine: string): { path: str
     if (engine === 'socketio' && step.emit !== undefined) return undefined;
     if (step.parallel !== undefined) return within('parallel', 'http');
     const method = Object.keys(step)[0] ?? '';
-    if (REQUESTS.includes(method) || (method === 'connect' && isRecord(step.connect) && step.connect.url !== undefined)) return undefined;
+    // engine_http.js takes `url` or `uri`.
+    if (REQUESTS.includes(method) || (method === 'connect' && isRecord(step.connect) && (step.connect.url !== undefined || step.connect.uri !== undefined))) return undefined;
   }
   // Named by a key of another engine's (a step that fails for another reason, e.g. a misplaced request key, is not judged).
   const own = engine === 'ws' ? ['ws'] : engine === 'socketio' ? ['socketio', 'http'] : ['http'];
   const kind = Object.keys(step).find((k) => k in OWNER && !own.includes(OWNER[k] as string));
-  return kind === undefined ? undefined : { path: '', kind };
+  return kind === undefined ? undefined : { path: '', kind, runBy: engine };
 }

@@ -256,13 +256,16 @@ function scriptFailureLine(counters: Readonly<Record<string, number>>, origins?:
   const vusers = `${failed} vuser${failed === 1 ? '' : 's'} failed and ${share} errors were`;
   // A check the target's answer did not pass is neither the rig's nor plainly the target's: say which it may be.
   if (own.every(([m]) => CHECK_FAILED.test(m))) {
-    return `${vusers} your script's checks (match, capture) failing on the target's answers, not network errors: ${shown}; the target answered something else than the check expects (to see the answers: --platform local --vusers 1 with DEBUG=ws, http or socketio, into the run folder's generators/g01/p0/artillery.log)`;
+    return `${vusers} your script's checks (match, capture) failing on the target's answers, not network errors: ${shown}; the target answered something else than the check expects (to see the answers: --platform local --vusers 1 with DEBUG='http*' (or ws, socketio), into the run folder's generators/g01/p0/artillery.log)`;
   }
   return `${vusers} raised by your script's own code (processor, captures, checks), not the network or the target: ${shown}`;
 }
 
-/** What Artillery 2.0.34's engines count when a target's answer fails the script's `match`, `capture` or `response` check. */
-const CHECK_FAILED = /^(Failed capture or match|Failed match|data is not valid)$/;
+/**
+ * What Artillery 2.0.34's engines count when a target's answer fails the script's `match`, `capture` or `response` check,
+ * and its expect plugin with `reportFailuresAsErrors`.
+ */
+const CHECK_FAILED = /^(Failed capture or match|Failed match|data is not valid|Failed expectations for request .*)$/;
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 

@@ -91,7 +91,7 @@ describe('buildCharts', () => {
     }
   });
 
-  test('phases are laid on the elapsed-time axis from the run start, with 'after arrivals' after the last arrival', () => {
+  test('phases are laid on the elapsed-time axis from the run start, with "after arrivals" after the last arrival', () => {
     expect(set.start).toBe(T0 / 1000);
     expect(set.phases).toEqual([{ name: XSS, from: T0 / 1000, to: T0 / 1000 + 20 }, { name: 'after arrivals', from: T0 / 1000 + 20, to: T0 / 1000 + 30 }]);
   });

@@ -64,7 +64,7 @@ test('limits come from the capacity model for the stack\'s instance type and sec
   expect(priv.limits).toMatchObject({ processes: 4, sourceAddresses: 4, openFiles: Math.floor(0.9 * 65536) - 300, ephemeralPorts: Math.floor(0.9 * 64512) });
   expect(priv.maxGenerators).toBe(10);
   // A forced --generators past it says how to raise it (the planner's refusal carries this).
-  expect(priv.maxGeneratorsWhy).toMatch(/npx cdk deploy --all -c maxGenerators=N; docs\/aws-deploy\.md#context-keys/);
+  expect(priv.maxGeneratorsWhy).toMatch(/npx cdk deploy --all -c maxGenerators=N and the other -c keys of your last deploy, which CDK does not keep; docs\/aws-deploy\.md#context-keys/);
   // An internet-facing target: the agents keep the primary IP, so the planner counts one address.
   expect(platform({}, { outputs: xl, targetIsPrivate: false }).p.limits).toEqual(awsGenerator('c5.xlarge', 0).limits);
   // Outputs of stacks deployed before the instance type was an output: the stack's default, c5.large.

@@ -79,6 +79,9 @@ describe('{{ $randomString() }} and {{ $randomNumber(a, b) }} in config: one val
     const plain = script('plain.yml', '  target: http://127.0.0.1:9');
     const input = prepareRunInput(validateFlags({ scenario: plain, var: ['room=r-{{ $randomNumber(100, 999) }}'] }), root, {}, 'x');
     expect((input.script.config.variables as Record<string, unknown>).room).toMatch(/^r-\d{3}$/);
+    // Drawn before one --var reads another: the same number in both.
+    const both = prepareRunInput(validateFlags({ scenario: plain, var: ['a={{ $randomNumber(1, 999999) }}', 'b=x{{ a }}'] }), root, {}, 'x').script.config.variables as Record<string, unknown>;
+    expect(both.b).toBe(`x${String(both.a)}`);
   });
 
   test('a phase value drawn that way is known before the run (it was refused as a template no --var sets)', () => {

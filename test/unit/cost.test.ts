@@ -41,7 +41,9 @@ test('each item is priced from its stated basis; the total is their sum', () => 
 
 test("the CloudWatch agent's metrics counted are the ones its config on the generators collects", () => {
   const install = fs.readFileSync(path.join(__dirname, '..', '..', 'load-generators', 'install-generator.sh'), 'utf8');
-  const config = JSON.parse(/cat > "\$CW_CONFIG" <<'EOF'\n([\s\S]*?)\nEOF/.exec(install)?.[1] ?? '{}') as { metrics: { metrics_collected: Record<string, { measurement?: string[] }> } };
+  const config = JSON.parse(/cat > "\$CW_CONFIG" <<'EOF'\n([\s\S]*?)\nEOF/.exec(install)?.[1] ?? '{}') as { metrics: { metrics_collected: Record<string, { measurement?: string[] }>; aggregation_dimensions: string[][] } };
+  // One rollup besides the per-instance series: the estimate counts each metric twice, once per instance and once for the group.
+  expect(config.metrics.aggregation_dimensions).toEqual([['AutoScalingGroupName']]);
   const measured = Object.values(config.metrics.metrics_collected).flatMap((m) => m.measurement ?? []);
   // StatsD's gauges: the open-files loop feeds one (open_files).
   const statsd = [...install.matchAll(/echo "(\w+):\$\w+\|g"/g)].map((m) => m[1]);

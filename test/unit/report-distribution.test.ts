@@ -35,10 +35,10 @@ describe('distributionOf', () => {
   });
 
   test('which histograms are times: Artillery\'s, the engines\', the rig\'s, and names that say so', () => {
-    for (const n of ['http.response_time', 'http.response_time.2xx', 'vusers.session_length', 'socketio.response_time', 'ws.connect_time', 'pubsub.delivery_latency', 'broadcast.latency', 'http.dns', 'http.total', 'plugins.metrics-by-endpoint.response_time./x', 'browser.page.FCP.https://x/', 'browser.page.dominteractive', 'browser.step.login', 'broadcast.echo_half_rtt', 'checkout.duration', 'p2.session_ms']) {
+    for (const n of ['http.response_time', 'http.response_time.2xx', 'vusers.session_length', 'socketio.response_time', 'ws.connect_time', 'pubsub.delivery_latency', 'broadcast.latency', 'http.dns', 'http.total', 'plugins.metrics-by-endpoint.response_time./x', 'browser.page.FCP.https://x/', 'browser.page.dominteractive', 'browser.step.login', 'plugins.metrics-by-endpoint.server-timing./x', 'broadcast.echo_half_rtt', 'checkout.duration', 'p2.session_ms']) {
       expect([n, histogramUnit(n)]).toEqual([n, 'ms']);
     }
-    for (const n of ['cart.items', 'cart.total', 'p2.rand', 'payload.bytes', 'browser.page.CLS.https://x/', 'browser.memory_used_mb', 'queue.depth']) expect([n, histogramUnit(n)]).toEqual([n, undefined]);
+    for (const n of ['cart.items', 'cart.total', 'p2.rand', 'payload.bytes', 'browser.page.CLS.https://x/', 'browser.memory_used_mb', 'browser.page.CLS.https://x/delay-page', 'plugins.metrics-by-endpoint./latency.codes', 'queue.depth']) expect([n, histogramUnit(n)]).toEqual([n, undefined]);
   });
 
   test('an empty sketch has none', () => {

@@ -12,7 +12,7 @@ describe('a step its engine does not run', () => {
     ['a ws send in a Socket.IO scenario (config.engine)', [{ name: 'chat', flow: [{ send: 'hello' }] }], /^scenario "chat" \(engine socketio\) step 1 is a ws "send" step, .*; use engine: ws for that scenario$/, { engine: 'socketio' }],
     ['an HTTP request in a ws scenario, inside a loop', [{ engine: 'ws', flow: [{ connect: 'ws://127.0.0.1:1' }, { loop: [{ think: 1 }, { get: { url: '/' } }], count: 2 }] }], /^scenario 1 \(engine ws\) step 2 > 2 is an HTTP "get" step, which the ws engine does not run: every vuser that reaches it fails \("invalid_step"\), .*move the get into a scenario of engine http or socketio$/, {}],
     ['a ws connect in a parallel of an HTTP scenario', [{ flow: [{ parallel: [{ get: { url: '/' } }, { connect: 'ws://x' }] }] }], /^scenario 1 \(engine http\) step 1 > 2 is a ws "connect" step/, {}],
-    ['a Socket.IO emit in a parallel (the socketio engine hands a parallel to the http engine)', [{ engine: 'socketio', flow: [{ parallel: [{ emit: { channel: 'a' } }] }] }], /^scenario 1 \(engine socketio\) step 1 > 1 is a Socket\.IO "emit" step/, {}],
+    ['a Socket.IO emit in a parallel (the socketio engine hands a parallel to the http engine)', [{ engine: 'socketio', flow: [{ parallel: [{ emit: { channel: 'a' } }] }] }], /^scenario 1 \(engine socketio\) step 1 > 1 is a Socket\.IO "emit" step, inside a parallel, which Artillery runs with the http engine: every vuser that reaches it fails \("an URL must be specified"\), as under plain artillery run; move the emit out of the parallel$/, {}],
     ['a loop written with its count first (Artillery tests for loop wherever it stands)', [{ flow: [{ count: 2, loop: [{ send: 'x' }] }] }], /^scenario 1 \(engine http\) step 1 > 1 is a ws "send" step/, {}],
     ['a parallel in a ws scenario', [{ engine: 'ws', flow: [{ connect: 'ws://x' }, { parallel: [{ send: 'a' }] }] }], /^scenario 1 \(engine ws\) step 2 is an HTTP "parallel" step, .*\("invalid_step"\)/, {}],
   ])('%s is named with where and the fix', (_name, scenarios, message, config: Record<string, unknown>) => {
@@ -29,7 +29,7 @@ describe('a step its engine does not run', () => {
           { engine: 'playwright', flow: [{ emit: 'anything' }] },
           { flow: [{ gett: { url: '/' } }] },
           // An HTTP CONNECT request (the http engine takes the first key as the method).
-          { flow: [{ connect: { url: '/tunnel' } }] },
+          { flow: [{ connect: { url: '/tunnel' } }, { connect: { uri: '/tunnel' } }] },
         ]),
       ),
     ).toEqual([]);

@@ -85,8 +85,10 @@ describe('decideVerdict', () => {
     expect(own).toBe(`no generator was saturated, but 4 vusers failed and all errors were raised by your script's own code (processor, captures, checks), not the network or the target: "Cannot read properties of null (reading 'bar')" ×3, "order total mismatch" ×1`);
     // A check the target's answer failed (Artillery's engines' own words) is said as such, with how to see the answers.
     expect(withCounters({ 'vusers.failed': 15, 'errors.Failed capture or match': 12, 'errors.Failed match': 2, 'errors.data is not valid': 1 })).toBe(
-      `no generator was saturated, but 15 vusers failed and all errors were your script's checks (match, capture) failing on the target's answers, not network errors: "Failed capture or match" ×12, "Failed match" ×2, 1 more; the target answered something else than the check expects (to see the answers: --platform local --vusers 1 with DEBUG=ws, http or socketio, into the run folder's generators/g01/p0/artillery.log)`,
+      `no generator was saturated, but 15 vusers failed and all errors were your script's checks (match, capture) failing on the target's answers, not network errors: "Failed capture or match" ×12, "Failed match" ×2, 1 more; the target answered something else than the check expects (to see the answers: --platform local --vusers 1 with DEBUG='http*' (or ws, socketio), into the run folder's generators/g01/p0/artillery.log)`,
     );
+    // The expect plugin's failures (reportFailuresAsErrors) are checks too.
+    expect(withCounters({ 'vusers.failed': 1, 'errors.Failed expectations for request http://127.0.0.1:9/items': 1 })).toMatch(/errors were your script's checks \(match, capture\) failing on the target's answers/);
     // Checks beside a processor's own error: the script's code, checks included.
     expect(withCounters({ 'vusers.failed': 2, 'errors.Failed match': 1, 'errors.boom': 1 })).toMatch(/raised by your script's own code \(processor, captures, checks\)/);
     expect(withCounters({ 'vusers.failed': 3, 'errors.ECONNREFUSED': 2, 'errors.boom': 1 })).toMatch(/but 3 vusers failed and 1 of 3 errors were raised by your script's own code .*: "boom" ×1$/);

@@ -153,7 +153,7 @@ export function awsPlatform(props: AwsPlatformProps): AwsPlatform {
     // Every generator is its own instance: each adds its cores' arrival rate.
     arrivalCapacity: { perSecond: arrivalsPerSecond(limits.processes), perGenerator: true },
     ...(outputs.maxGenerators !== undefined
-      ? { maxGenerators: outputs.maxGenerators, maxGeneratorsWhy: `the deployed generator group's maximum (raise it with npx cdk deploy --all -c maxGenerators=N; docs/aws-deploy.md#context-keys)` }
+      ? { maxGenerators: outputs.maxGenerators, maxGeneratorsWhy: `the deployed generator group's maximum (raise it with npx cdk deploy --all -c maxGenerators=N and the other -c keys of your last deploy, which CDK does not keep; docs/aws-deploy.md#context-keys)` }
       : {}),
     portRange: AWS_PORT_RANGE,
     // Slices live in S3: a credentialed target URL is refused before the run (scripts/core/redact.ts).

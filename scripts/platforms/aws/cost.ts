@@ -62,10 +62,10 @@ export const BOOT_DOWNLOAD_GB = 0.2;
 
 const HOURS_PER_MONTH = 730;
 
-/** What one run is estimated from. */
 /** Metrics the generators' CloudWatch agent publishes (load-generators/install-generator.sh's config): per instance and as the group's rollup. */
 export const CW_AGENT_METRICS = 4;
 
+/** What one run is estimated from. */
 export interface CostInputs {
   readonly region: string;
   readonly generatorInstanceType: string;
