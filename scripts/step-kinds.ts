@@ -49,11 +49,11 @@ export function stepKindProblems(script: ScriptShape): string[] {
     const where = `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1} (engine ${engine})`;
     const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], engine);
     if (!found) return;
-    const { path, kind, runBy } = found;
+    const { path, kind, runBy, inParallel } = found;
     const owner = OWNER[kind] as string;
     const error = runBy === 'ws' ? 'invalid_step' : 'an URL must be specified';
     // Artillery runs a parallel's steps with the http engine, whatever the scenario's: only HTTP requests work there.
-    const how = runBy !== engine ? `inside a parallel, which Artillery runs with the http engine: every vuser that reaches it fails ("${error}"), as under plain artillery run; move the ${kind} out of the parallel` : `which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`;
+    const how = inParallel ? `inside a parallel, which Artillery runs with the http engine: every vuser that reaches it fails ("${error}"), as under plain artillery run; move the ${kind} out of the parallel` : `which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`;
     problems.push(`${where} step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, ${how}`);
   });
   return problems;
@@ -75,11 +75,12 @@ function firstForeignStep(flow: readonly unknown[], engine: string): Foreign | u
   return undefined;
 }
 
-/** A step its engine does not run: where, its kind, and the engine that runs it (http inside a parallel). */
+/** A step its engine does not run: where, its kind, the engine that runs it, and whether a parallel holds it. */
 interface Foreign {
   readonly path: string;
   readonly kind: string;
   readonly runBy: string;
+  readonly inParallel: boolean;
 }
 
 function foreignStep(step: Record<string, unknown>, engine: string): Foreign | undefined {
@@ -90,7 +91,10 @@ function foreignStep(step: Record<string, unknown>, engine: string): Foreign | u
     if (step.connect !== undefined || step.send !== undefined || step.wait !== undefined) return undefined;
   } else {
     if (engine === 'socketio' && step.emit !== undefined) return undefined;
-    if (step.parallel !== undefined) return within('parallel', 'http');
+    if (step.parallel !== undefined) {
+      const inner = within('parallel', 'http');
+      return inner && { ...inner, inParallel: true };
+    }
     const method = Object.keys(step)[0] ?? '';
     // engine_http.js takes `url` or `uri`.
     if (REQUESTS.includes(method) || (method === 'connect' && isRecord(step.connect) && (step.connect.url !== undefined || step.connect.uri !== undefined))) return undefined;
@@ -98,5 +102,5 @@ function foreignStep(step: Record<string, unknown>, engine: string): Foreign | u
   // Named by a key of another engine's (a step that fails for another reason, e.g. a misplaced request key, is not judged).
   const own = engine === 'ws' ? ['ws'] : engine === 'socketio' ? ['socketio', 'http'] : ['http'];
   const kind = Object.keys(step).find((k) => k in OWNER && !own.includes(OWNER[k] as string));
-  return kind === undefined ? undefined : { path: '', kind, runBy: engine };
+  return kind === undefined ? undefined : { path: '', kind, runBy: engine, inParallel: false };
 }
