@@ -8,8 +8,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InterruptedBeforeStart } from './errors';
 
-/** How long a probe may take (loading a processor or a script: anything longer is user code that hangs). */
-export const PROBE_TIMEOUT_MS = 15_000;
+/**
+ * How long a probe may take: loading a processor or a script that builds something at its top level (a lookup table,
+ * a dataset read) is valid and plain `artillery run` waits for it, so only what outlasts half of the local generators'
+ * 120-s ready deadline — by which every load process must have loaded it too — is refused as code that hangs (it was
+ * 15 s, which refused a processor plain Artillery runs).
+ */
+export const PROBE_TIMEOUT_MS = 60_000;
 
 /**
  * Runs `node <probe> ...args` in `cwd` and waits for it: undefined when it exited 0, else the error line its stderr
@@ -27,7 +32,7 @@ export function runProbe(probe: string, args: readonly string[], cwd: string, di
     const e = err as { signal?: string; code?: string; message: string };
     // Not our timeout: the probe was killed by the same Ctrl-C (or SIGTERM to the process group) as this process.
     if ((e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.code !== 'ETIMEDOUT') throw new InterruptedBeforeStart();
-    if (e.code === 'ETIMEDOUT') return `did not finish loading within ${timeoutMs / 1000} s: code at its top level that waits or loops; move it into a step or a hook`;
+    if (e.code === 'ETIMEDOUT') return `did not finish loading within ${timeoutMs / 1000} s (every load process loads it too, before the run's ready deadline): code at its top level that waits or loops; move it into a step or a hook`;
     if (e.signal) return `was killed by ${e.signal} while loading`;
     const lines = fs.readFileSync(errFile, 'utf8').split('\n').map((l) => l.trim());
     return lines.find((l) => /^\w*Error\b|^Error[:[ ]/.test(l)) ?? lines.find(Boolean) ?? 'failed to load';
