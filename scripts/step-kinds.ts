@@ -27,7 +27,6 @@ const OWNER_WORDS: Readonly<Record<string, string>> = { http: 'an HTTP', socketi
 /** The fix for a step of `owner`'s in a scenario of `engine`. */
 function fix(kind: string, owner: string, engine: string): string {
   if (owner === 'http' && engine === 'ws') return `the ws engine makes no HTTP requests: move the ${kind} into a scenario of engine http or socketio`;
-  if (owner === 'socketio') return 'use engine: socketio for that scenario';
   return `use engine: ${owner} for that scenario`;
 }
 

@@ -11,11 +11,11 @@
  * answer said.
  */
 import * as fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { runCli, tempDir } from '../helpers/cli';
 import { loopbackHttpServer } from '../helpers/http-server';
+import { LoopbackWsServer, loopbackWsServer } from '../helpers/ws-server';
 
 describe("a user's before/after section that fails", () => {
   let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
@@ -61,22 +61,20 @@ describe("a user's before/after section that fails", () => {
 });
 
 describe("a ws before/after section whose target answers a capture twice (Artillery's main thread)", () => {
-  let wss: WebSocket.Server;
+  let server: LoopbackWsServer;
   let base = '';
   beforeAll(async () => {
-    wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
     // Every message is answered twice, 50 ms apart: the second reaches the capture step's handler, still set while
     // the section thinks (engine_ws.js), which calls the step back once more. (`think: 0.5` would be 0.5 ms to Artillery.)
-    wss.on('connection', (ws) =>
+    server = await loopbackWsServer((ws) =>
       ws.on('message', () => {
         ws.send(JSON.stringify({ n: 1 }));
         setTimeout(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ n: 2 })), 50);
       }),
     );
-    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-    base = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    base = server.base;
   });
-  afterAll(() => new Promise((resolve) => wss.close(resolve)));
+  afterAll(() => server.close());
 
   test('both sections go on as the first answer said: the load runs, exit 0 (was: script failure, Callback was already called)', async () => {
     const dir = tempDir('rig-sections-twice-');

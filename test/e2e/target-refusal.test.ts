@@ -10,8 +10,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
-import WebSocket from 'ws';
 import { SocketIoServer, startSocketIoServer } from '../helpers/socketio-server';
+import { LoopbackWsServer, loopbackWsServer } from '../helpers/ws-server';
 
 describe("a target's Socket.IO middleware refusing the vusers", () => {
   let server: SocketIoServer;
@@ -63,22 +63,20 @@ describe("a script's own error whose message starts with 'Error: ', in a script 
 });
 
 describe('a WebSocket target that closes some connections under the scenario and leaves the others unanswered', () => {
-  let wss: WebSocket.Server;
+  let server: LoopbackWsServer;
   let base = '';
   beforeAll(async () => {
     let n = 0;
-    wss = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
     // The rig's preflight probe (its x-rig-preflight header) is admitted; of the vusers, every other connection is
     // closed at once (1011, as an overloaded server does) and the others are never answered.
-    wss.on('connection', (ws, req) => {
+    server = await loopbackWsServer((ws, req) => {
       if (req.headers['x-rig-preflight']) return;
       n += 1;
       if (n % 2 === 1) ws.close(1011, 'busy');
     });
-    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-    base = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    base = server.base;
   });
-  afterAll(() => new Promise((resolve) => wss.close(resolve)));
+  afterAll(() => server.close());
 
   // ws counts a send on the closed connection as `WebSocket is not open: readyState 3 (CLOSED)` (the ws engine counts it
   // twice: the Error, then its message) and a reply that did not come within config.timeout as `response timeout`: the

@@ -10,7 +10,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const pages = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** GitHub's heading anchor: lowercased, punctuation but `-` and `_` dropped, each space a hyphen. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
