@@ -65,11 +65,10 @@ export interface RunInput {
  */
 export function prepareRunInput(given: RunOptions, root: string, env: Readonly<Record<string, string | undefined>>, runId = newRunId(new Date())): RunInput {
   const testRunId = testRunIdOf(runId, env.ARTILLERY_TEST_RUN_ID);
-  // `--var b={{ a }}` beside `--var a=1` is b = 1, as `artillery run -v '{"a":1,"b":"{{ a }}"}'` resolves it.
+  // As `artillery run -v` resolves its values (copied into config.variables, then the config resolved: util.js
+  // addVariables): `--var room=r-{{ $randomNumber(1, 9999) }}` is one room for the run, and `--var b={{ a }}` beside
+  // `--var a=1` is b = 1. Function calls are drawn first, so a --var that reads another gets the same number.
   const readByVars = new Set<string>();
-  // `--var room=r-{{ $randomNumber(1, 9999) }}` is one room for the run, as plain `artillery run -v` copies its values
-  // into config.variables before it resolves the config's function calls (util.js addVariables).
-  // Drawn first, so `--var b={{ a }}` beside `--var a={{ $randomNumber(1, 9) }}` is the same number.
   const flags: RunOptions = { ...given, vars: resolveVarTemplates(resolveConfigFunctions(given.vars) as RunOptions['vars'], readByVars) };
   // What the run knows before it starts: the --var values, and the hold --hold or --vusers sets (the variable hold,
   // as applyOptions gives it; `--var hold=` beside --hold is refused in options.ts). The script's phases are checked
