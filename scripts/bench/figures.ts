@@ -210,13 +210,16 @@ export interface TrialFigures {
   readonly windowCpuSeconds?: number;
   /** Seconds from the command to its first vuser (the idle warm-up phase excluded). */
   readonly startupSeconds?: number;
+  /** Plain run with its arrival timer's spin removed: only for CPU per vuser, never a ladder or start-up figure. */
+  readonly withoutSpin?: boolean;
 }
 
 /**
  * The rate at which CPU per vuser is compared: the highest rate both systems sustained in some trial, so
  * the figure is the marginal cost of a vuser where neither is overloaded. Undefined when there is none.
  */
-export function comparisonRate(trials: readonly TrialFigures[]): number | undefined {
+export function comparisonRate(all: readonly TrialFigures[]): number | undefined {
+  const trials = all.filter((t) => !t.withoutSpin);
   // A rate with several trials (--repeat) is the system's only when every one of them sustained it.
   const missed = (s: 'plain' | 'rig') => new Set(trials.filter((t) => t.system === s && !t.sustained).map((t) => t.rate));
   const sustained = (s: 'plain' | 'rig') =>
@@ -226,9 +229,12 @@ export function comparisonRate(trials: readonly TrialFigures[]): number | undefi
   return both.length ? Math.max(...both) : undefined;
 }
 
-/** CPU ms per vuser of one system at a rate: the mean over its sustained trials there. */
-export function cpuMsPerVuserAt(trials: readonly TrialFigures[], system: 'plain' | 'rig', rate: number | undefined): number | undefined {
-  const at = trials.filter((t) => t.system === system && t.rate === rate && t.sustained);
+/**
+ * CPU ms per vuser of one system at a rate: the mean over its sustained trials there, either as the system ran or
+ * (`withoutSpin`, plain only) with its arrival timer's spin removed.
+ */
+export function cpuMsPerVuserAt(trials: readonly TrialFigures[], system: 'plain' | 'rig', rate: number | undefined, withoutSpin = false): number | undefined {
+  const at = trials.filter((t) => t.system === system && t.rate === rate && t.sustained && Boolean(t.withoutSpin) === withoutSpin);
   const cpu = at.reduce((a, t) => a + (t.windowCpuSeconds ?? 0), 0);
   return cpuMsPerVuser(at.length ? cpu : undefined, at.reduce((a, t) => a + t.created, 0));
 }
@@ -250,8 +256,13 @@ export function ratioOf(rig: number | undefined, plain: number | undefined): num
 export interface BenchRatios {
   /** Highest sustained arrival rate per generator core. */
   readonly perCoreArrivalRate?: number;
-  /** CPU ms per vuser over the arrival window, at the comparison rate. */
+  /**
+   * CPU ms per vuser over the arrival window at the comparison rate, against plain with its arrival timer's spin
+   * removed: the marginal cost of a vuser on both sides.
+   */
   readonly cpuMsPerVuser?: number;
+  /** The same against plain as it runs (its spin fills whatever CPU the vusers leave: a core divided by the rate). */
+  readonly cpuMsPerVuserAsRun?: number;
   /** Generator RSS per held vuser. */
   readonly memoryPerHeldVuser?: number;
   /** Command → first vuser (median over every trial). */

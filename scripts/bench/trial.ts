@@ -21,6 +21,12 @@ const LAUNCH = path.join(ROOT, 'scripts', 'launch.js');
 const PROCESSOR = path.join(__dirname, 'first-vuser.js');
 /** Idle seconds before the arrivals, so the load processes' RSS before load is measured at rest. */
 const WARMUP_SECONDS = 4;
+/**
+ * The rig's drift-free arrival timer without the spin (docs/performance.md). Preloaded into plain Artillery alone for
+ * its CPU-per-vuser trials: plain's own timer spins on setImmediate between arrivals, so at any rate above ~40/s its
+ * load thread reads a whole core whatever its vusers cost, and only the timer's spin differs.
+ */
+const CALM_TIMERS = path.join(ROOT, 'load-generators', 'lib', 'calm-timers.js');
 
 export type System = 'plain' | 'rig';
 
@@ -48,6 +54,8 @@ export interface TrialResult {
   /** Seconds from the command to its first vuser, the idle warm-up phase excluded. */
   readonly startupSeconds?: number;
   readonly wallSeconds: number;
+  /** Plain with its arrival timer's spin removed (TrialOptions.withoutSpin). */
+  readonly withoutSpin?: boolean;
 }
 
 /** CPU readings at one instant: the machine, the load processes, the target (when the bench started it). */
@@ -106,6 +114,8 @@ export interface TrialOptions {
   readonly targetSampler?: TreeSampler;
   /** CPUs the system runs on (taskset); undefined: unpinned. */
   readonly generatorCpus?: readonly number[];
+  /** Plain only: run with the calm arrival timer preloaded (its spin removed), for its marginal CPU per vuser. */
+  readonly withoutSpin?: boolean;
   /** Told the trial's process (its own process group) as soon as it is started, so Ctrl-C can stop it. */
   readonly onStart?: (child: ChildProcess) => void;
   readonly log: (line: string) => void;
@@ -121,12 +131,20 @@ interface StartedTrial {
   readonly output: () => string;
 }
 
-/** Starts one system's command in its own process group (pinned when asked), its load processes sampled. */
-function startTrial(system: System, opts: TrialOptions, script: string, out: string, firstVuserFile: string): StartedTrial {
-  const env: NodeJS.ProcessEnv = { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', RIG_BENCH_FIRST_VUSER_FILE: firstVuserFile };
+/** A trial command's environment, from the bench's own. */
+export function trialEnv(system: System, withoutSpin: boolean | undefined, base: NodeJS.ProcessEnv, firstVuserFile: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, ARTILLERY_DISABLE_TELEMETRY: 'true', RIG_BENCH_FIRST_VUSER_FILE: firstVuserFile };
   delete env.WORKERS; // plain: Artillery's own default worker count (one on 2 cores)
   // Plain runs the way its users start it: no V8 compile cache unless they set one (the rig's launcher sets its own).
   if (system === 'plain') delete env.NODE_COMPILE_CACHE;
+  // NODE_OPTIONS reaches Artillery's worker thread too, where the arrivals are timed.
+  if (system === 'plain' && withoutSpin) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(CALM_TIMERS)}`.trim();
+  return env;
+}
+
+/** Starts one system's command in its own process group (pinned when asked), its load processes sampled. */
+function startTrial(system: System, opts: TrialOptions, script: string, out: string, firstVuserFile: string): StartedTrial {
+  const env = trialEnv(system, opts.withoutSpin, process.env, firstVuserFile);
   const argv =
     system === 'plain'
       ? [process.execPath, ARTILLERY_BIN, 'run', '--output', `${out}.json`, script]
@@ -277,6 +295,7 @@ export async function runTrial(system: System, opts: TrialOptions): Promise<Tria
     ...windowCpu(watch),
     ...startupOf(firstVuserFile, t0),
     wallSeconds: (Date.now() - t0) / 1000,
+    ...(system === 'plain' && opts.withoutSpin ? { withoutSpin: true } : {}),
   };
 }
 

@@ -114,6 +114,17 @@ describe('bench figures', () => {
     expect(cpuMsPerVuserAt(trials, 'rig', undefined)).toBeUndefined();
   });
 
+  test("plain without its timer spin: its own CPU figure, never a rate both sustained or plain's as-run figure", () => {
+    const t = (system: 'plain' | 'rig', rate: number, windowCpuSeconds: number, withoutSpin = false) =>
+      ({ system, rate, sustained: true, created: rate * 20, windowCpuSeconds, ...(withoutSpin ? { withoutSpin } : {}) });
+    const trials = [t('plain', 800, 20), t('rig', 800, 18), t('rig', 1000, 19), t('plain', 800, 16, true), t('plain', 1000, 17, true)];
+    // Plain's spin-free trial at 1,000/s does not make 1,000 a rate plain sustained.
+    expect(comparisonRate(trials)).toBe(800);
+    expect(cpuMsPerVuserAt(trials, 'plain', 800)).toBeCloseTo((20 * 1000) / 16000);
+    expect(cpuMsPerVuserAt(trials, 'plain', 800, true)).toBeCloseTo((16 * 1000) / 16000);
+    expect(cpuMsPerVuserAt(trials, 'rig', 800, true)).toBeUndefined();
+  });
+
   test('--repeat: a rate is sustained only when every trial there is; trials stop at the first miss', async () => {
     const run = (outcomes: boolean[]) => {
       const tried: boolean[] = [];
