@@ -40,6 +40,7 @@ import { PinError, PinPlan, cpuListText, pinPlan } from './bench/pinning';
 import { TreeSampler, allowedCpus, checkTaskset, pinTree } from './bench/sampling';
 import type { System, TrialResult } from './bench/trial';
 import { kill, runTrial } from './bench/trial';
+import { runEntry } from './entry';
 
 const ROOT = path.resolve(__dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -359,9 +360,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+runEntry('npm run bench', async () => (await main(), process.exitCode === undefined ? 0 : Number(process.exitCode)), (err) => {
   // Bad input (a flag, an unreachable --target, --pin without taskset) is one line and exit 2; anything else is the bench failing.
   const usage = err instanceof UsageError || err instanceof PinError;
   process.stderr.write(`bench: ${usage ? (err as Error).message : err instanceof Error ? err.stack : String(err)}\n`);
-  process.exitCode = usage ? 2 : 3;
+  return usage ? 2 : 3;
 });

@@ -24,6 +24,7 @@ import { prepareRunInput, type RunInput } from './run-input';
 import { POLLING_FIX, socketIoPolls } from './preflight';
 import { connectionTargets, enginesUsed } from './engines';
 import { checkTargetUrl } from './target-url';
+import { runEntry, unexpectedFailure } from './entry';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -356,7 +357,5 @@ function emitSummary(raw: RawFlags, summary: object): void {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  runEntry('npm run loadtest', () => main(process.argv.slice(2)), unexpectedFailure);
 }

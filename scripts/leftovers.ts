@@ -20,6 +20,7 @@ import { recordedRegions, standingStacks } from './platforms/aws/rig-stacks';
 import { restoreOverdueScaleIn } from './platforms/aws/scale-in';
 import { resumeOverdueProcesses } from './platforms/aws/fleet-processes';
 import { s3Store } from '../load-generators/lib/run-store';
+import { runEntry, unexpectedFailure } from './entry';
 
 /** The tag every rig stack carries (bin/rig.ts tagRig), propagated by CloudFormation to what supports tags. */
 export const RIG_TAG = { key: 'loadtest-rig', value: 'true' } as const;
@@ -235,7 +236,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  runEntry('npm run leftovers', () => main(process.argv.slice(2)), unexpectedFailure);
 }

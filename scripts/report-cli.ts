@@ -34,6 +34,7 @@ import { suppressedMetricNames } from './report/artillery-format';
 import { evaluateThresholds } from './report/thresholds';
 import { RunOutcomeRecord, writeReport } from './report/write';
 import { assertEnsureParses, flagEnsureChecks, scriptEnsureChecks } from './report/thresholds';
+import { runEntry } from './entry';
 
 interface RunRecord {
   runId: string;
@@ -188,13 +189,10 @@ const REPORT_OPTIONS = { compare: { type: 'boolean' }, json: { type: 'boolean' }
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const out = (text: string) => process.stdout.write(`${text}\n`);
-  main(process.argv.slice(2), out, log, process.env).then(
-    (code) => (process.exitCode = code),
-    (err: unknown) => {
-      const { line, code } = failureOf(err, process.argv.includes('--compare'));
-      log(line);
-      if (code === ExitCode.rigFailure && !(err instanceof RunDataError) && process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
-      process.exitCode = code;
-    },
-  );
+  runEntry('npm run report', () => main(process.argv.slice(2), out, log, process.env), (err: unknown) => {
+    const { line, code } = failureOf(err, process.argv.includes('--compare'));
+    log(line);
+    if (code === ExitCode.rigFailure && !(err instanceof RunDataError) && process.env.RIG_DEBUG === '1' && err instanceof Error && err.stack) log(err.stack);
+    return code;
+  });
 }

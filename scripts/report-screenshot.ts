@@ -19,6 +19,7 @@ import { ExitCode, UsageError } from './errors';
 import { invocationDir, userPath } from './home-path';
 import { npmEatenRefusal } from './npm-flags';
 import { openInChromium } from './report/chromium';
+import { runEntry } from './entry';
 
 const ROOT = path.resolve(__dirname, '..');
 const VIEWPORT = { width: 1280, height: 1000 };
@@ -106,11 +107,8 @@ async function main(argv: readonly string[], log: (line: string) => void): Promi
 
 if (require.main === module) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  main(process.argv.slice(2), log).then(
-    (code) => (process.exitCode = code),
-    (err: unknown) => {
-      log(`error: ${err instanceof Error ? err.message : String(err)}`);
-      process.exitCode = err instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
-    },
-  );
+  runEntry('npm run report:screenshot', () => main(process.argv.slice(2), log), (err: unknown) => {
+    log(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return err instanceof UsageError ? ExitCode.badInput : ExitCode.rigFailure;
+  });
 }

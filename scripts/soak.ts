@@ -12,6 +12,7 @@ import { helpRequested, parseFlags } from './cli-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { ExitCode, UsageError } from './errors';
 import { MAX_VUSERS, parsePositiveInt } from './options';
+import { runEntry, unexpectedFailure } from './entry';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -129,7 +130,5 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  void main().then((code) => {
-    process.exitCode = code;
-  });
+  runEntry('npm run soak', main, unexpectedFailure);
 }

@@ -20,6 +20,7 @@ import type { AwsApi } from './platforms/aws/clients';
 import { regionOf } from './leftovers';
 import { RIG_STACK_NAMES, regionalStackName } from './platforms/aws/discovery';
 import { RecordedRegions, StandingStack, generatorRegionsContext, recordedRegions, regionsFromCloudFormation, regionsOfContext, stackText, standingStacks } from './platforms/aws/rig-stacks';
+import { runEntry, unexpectedFailure } from './entry';
 
 /** What teardown uses from outside: the AWS API for a region, and cdk itself. */
 export interface TeardownDeps {
@@ -158,15 +159,14 @@ export async function teardown(argv: readonly string[], deps: TeardownDeps): Pro
 if (require.main === module) {
   const root = path.resolve(__dirname, '..');
   const outputsFile = path.join(root, 'cdk-outputs.json');
-  void (async () => {
+  runEntry('npm run teardown', async () => {
     const { createAwsApi } = await import('./platforms/aws/clients');
-    const code = await teardown(process.argv.slice(2), {
+    return teardown(process.argv.slice(2), {
       api: (region) => createAwsApi({ region }),
       cdk: (args, vars) => spawnSync(process.execPath, [require.resolve('aws-cdk/bin/cdk'), ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, ...vars } }).status ?? ExitCode.rigFailure,
       env: process.env,
       outputsText: fs.existsSync(outputsFile) ? fs.readFileSync(outputsFile, 'utf8') : undefined,
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    process.exitCode = code;
-  })();
+  }, unexpectedFailure);
 }

@@ -12,7 +12,7 @@
 const dns = require('node:dns');
 const net = require('node:net');
 const { redactQuery } = require('./redact-query');
-const { POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
+const { CLOSED_AT_CONNECT, POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -157,6 +157,13 @@ async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress)
   const said = oneLine(err);
   const refused = /unauthori[sz]ed|40[134]/i.test(said);
   if (/timed out|^timeout$/i.test(said)) return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
+  // Engine.IO's session opened, then the server closed it on the CONNECT packet instead of answering it.
+  if (said.includes(CLOSED_AT_CONNECT) && /transport close/.test(said)) {
+    return {
+      message: `${head}: the server opened the Engine.IO session and closed it on Socket.IO's CONNECT packet without answering: a server built with another parser (socket.io-msgpack-parser or a custom one) cannot read the default parser of Artillery's Socket.IO engine (plain artillery run waits on every vuser forever); give the server the default parser, or connect with its parser from a processor function of your own`,
+      config: true,
+    };
+  }
   const answered = refused || /answered \d{3}/.test(said);
   const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress);
   if (scheme) return { message: `${head}: ${scheme}`, config: true };

@@ -201,14 +201,32 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
         ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
         ...tlsOpts,
       });
-      socket.once('connect', () => {
-        socket.disconnect();
-        resolve();
-      });
-      socket.once('connect_error', (/** @type {Error} */ err) => {
+      // Settled once, by whichever comes first. A server that closes the session on Socket.IO's CONNECT packet (one
+      // built with another parser, e.g. socket.io-msgpack-parser, cannot read it) gives neither 'connect' nor
+      // 'connect_error', only the transport's close: without it the probe waited with nothing left to wait for, and
+      // Node ended the run with exit 0.
+      const timer = setTimeout(() => settle(new Error('timed out')), timeoutMs + 1000);
+      let settled = false;
+      /** @param {Error} [err] */
+      const settle = (err) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.off('connect', onConnect).off('connect_error', settle);
+        socket.io.off('close', onClose);
         socket.close();
-        reject(err);
-      });
+        if (err) reject(err);
+        else resolve();
+      };
+      const onConnect = () => settle();
+      // A CONNECT_ERROR closes the manager ('forced close', the client's own) just before 'connect_error' is emitted:
+      // that one, and any close 'connect_error' follows, leaves the answer to it.
+      const onClose = (/** @type {string} */ reason) => {
+        if (reason !== 'forced close') setImmediate(() => settle(new Error(`${CLOSED_AT_CONNECT} (${reason})`)));
+      };
+      socket.once('connect', onConnect);
+      socket.once('connect_error', settle);
+      socket.io.once('close', onClose);
     });
   }
   const WebSocket = require('ws');
@@ -269,6 +287,8 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
  * scenario's own `socketio:` options are spread over `config.socketio` for every vuser (scripts/preflight.ts
  * socketioOptions), so a fix in config alone leaves the run polling when a scenario names its own transports.
  */
+/** The handshake's error when the server closed the session before answering Socket.IO's CONNECT packet. */
+const CLOSED_AT_CONNECT = 'the server closed the session before answering CONNECT';
 const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
 
-module.exports = { POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { CLOSED_AT_CONNECT, POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };

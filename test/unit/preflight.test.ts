@@ -404,6 +404,36 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
     expect(result.ok === false && result.message).not.toMatch(/sticky|not a Socket\.IO server/);
   });
 
+  test("a Socket.IO server with another parser (socket.io-msgpack-parser): it closes the session on CONNECT; named, exit 2 (was: the probe waited with nothing left to wait for, and the run ended with exit 0)", async () => {
+    // A decoder that cannot read the default parser's text packets, as msgpack's cannot: Socket.IO closes the client.
+    const { EventEmitter } = await import('node:events');
+    class Decoder extends EventEmitter {
+      add(): void {
+        throw new Error('not msgpack');
+      }
+      destroy(): void {}
+    }
+    const parser = { Encoder: class { encode(p: unknown) { return [JSON.stringify(p)]; } }, Decoder };
+    const server = http.createServer();
+    const { Server } = await import('socket.io');
+    const io = new Server(server, { parser } as never);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const target = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+      const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+      expect(result).toMatchObject({
+        ok: false,
+        step: 'handshake',
+        config: true,
+        message: expect.stringMatching(/closed it on Socket\.IO's CONNECT packet without answering: a server built with another parser \(socket\.io-msgpack-parser/),
+      });
+      expect(result.ms).toBeLessThan(5000);
+      expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
+    } finally {
+      await io.close();
+    }
+  });
+
   test('nothing at the path (404): config error naming --var socketPath', async () => {
     const target = await serve((_q, s) => {
       s.statusCode = 404;
