@@ -159,7 +159,12 @@ async function main(clock) {
   process.exitCode = exitCode;
 }
 
-main(systemClock).catch((err) => {
-  process.stderr.write(`agent: ${err && err.stack ? err.stack : err}\n`);
-  process.exitCode = 3;
-});
+// main sets its own exit code (process.exitCode) and resolves; one that ran out of work before that is exit 3.
+require('./lib/run-entry').runEntry(
+  'agent',
+  () => main(systemClock).then(() => Number(process.exitCode ?? 0)),
+  (/** @type {any} */ err) => {
+    process.stderr.write(`agent: ${err && err.stack ? err.stack : err}\n`);
+    return 3;
+  },
+);

@@ -290,13 +290,10 @@ async function main(argv) {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => (process.exitCode = code),
-    (err) => {
-      process.stderr.write(`preflight: ${err && err.stack ? err.stack : err}\n`);
-      process.exitCode = 3;
-    },
-  );
+  require('./run-entry').runEntry('preflight', () => main(process.argv.slice(2)), (/** @type {any} */ err) => {
+    process.stderr.write(`preflight: ${err && err.stack ? err.stack : err}\n`);
+    return 3;
+  });
 }
 
 module.exports = { probe, connectFailure, SPEC_KEY, RESULT_KEY, PROBE_HEADER };
