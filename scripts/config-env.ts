@@ -163,6 +163,9 @@ export function resolveScriptPlace<C extends Record<string, unknown>>(config: C,
     return v;
   };
   const out = deep(config, false) as Record<string, unknown>;
+  // The target is left as written: it is chosen before the run (scripts/target-choice.ts), which refuses a file path
+  // in it naming the template the script wrote (`{{ $scenarioFile }}` would read as `{{ $dirname }}/<script>` here).
+  if (config.target !== undefined) out.target = config.target;
   if (typeof config.processor === 'string') out.processor = deep(config.processor, true);
   const withPath = (p: unknown) => (p && typeof p === 'object' && typeof (p as { path?: unknown }).path === 'string' ? { ...(p as Record<string, unknown>), path: deep((p as { path: string }).path, true) } : p);
   if (Array.isArray(out.payload)) out.payload = out.payload.map(withPath);

@@ -20,13 +20,18 @@ export function scenarioEngine(script: ScriptShape, scenario: unknown): string {
   return named(isRecord(scenario) ? scenario.engine : undefined) ?? named(script.config.engine) ?? 'http';
 }
 
+/** The engine a top-level `before`/`after` section runs: its own, else http (config.engine does not apply to it). */
+export function hookEngine(section: Record<string, unknown>): string {
+  return named(section.engine) ?? 'http';
+}
+
 /** The engines a script runs, each with where (`before`, `after`, `scenario "name"` or `scenario N`), in script order. */
 export function enginesUsed(script: ScriptShape): Map<string, string[]> {
   const byName = new Map<string, string[]>();
   const use = (name: string, where: string) => byName.set(name, [...(byName.get(name) ?? []), where]);
   for (const hook of ['before', 'after'] as const) {
     const section = script[hook];
-    if (isRecord(section)) use(named(section.engine) ?? 'http', hook);
+    if (isRecord(section)) use(hookEngine(section), hook);
   }
   script.scenarios.forEach((sc, i) => {
     if (isRecord(sc)) use(scenarioEngine(script, sc), `scenario ${typeof sc.name === 'string' ? JSON.stringify(sc.name) : i + 1}`);
@@ -60,7 +65,7 @@ export function scenarioCanRun(scenario: unknown): boolean {
  */
 export function connectionTargets(script: ScriptShape, target: string): string[] {
   const hooks = (['before', 'after'] as const).map((h) => script[h]).filter(isRecord);
-  const parts = [...hooks.map((h) => ({ part: h, engine: named(h.engine) ?? 'http' })), ...script.scenarios.filter(scenarioCanRun).map((sc) => ({ part: sc, engine: scenarioEngine(script, sc) }))];
+  const parts = [...hooks.map((h) => ({ part: h, engine: hookEngine(h) })), ...script.scenarios.filter(scenarioCanRun).map((sc) => ({ part: sc, engine: scenarioEngine(script, sc) }))];
   const urls = new Set<string>();
   for (const { part, engine } of parts) {
     const flow = isRecord(part) && Array.isArray(part.flow) ? part.flow : [];

@@ -141,12 +141,6 @@ export const PREFLIGHT_STEP_TIMEOUT_MS = 5000;
 const BUILT_IN_COOKIE_STEP = 'fetchCookie';
 const BUILT_IN_SOCKET_STEP = 'openSocket';
 
-/**
- * What to probe for a script (after `applyOptions`) against `target`: the first flow step that is an HTTP
- * request (Artillery's `get`/`post`/…, or the built-in processors' `fetchCookie`, a GET /set-cookie), and the
- * handshake of the scenario's engine (`socketio`, `ws`, or the built-in `openSocket`, a Socket.IO connect).
- * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run.
- */
 /** A target's path without its trailing slashes ('' for none); '' for a URL that does not parse (checked elsewhere). */
 function targetPathPrefix(target: string): string {
   try {
@@ -156,7 +150,14 @@ function targetPathPrefix(target: string): string {
   }
 }
 
-export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true): ProbeSpec {
+/**
+ * What to probe for a script (after `applyOptions`) against `target`: the first flow step that is an HTTP
+ * request (Artillery's `get`/`post`/…, or the built-in processors' `fetchCookie`, a GET /set-cookie), and the
+ * handshake of the scenario's engine (`socketio`, `ws`, or the built-in `openSocket`, a Socket.IO connect).
+ * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run. `testRunId`: the run's
+ * `{{ $testId }}`, rendered in a ws `connect` URL as every vuser renders it.
+ */
+export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true, testRunId?: string): ProbeSpec {
   const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown[]; socketio?: unknown };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
@@ -181,7 +182,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
   if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
   if (engine === 'ws') realtime = 'websocket';
   // Polling first only for Artillery's own engine: the socketio-v3 plugin takes its options from elsewhere (config.engines).
-  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio') : {};
+  const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio', testRunId) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
   const atOrigin = builtIn && realtime === 'socketio';
@@ -237,6 +238,7 @@ function handshakeOptions(
   first: unknown,
   target: string,
   socketioEngine = false,
+  testRunId?: string,
 ): { options?: ProbeSpec['realtimeOptions']; path?: string; unknown?: string; urlOfTarget?: string } {
   if (realtime === 'socketio') {
     const sio = socketioOptions(script);
@@ -263,7 +265,10 @@ function handshakeOptions(
   if (templated(sent)) return { unknown: 'its handshake options are templated per vuser' };
   const written = typeof connect === 'string' ? connect : isRecord(connect) && typeof connect.target === 'string' ? connect.target : undefined;
   if (written === undefined) return Object.keys(sent).length ? { options: sent } : {};
-  const url = renderConnectUrl(written, target, isRecord(script.config.variables) ? script.config.variables : {});
+  // `{{ $testId }}` is the run's one test id, known before the run (scripts/run-id.ts): each vuser's context has it
+  // (runner.js createContext), under the script's own variable of that name, which wins there too.
+  const variables = { ...(testRunId !== undefined ? { $testId: testRunId } : {}), ...(isRecord(script.config.variables) ? script.config.variables : {}) };
+  const url = renderConnectUrl(written, target, variables);
   if ('unknown' in url) return { unknown: `its connect URL uses ${url.unknown}` };
   // Artillery would open what it renders; one that is not a URL is bad input, found before anything starts.
   // The line names the template as written (the user fixes that, or a variable it reads), then what it rendered.

@@ -47,6 +47,17 @@ interface RunRecord {
   consoleSuppressed?: string[];
   /** Whose errors are whose, as the run decided it (scripts/run-input.ts); absent in folders written before. */
   errorOrigins?: ErrorOrigins;
+  /**
+   * The built-in scenario whose measurements the run made, as it decided it (scripts/rig-processor.ts): null for none;
+   * absent in folders written before, which are read by the scenario's name as they were then.
+   */
+  rigScenario?: string | null;
+}
+
+/** The built-in scenario whose figures and delivery checks a run folder's report has (RunRecord.rigScenario). */
+function recordedRigScenario(run: RunRecord): string | undefined {
+  if (run.rigScenario !== undefined) return run.rigScenario ?? undefined;
+  return (BUILT_IN_SCENARIOS as readonly string[]).includes(run.scenario ?? '') ? run.scenario : undefined;
 }
 
 /** The end state of a run written before outcome.json existed: reconstructed from the control and done files. */
@@ -113,6 +124,7 @@ export async function rebuildReport(dir: string, log: (line: string) => void): P
     platform: run.platform ?? 'local',
     target: run.target ?? '',
     scenario: run.scenario ?? '',
+    ...(recordedRigScenario(run) ? { rigScenario: recordedRigScenario(run) } : {}),
     plan: run.plan,
     ...(typeof run.options?.vusers === 'number' ? { requestedVusers: run.options.vusers } : {}),
   }, { note: log, writeOutcome: false }).catch((err: unknown) => {

@@ -22,7 +22,7 @@ import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
 import { newRunId, testRunIdOf } from './run-id';
 import { errorOriginsOf } from './engines';
-import { runsRigProcessor } from './rig-processor';
+import { BuiltInScenario, rigProcessorName, rigScenarioOf } from './rig-processor';
 import type { ErrorOrigins } from './core/verdict';
 
 /** The checked input of one run. */
@@ -53,6 +53,12 @@ export interface RunInput {
    * scenarios' engines, and whether it runs one of the rig's own processors (scripts/rig-processor.ts).
    */
   readonly errorOrigins: ErrorOrigins;
+  /**
+   * The built-in scenario whose measurements the script makes (its figure rows, its delivery checks): the one whose
+   * rig processor it runs and whose functions its flows call (scripts/rig-processor.ts), a built-in or a user's copy of
+   * it alike; undefined for a script of the user's own.
+   */
+  readonly rigScenario?: BuiltInScenario;
   /** A user's script: the files it names and the modules its processor loaded (an AWS run checks they ship). */
   readonly scriptFiles?: ScriptFiles;
 }
@@ -113,6 +119,8 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
+  const rigProcessor = rigProcessorName(script.config.processor, scenario.dir, root);
+  const rigScenario = rigScenarioOf(script, rigProcessor);
   return {
     runId,
     testRunId,
@@ -120,7 +128,8 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     scenario,
     script,
     ensure,
-    errorOrigins: errorOriginsOf(script, runsRigProcessor(script.config.processor, scenario.dir, root)),
+    errorOrigins: errorOriginsOf(script, rigProcessor !== undefined),
+    ...(rigScenario ? { rigScenario } : {}),
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [

@@ -246,7 +246,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-  await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn));
+  await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn, input.testRunId));
   // A user's vusers read $dirname and $scenarioFile as the script's, not the load process's folder (scripts/config-env.ts).
   const placed = input.scenario.builtIn ? script : { ...script, config: withScriptPlaceVariables(script.config, path.basename(input.scenario.file)) };
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);
@@ -270,7 +270,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
       expectedSeconds: Math.ceil(s.phaseSeconds + s.sessionSeconds),
       heartbeatTimeoutMs: ctx.heartbeatTimeoutMs ?? DEFAULTS.heartbeatTimeoutMs,
       ...run.timings,
-      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins), errorOrigins: input.errorOrigins },
+      meta: { platform: platform.name, target: redactUrl(target.url), scenario: input.scenario.name, options: redactOptions(input.options), consoleSuppressed: suppressedMetricNames(input.script.config.plugins), errorOrigins: input.errorOrigins, rigScenario: input.rigScenario ?? null },
       ...(secretTarget ? { secretTargetUrl: target.url } : {}),
     },
     { store, fleet, clock, progress: (e) => ctx.log(e.kind === 'period' ? e.line : `· ${e.message}`), interrupted: s.interrupted, onStart: s.onStart },
@@ -292,6 +292,7 @@ async function reportRun(
     platform: platform.name,
     target: redactUrl(run.target.url),
     scenario: input.scenario.name,
+    ...(input.rigScenario ? { rigScenario: input.rigScenario } : {}),
     plan,
     ...(options.vusers !== undefined ? { requestedVusers: options.vusers } : {}),
     generatorIds: s.generators.map((g) => g.id),

@@ -7,10 +7,13 @@
  *   there the same way (and its vuser fails with no error counted);
  * - ws takes any step that is not `connect`, `loop`, `think`, `function` or `log` as a `send`/`wait`: an HTTP request
  *   or an `emit:` has neither, and fails with "invalid_step".
- * Only steps of another built-in engine are judged (a key no engine knows may be a plugin engine's). Pure.
+ * Only steps of another built-in engine are judged (a key no engine knows may be a plugin engine's). The top-level
+ * `before`/`after` sections are judged too, on the engine they run on: their own `engine`, else http (runner.js
+ * handleScriptHook: `script[hook].engine || 'http'`, config.engine does not apply); a failing step fails the section,
+ * and plain `artillery run` stops on it (exit 1: before its first vuser, or after its report). Pure.
  */
 import { isRecord } from './core/is-record';
-import { scenarioEngine } from './engines';
+import { hookEngine, scenarioEngine } from './engines';
 
 const REQUESTS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 const WS_ONLY = ['send', 'wait', 'connect'];
@@ -30,31 +33,66 @@ function fix(kind: string, owner: string, engine: string): string {
   return `use engine: ${owner} for that scenario`;
 }
 
+/** The fix for a step of `owner`'s in a `before`/`after` section of `engine` (`named`: the section names its engine). */
+function hookFix(hook: string, kind: string, owner: string, engine: string, named: boolean): string {
+  if (owner === 'http' && engine === 'ws') return `the ws engine makes no HTTP requests: remove the ${kind} from the ${hook} section, or run the section on engine http (drop its engine: ws)`;
+  return `give the ${hook} section engine: ${owner}${named ? '' : ' (it runs on engine http unless it names its own: config.engine does not apply to before/after)'}`;
+}
+
 interface ScriptShape {
   readonly config: Record<string, unknown>;
   readonly scenarios: readonly unknown[];
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+/** A part of the script that runs a flow: a scenario, or the `before`/`after` section. */
+interface Part {
+  readonly flow: unknown;
+  readonly engine: string;
+  /** `scenario "name"` / `scenario 2`, or `before` / `after`. */
+  readonly label: string;
+  readonly hook?: 'before' | 'after';
+  /** A section that names its own engine. */
+  readonly named?: boolean;
+}
+
+/** The script's flows with the engine each runs on: `before`, `after` (their own engine, else http), the scenarios. */
+function parts(script: ScriptShape): Part[] {
+  const hooks = (['before', 'after'] as const).flatMap((hook): Part[] => {
+    const section = script[hook];
+    if (!isRecord(section)) return [];
+    return [{ flow: section.flow, engine: hookEngine(section), label: hook, hook, named: typeof section.engine === 'string' && section.engine !== '' }];
+  });
+  const scenarios = script.scenarios.flatMap((scenario, i): Part[] =>
+    isRecord(scenario) ? [{ flow: scenario.flow, engine: scenarioEngine(script, scenario), label: `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1}` }] : [],
+  );
+  return [...hooks, ...scenarios];
 }
 
 /**
- * One problem per scenario with a step its engine does not run: where (scenario and step, 1-based, nested steps as
- * `step 2 > 1`), what, and the fix. Scenarios of other engines (plugins) are not judged.
+ * One problem per scenario (and `before`/`after` section) with a step its engine does not run: where (the part and
+ * step, 1-based, nested steps as `step 2 > 1`), what, and the fix. Parts of other engines (plugins) are not judged.
  */
 export function stepKindProblems(script: ScriptShape): string[] {
   const problems: string[] = [];
-  script.scenarios.forEach((scenario, i) => {
-    if (!isRecord(scenario)) return;
-    const engine = scenarioEngine(script, scenario);
-    if (!(engine in OWNER_WORDS)) return;
-    const where = `scenario ${typeof scenario.name === 'string' ? JSON.stringify(scenario.name) : i + 1} (engine ${engine})`;
-    const found = firstForeignStep(Array.isArray(scenario.flow) ? scenario.flow : [], engine);
-    if (!found) return;
+  for (const { flow, engine, label, hook, named } of parts(script)) {
+    if (!(engine in OWNER_WORDS)) continue;
+    const found = firstForeignStep(Array.isArray(flow) ? flow : [], engine);
+    if (!found) continue;
     const { path, kind, runBy, inParallel } = found;
     const owner = OWNER[kind] as string;
     const error = runBy === 'ws' ? 'invalid_step' : 'an URL must be specified';
+    // A section is one run of its flow: its failure stops plain `artillery run` (runner.js handleScriptHook rejects).
+    const fails = hook === undefined
+      ? `every vuser that reaches it fails ("${error}"), as under plain artillery run`
+      : `the ${hook} section fails ("${error}") and plain artillery run stops on it, exit 1 (${hook === 'before' ? 'before its first vuser' : 'after its report'})`;
     // Artillery runs a parallel's steps with the http engine, whatever the scenario's: only HTTP requests work there.
-    const how = inParallel ? `inside a parallel, which Artillery runs with the http engine: every vuser that reaches it fails ("${error}"), as under plain artillery run; move the ${kind} out of the parallel` : `which the ${engine} engine does not run: every vuser that reaches it fails ("${error}"), as under plain artillery run; ${fix(kind, owner, engine)}`;
-    problems.push(`${where} step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, ${how}`);
-  });
+    const how = inParallel
+      ? `inside a parallel, which Artillery runs with the http engine: ${fails}; move the ${kind} out of the parallel`
+      : `which the ${engine} engine does not run: ${fails}; ${hook === undefined ? fix(kind, owner, engine) : hookFix(hook, kind, owner, engine, named ?? false)}`;
+    problems.push(`${label} (engine ${engine}) step ${path} is ${OWNER_WORDS[owner]} "${kind}" step, ${how}`);
+  }
   return problems;
 }
 

@@ -7,7 +7,9 @@
  *    (started locally, or the deployed target stack on AWS).
  * Pure apart from the environment it is handed.
  */
+import * as path from 'node:path';
 import { redactUrl } from './core/redact';
+import { isRecord } from './core/is-record';
 import { UsageError } from './errors';
 import { checkTargetUrl } from './target-url';
 import { resolveConfigFunctions, resolveKnownTemplates } from './config-env';
@@ -29,9 +31,12 @@ const TEMPLATE = /\{\{\s*([^}]*?)\s*\}\}/g;
 
 /**
  * Resolves the `{{ $env.NAME }}` / `{{ $processEnvironment.NAME }}` templates Artillery allows in
- * `config.target`; anything else in braces cannot be known before the run and is bad input.
+ * `config.target`; anything else in braces cannot be known before the run and is bad input, and so is a template
+ * that would name no server (`{{ $dirname }}`: {@link placeTemplateRefusal}, when the script is given).
  */
-export function resolveTargetTemplate(value: string, env: Readonly<Record<string, string | undefined>>, where: string): string {
+export function resolveTargetTemplate(value: string, env: Readonly<Record<string, string | undefined>>, where: string, scenario?: LoadedScenario): string {
+  const refusal = scenario && placeTemplateRefusal(value, where, scenario);
+  if (refusal) throw new UsageError(refusal);
   return value.replace(TEMPLATE, (_all, expr: string) => {
     const m = /^\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
     if (!m) throw new UsageError(`${where} uses {{ ${expr} }}, which the rig cannot resolve before the run; write the URL, use {{ $env.NAME }}, set it with --var NAME=VALUE (as artillery run -v), or pass --target URL`);
@@ -39,6 +44,31 @@ export function resolveTargetTemplate(value: string, env: Readonly<Record<string
     if (v === undefined || v === '') throw new UsageError(`${where} needs the environment variable ${m[2]} ({{ ${expr} }}), which is not set; export it or pass --target URL`);
     return v;
   });
+}
+
+/**
+ * A target that uses `{{ $dirname }}`, `{{ $scenarioFile }}` or, with no `-e NAME`, `{{ $environment }}`: why the rig
+ * refuses it, or undefined. Plain `artillery run` (and `-t`) fills them before the run (util.ts resolveConfigTemplates):
+ * the script's folder as its path was typed (`sub` for `artillery run sub/my.yml`), the script's absolute path, and the
+ * `-e` name, which without one renders as the text "undefined". The first two put a file path into the target's URL,
+ * the third a word the script never names; no server is meant by either, so the run is refused with the fix instead of
+ * sending its load there (as an `-e NAME` the script does not define is refused: a typo must not send it elsewhere).
+ */
+function placeTemplateRefusal(value: string, where: string, scenario: LoadedScenario): string | undefined {
+  const names = [...value.matchAll(TEMPLATE)].map((m) => (m[1] ?? '').replace(/^\{\s*/, ''));
+  const fix = 'write the URL out (a part that changes as {{ NAME }} with --var NAME=VALUE), or pass --target URL';
+  if (names.includes('$dirname')) {
+    return `${where} uses {{ $dirname }}: plain artillery run fills it with the script's folder as its path was typed (sub for artillery run sub/${path.basename(scenario.file)}, . from inside that folder), which puts a file path into the target URL; a target is a server's address: ${fix}`;
+  }
+  if (names.includes('$scenarioFile')) {
+    return `${where} uses {{ $scenarioFile }}: plain artillery run fills it with the script's own path (${scenario.file}), which puts a file path into the target URL; a target is a server's address: ${fix}`;
+  }
+  if (names.includes('$environment')) {
+    const defined = isRecord(scenario.script.config.environments) ? Object.keys(scenario.script.config.environments) : [];
+    const pick = defined.length ? `pass -e NAME (${scenario.name} defines ${defined.join(', ')}), or --target URL` : `${scenario.name} defines no config.environments to pick with -e NAME: ${fix}`;
+    return `${where} uses {{ $environment }} but no -e NAME was given: plain artillery run fills it with the text "undefined", a target the script never names; ${pick}`;
+  }
+  return undefined;
 }
 
 /** What the target line adds when the scheme was written in another case than the one the run uses. */
@@ -54,7 +84,7 @@ function schemeNote(given: string, used: string): string {
  */
 export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env: Readonly<Record<string, string | undefined>>, known: Readonly<Record<string, unknown>> = {}, used = new Set<string>()): TargetChoice {
   if (options.target !== undefined) {
-    const given = options.target.includes('{{') ? resolveTargetTemplate(String(resolveConfigFunctions(resolveKnownTemplates(options.target, known, used))), env, '--target') : options.target;
+    const given = options.target.includes('{{') ? resolveTargetTemplate(String(resolveConfigFunctions(resolveKnownTemplates(options.target, known, used))), env, '--target', scenario) : options.target;
     const target = checkTargetUrl(given, '--target', !scenario.builtIn);
     return { options: { ...options, target }, source: 'flag', line: `target: ${redactUrl(target)} (--target${schemeNote(given, target)})` };
   }
@@ -67,7 +97,7 @@ export function chooseTarget(options: RunOptions, scenario: LoadedScenario, env:
     );
   }
   if (typeof raw !== 'string') throw new UsageError(`${where} must be a URL string`);
-  const resolved = resolveTargetTemplate(raw, env, where);
+  const resolved = resolveTargetTemplate(raw, env, where, scenario);
   const target = checkTargetUrl(resolved, where, true);
   return { options: { ...options, target }, source: 'script', line: `target: ${redactUrl(target)} (${where}${schemeNote(resolved, target)}; --target URL overrides it)` };
 }

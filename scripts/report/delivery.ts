@@ -41,10 +41,14 @@ function presenceReasons(c: Counters): DeliveryReason[] {
   return [{ fails: false, text: `no presence announcement was received (presence.joins = ${count(c, 'presence.joins')}, presence.announcements_received = 0; the target's own count was not read, so the rig cannot tell whether any was due)` }];
 }
 
-/** The delivery reasons of a built-in scenario's run; none for a user's script (its counters are its own). */
-export function deliveryReasons(scenario: string | undefined, c: Counters): DeliveryReason[] {
-  if (scenario === 'presence') return presenceReasons(c);
-  const d = scenario === undefined ? undefined : DELIVERY[scenario];
+/**
+ * The delivery reasons of a run that made a built-in scenario's measurements (`rigScenario`: the built-in, or a user's
+ * copy that runs its processor's sender and receiver, scripts/rig-processor.ts); none for a user's own script (its
+ * counters are its own, whatever it is called).
+ */
+export function deliveryReasons(rigScenario: string | undefined, c: Counters): DeliveryReason[] {
+  if (rigScenario === 'presence') return presenceReasons(c);
+  const d = rigScenario === undefined ? undefined : DELIVERY[rigScenario];
   if (!d) return [];
   const reasons = publishFailures(c);
   const sent = count(c, d.sent);

@@ -162,12 +162,12 @@ export function findingsOf(r: ReportJson): Finding[] {
   if (retries > 0 || c['cookie.failed']) {
     out.push({ id: 'retries', label: 'cookie retries', value: retries, severity: c['cookie.failed'] ? 'bad' : retries > 0 ? 'warn' : 'ok', text: `${n(retries)}${retryCauses(c)}${c['cookie.failed'] ? `; ${n(c['cookie.failed'])} gave up` : ''}` });
   }
-  const held = heldText(r.rig, r.scenario);
+  const held = heldText(r.rig, r.rigScenario);
   if (held) out.push({ id: 'peak-held', label: 'peak held at once', value: held.value, severity: held.short ? 'warn' : 'ok', text: held.text });
   return out;
 }
 
-/** The built-in scenarios whose load processes hold a publisher's HTTP connections besides the vusers' sockets. */
+/** The built-in scenarios whose load processes hold a publisher's HTTP connections besides the vusers' sockets (a copy's too: RunSummary.rigScenario). */
 const PUBLISHING = new Set(['pubsub', 'broadcast', 'recovery']);
 
 /**
@@ -179,7 +179,7 @@ const PUBLISHING = new Set(['pubsub', 'broadcast', 'recovery']);
  * once), so it is labelled connections, not sockets of vusers (13 "of --vusers 10" on pubsub with 3 rooms).
  * Sessions shorter than the 5-s sampling: "not sampled", not a number caught by chance.
  */
-export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>, scenario?: string): { value: number | null; text: string; short: boolean } | undefined {
+export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>, rigScenario?: string): { value: number | null; text: string; short: boolean } | undefined {
   const notSampled = rig.held?.notSampled;
   // Nothing asked to be held (a script of short HTTP requests): no row, as for "0 held" below.
   if (notSampled && rig.held?.requested === undefined) return undefined;
@@ -191,7 +191,7 @@ export function heldText(rig: Pick<ReportJson['rig'], 'held' | 'plan'>, scenario
   const requested = rig.held?.requested;
   // Nothing held and nothing asked to be held (a script of HTTP requests): "0 generator sockets (plan: 6 at once)" read as a shortfall.
   if (value === 0 && requested === undefined) return undefined;
-  const generators = scenario !== undefined && PUBLISHING.has(scenario) ? "generator connections (the vusers' and the publisher's)" : 'generator sockets';
+  const generators = rigScenario !== undefined && PUBLISHING.has(rigScenario) ? "generator connections (the vusers' and the publisher's)" : 'generator sockets';
   const parts = [
     target !== undefined ? `${n(target)} target connections` : undefined,
     sockets !== undefined ? `${n(sockets)} ${generators}` : undefined,

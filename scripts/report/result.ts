@@ -9,7 +9,7 @@ import { metricVariables } from './thresholds';
 import type { RunResult, RunSummary, ThresholdResult } from './types';
 
 /** What the result is decided from: the summary without its result. */
-export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & Partial<Pick<RunSummary, 'scenario'>> & {
+export type ResultInput = Pick<RunSummary, 'status' | 'failedRatio' | 'thresholds' | 'aggregate'> & Partial<Pick<RunSummary, 'rigScenario'>> & {
   readonly rig: Pick<RunSummary['rig'], 'lostGenerators' | 'askedExitCodes' | 'failedAfterLoad'>;
 };
 
@@ -97,7 +97,7 @@ export function decideResult(s: ResultInput, maxErrorRate: number, budgetName = 
   } else held.push(`${vusers} ≤ ${budgetName} ${percent(maxErrorRate)}`);
 
   // A built-in delivery scenario with nothing delivered, or publishes refused: the test of that service failed.
-  for (const d of deliveryReasons(s.scenario, c)) {
+  for (const d of deliveryReasons(s.rigScenario, c)) {
     if (d.fails) raise(ExitCode.thresholdsBreached);
     (d.fails ? failures : held).push(d.text);
   }

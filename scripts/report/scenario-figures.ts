@@ -130,8 +130,12 @@ function recoveryRows(c: Record<string, number>, s: FiguresSection['summaries'])
   ];
 }
 
-/** The scenario-specific rows for the summary and the report; [] for scenarios without any. */
-export function scenarioFigures(scenario: string, aggregate: FiguresSection, intermediate: readonly FiguresPeriod[]): FigureRow[] {
+/**
+ * The rows of the built-in scenario whose measurements the run made (RunSummary.rigScenario: a built-in, or a user's
+ * copy running its processor and flow) for the summary and the report; [] for scenarios without any and for a
+ * script of the user's own.
+ */
+export function scenarioFigures(scenario: string | undefined, aggregate: FiguresSection, intermediate: readonly FiguresPeriod[]): FigureRow[] {
   const c = aggregate.counters;
   const s = aggregate.summaries;
   switch (scenario) {

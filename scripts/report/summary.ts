@@ -24,6 +24,8 @@ export interface SummaryInput {
   readonly platform: 'local' | 'aws';
   readonly target: string;
   readonly scenario: string;
+  /** The built-in scenario whose measurements the run made (RunSummary.rigScenario): its figures and delivery checks. */
+  readonly rigScenario?: string;
   readonly plan: Plan;
   readonly data: readonly GeneratorData[];
   readonly startAt?: number;
@@ -111,6 +113,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
     platform: input.platform,
     target: input.target,
     scenario: input.scenario,
+    ...(input.rigScenario ? { rigScenario: input.rigScenario } : {}),
     status,
     startedAt: input.startAt,
     endedAt: input.endedAt,
@@ -134,7 +137,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       ...(afterLoad.length ? { failedAfterLoad: afterLoad } : {}),
     },
     failedRatio,
-    figures: scenarioFigures(input.scenario, report.aggregate, report.intermediate),
+    figures: scenarioFigures(input.rigScenario, report.aggregate, report.intermediate),
     thresholds: [...(input.thresholds?.(report.aggregate) ?? [])],
   };
   const summary: RunSummary = { ...partial, result: decideResult(partial, input.maxErrorRate ?? 0, input.maxErrorRateFromScript ? SCRIPT_BUDGET : undefined) };
@@ -170,7 +173,7 @@ export function formatSummaryTable(s: RunSummary, reportPath?: string, suppresse
   } else if (mem && mem.peakHeld > 0) {
     rig.push(['memory per held vuser', `not measured: ${mem.peakHeld} held at the peak, too few for start-up growth not to dominate (from 1,000)`]);
   }
-  const held = heldText(s.rig, s.scenario);
+  const held = heldText(s.rig, s.rigScenario);
   if (held) rig.push(['peak held at once', held.text]);
   rig.push(['rig verdict', `${s.rig.verdict}: ${s.rig.verdictDetail.summary}`]);
   const limited = (s.rig.verdictDetail.periods ?? []).filter((p) => p.rigLimited);

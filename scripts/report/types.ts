@@ -48,6 +48,12 @@ export interface RunSummary {
   readonly platform: 'local' | 'aws';
   readonly target: string;
   readonly scenario: string;
+  /**
+   * The built-in scenario whose measurements the run made (its figure rows and delivery checks), decided by the rig
+   * processor and functions the script runs, not its name (scripts/rig-processor.ts): `pubsub` for `--scenario pubsub`
+   * and for a user's copy of pubsub.yml that keeps its processor and flow; absent for a script of the user's own.
+   */
+  readonly rigScenario?: string;
   readonly status: 'completed' | 'interrupted' | 'partial' | 'timed-out';
   readonly startedAt?: number;
   readonly endedAt: number;

@@ -48,6 +48,8 @@ export interface WriteReportInput extends RunOutcomeRecord {
   readonly platform: 'local' | 'aws';
   readonly target: string;
   readonly scenario: string;
+  /** The built-in scenario whose measurements the run made (RunSummary.rigScenario). */
+  readonly rigScenario?: string;
   readonly plan: Plan;
   readonly cloudwatch?: CloudWatchSection;
   /** `--vusers N`, when given: the peak held is shown next to it. */

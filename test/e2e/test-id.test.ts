@@ -4,11 +4,15 @@
  * `before` section) must not see one id per load process. Each load process is its own `artillery run`, which draws
  * its own id unless ARTILLERY_TEST_RUN_ID is set: two generators tagged the target with two ids before. Now every load
  * process gets the run's id, or the user's own ARTILLERY_TEST_RUN_ID when set (as plain Artillery takes it).
+ *
+ * A ws scenario's `connect:` URL made from it is probed before the run where the vusers will connect: the preflight
+ * said "not probed (… made per vuser)", though the id is known before the run as config.target's is.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli, tempDir } from '../helpers/cli';
 import { loopbackHttpServer } from '../helpers/http-server';
+import { LoopbackWsServer, loopbackWsServer } from '../helpers/ws-server';
 
 describe('{{ $testId }}: one value per rig run, in every load process of every generator', () => {
   let server: Awaited<ReturnType<typeof loopbackHttpServer>>;
@@ -90,5 +94,28 @@ describe('{{ $testId }}: one value per rig run, in every load process of every g
     const { all, pids } = ids();
     expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(all).toEqual(['ci-build-42']);
+  }, 100_000);
+});
+
+describe('{{ $testId }} in a ws connect URL: probed before the run, where the vusers connect', () => {
+  let server: LoopbackWsServer;
+  const upgrades: Array<{ url: string; probe: boolean }> = [];
+  beforeAll(async () => {
+    server = await loopbackWsServer((ws, req) => {
+      upgrades.push({ url: req.url ?? '', probe: req.headers['x-rig-preflight'] !== undefined });
+      ws.on('message', (m) => ws.send(m));
+    });
+  });
+  afterAll(() => server.close());
+
+  test('the preflight opens /feed/<the run\'s id>, as every vuser does (was: handshake not probed)', async () => {
+    const dir = tempDir('rig-test-id-ws-');
+    const file = path.join(dir, 'tid-ws.yml');
+    fs.writeFileSync(file, `config:\n  target: ${server.base}\n  phases: [{ duration: 1, arrivalCount: 2 }]\nscenarios:\n  - engine: ws\n    flow: [ { connect: "{{ target }}/feed/{{ $testId }}" }, { send: hi } ]\n`);
+    const r = await runCli(['--scenario', file, '--out', path.join(dir, 'run'), '--json'], { timeoutMs: 90_000, env: { ARTILLERY_TEST_RUN_ID: 'ci-build-7' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/preflight from this machine: ok .*websocket handshake\)/);
+    expect(r.stderr).not.toMatch(/not probed/);
+    expect(upgrades).toEqual([{ url: '/feed/ci-build-7', probe: true }, { url: '/feed/ci-build-7', probe: false }, { url: '/feed/ci-build-7', probe: false }]);
   }, 100_000);
 });

@@ -50,7 +50,7 @@ async function writeRun(dir: string) {
   const limits = { processes: 1, openFiles: 60_000, ephemeralPorts: 60_000, sourceAddresses: 1, memoryBytes: 4e9, bytesPerVuser: 50_000, socketsPerVuser: 1 };
   const regional = planRegions({ phases: [{ duration: 20, arrivalCount: 160 }], sessionSeconds: 20, generators: 3, regions: [{ region: 'eu-west-2', weight: 3, limits }, { region: 'us-east-1', weight: 1, limits }] });
   const input = {
-    runId: 'r1', platform: 'aws' as const, target: 'http://t', scenario: 'rooms', plan: regional.plan as Plan,
+    runId: 'r1', platform: 'aws' as const, target: 'http://t', scenario: 'rooms', rigScenario: 'rooms', plan: regional.plan as Plan,
     generatorIds: ['g01', 'g02', 'g03'], startAt: T0, endedAt: T0 + 20_000, interrupted: false, timedOut: false,
     lostGenerators: [], portRange: 64_512, ensure: [], maxErrorRate: 1,
   };

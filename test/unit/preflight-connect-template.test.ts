@@ -28,6 +28,14 @@ describe('rendered before the run', () => {
     expect(spec.realtimeUnknown).toBeUndefined();
   });
 
+  // The run's one test id is known before the run (scripts/run-id.ts), as config.target's is: was "made per vuser".
+  test('{{ $testId }}: the run\'s test id, as every vuser renders it; a variable of the script\'s own of that name wins, as in Artillery', () => {
+    expect(preflightSpec(ws('{{ target }}/runs/{{ $testId }}'), 'ws://t:9', false, 't-run-7')).toMatchObject({ target: 'ws://t:9/runs/t-run-7', realtimeOptions: { url: 'ws://t:9/runs/t-run-7' } });
+    expect(preflightSpec(ws('ws://h/{{ $testId }}', { $testId: 'mine' }), 'ws://t', false, 't-run-7').realtimeOptions?.url).toBe('ws://h/mine');
+    // Other per-vuser values stay unprobed beside it.
+    expect(preflightSpec(ws('ws://h/{{ $testId }}/{{ $uuid }}'), 'ws://t', false, 't-run-7').realtimeUnknown).toBe('its connect URL uses {{ $uuid }} (made per vuser)');
+  });
+
   test('a rendered URL that is not one is bad input, named as the connect step (exit 2)', () => {
     expect(() => preflightSpec(ws('{{ host }}/feed', { host: 'nohost' }), 'ws://t', false)).toThrow(UsageError);
     // The template as the script writes it, then what it rendered (was: only the rendered text, "(rendered from its template)").
@@ -72,5 +80,13 @@ describe('the probe opens the rendered URL', () => {
     const bad = await probe(preflightSpec(ws('{{ target }}/feed/{{ region }}', { region: 'us' }), `ws://127.0.0.1:${port}`, false));
     expect(bad).toMatchObject({ ok: false, step: 'handshake' });
     expect(upgrades).toEqual(['/feed/eu', '/feed/us']);
+  });
+
+  test("a URL made from {{ $testId }} is probed where the vusers connect", async () => {
+    upgrades.length = 0;
+    const spec = preflightSpec(ws('{{ target }}/feed/{{ $testId }}'), `ws://127.0.0.1:${port}`, false, 'eu');
+    expect(spec.realtimeUnknown).toBeUndefined();
+    expect(await probe(spec)).toMatchObject({ ok: true });
+    expect(upgrades).toEqual(['/feed/eu']);
   });
 });

@@ -73,7 +73,7 @@ test('phase bands read every duration as the load processes got it: "500ms" and 
 
 test('peak held: "not sampled" when sessions were shorter than the 5-s sampling (was "0 generator sockets" with 20 vusers held 2 s)', () => {
   const r = hostileReport();
-  const held = (h: object, scenario = r.scenario) => new Map(findingsOf({ ...r, scenario, rig: { ...r.rig, held: h } }).map((x) => [x.id, x])).get('peak-held');
+  const held = (h: object, rigScenario = r.rigScenario) => new Map(findingsOf({ ...r, ...(rigScenario ? { rigScenario } : {}), rig: { ...r.rig, held: h } }).map((x) => [x.id, x])).get('peak-held');
   expect(held({ requested: 20, notSampled: 'sessions shorter than the 5-s sampling' })).toMatchObject({ severity: 'ok', value: null, text: 'not sampled (sessions shorter than the 5-s sampling) (of --vusers 20)' });
   // Nothing asked to be held (a script of short HTTP requests, no --vusers): no row at all.
   expect(held({ notSampled: 'sessions shorter than the 5-s sampling' })).toBeUndefined();

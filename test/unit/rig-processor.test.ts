@@ -3,13 +3,19 @@
  * (load-generators/processors) name the target's answer with them, so a copy of a built-in scenario's script that keeps
  * its processor gets the built-in's reading, and a script of the user's own does not, whatever either is called. It was
  * decided by the scenario's name.
+ *
+ * So are a built-in scenario's figure rows and delivery checks (`no message was delivered`, exit 1): a user's copy of
+ * pubsub.yml that keeps its processor and flow got neither, as they were chosen by the name `pubsub`; a script that
+ * borrows only some of the processor's functions (a publisher with no receiver) must not be told nothing arrived.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { scriptErrors } from '../../scripts/core/verdict';
 import { validateFlags } from '../../scripts/options';
-import { runsRigProcessor } from '../../scripts/rig-processor';
+import { rigProcessorName, rigScenarioOf } from '../../scripts/rig-processor';
+import { decideResult } from '../../scripts/report/result';
+import { scenarioFigures } from '../../scripts/report/scenario-figures';
 import { prepareRunInput } from '../../scripts/run-input';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -23,24 +29,24 @@ const script = (name: string, processor: string, folder = dir) => {
   return file;
 };
 
-describe('runsRigProcessor: the rig\'s own processor, by what Artillery loads', () => {
+describe('rigProcessorName: the rig\'s own processor, by what Artillery loads', () => {
   test('a built-in scenario\'s processor, as its script names it', () => {
-    expect(runsRigProcessor('../processors/connect.js', path.join(root, 'load-generators', 'scenarios'), root)).toBe(true);
+    expect(rigProcessorName('../processors/connect.js', path.join(root, 'load-generators', 'scenarios'), root)).toBe('connect');
   });
 
   test('a user\'s script naming the rig\'s processor (as Artillery resolves it: no extension too), or a copy of it', () => {
-    expect(runsRigProcessor(path.join(processors, 'connect.js'), dir, root)).toBe(true);
-    expect(runsRigProcessor(path.relative(dir, path.join(processors, 'pubsub')), dir, root)).toBe(true);
+    expect(rigProcessorName(path.join(processors, 'connect.js'), dir, root)).toBe('connect');
+    expect(rigProcessorName(path.relative(dir, path.join(processors, 'pubsub')), dir, root)).toBe('pubsub');
     const copies = path.join(dir, 'copied');
     fs.cpSync(processors, copies, { recursive: true });
-    expect(runsRigProcessor('./copied/rooms.js', dir, root)).toBe(true);
+    expect(rigProcessorName('./copied/rooms.js', dir, root)).toBe('rooms');
   });
 
   test('a processor of the user\'s own (an edited copy too), none, or a missing file: not the rig\'s', () => {
     fs.writeFileSync(path.join(dir, 'connect.js'), `${fs.readFileSync(path.join(processors, 'connect.js'), 'utf8')}\n// edited\n`);
-    expect(runsRigProcessor('./connect.js', dir, root)).toBe(false);
-    expect(runsRigProcessor(undefined, dir, root)).toBe(false);
-    expect(runsRigProcessor('./nowhere.js', dir, root)).toBe(false);
+    expect(rigProcessorName('./connect.js', dir, root)).toBeUndefined();
+    expect(rigProcessorName(undefined, dir, root)).toBeUndefined();
+    expect(rigProcessorName('./nowhere.js', dir, root)).toBeUndefined();
   });
 });
 
@@ -59,5 +65,65 @@ describe("the run's error origins (prepareRunInput): decided by the processor, n
     const input = prepareRunInput(validateFlags({ scenario: script('connect.yml', './proc.js', own) }), root, {});
     expect(input.errorOrigins.builtInScenario).toBe(false);
     expect(scriptErrors({ 'errors.WS_CONNECT_FAILED': 3 }, input.errorOrigins)).toEqual({ WS_CONNECT_FAILED: 3 });
+  });
+});
+
+describe("a built-in scenario's figures and delivery checks: decided by the processor and the functions the flows call", () => {
+  const flow = (fns: string[]) => ({ config: {}, scenarios: [{ flow: fns.map((f) => ({ function: f })) }] });
+  const PUBSUB = ['syncClock', 'pubsubPublisher', 'fetchCookie', 'openSocket', 'pubsubSubscribe', 'pubsubReport', 'closeSocket'];
+
+  test('every built-in scenario measures as itself, read from its own script (not its name)', () => {
+    for (const name of ['connect', 'pubsub', 'presence', 'broadcast', 'rooms', 'recovery']) {
+      expect(prepareRunInput(validateFlags({ scenario: name }), root, {}).rigScenario).toBe(name);
+    }
+  });
+
+  test("the sender and the receiver both called (in loops and hooks too), on the scenario's own processor", () => {
+    expect(rigScenarioOf(flow(PUBSUB), 'pubsub')).toBe('pubsub');
+    expect(rigScenarioOf({ config: {}, scenarios: [{ beforeScenario: 'pubsubPublisher', flow: [{ function: 'openSocket' }, { loop: [{ function: 'pubsubSubscribe' }, { function: 'pubsubReport' }], count: 1 }] }] }, 'pubsub')).toBe('pubsub');
+    // Split over two scenarios Artillery picks: the publisher's messages reach the other's subscribers.
+    expect(rigScenarioOf({ config: {}, scenarios: [{ flow: [{ function: 'pubsubPublisher' }] }, { flow: [{ function: 'openSocket' }, { function: 'pubsubSubscribe' }, { function: 'pubsubReport' }] }] }, 'pubsub')).toBe('pubsub');
+  });
+
+  test('borrowed functions only: the connect flow, or a publisher with no receiver, is not told nothing arrived', () => {
+    expect(rigScenarioOf(flow(['fetchCookie', 'openSocket', 'closeSocket']), 'pubsub')).toBe('connect');
+    expect(rigScenarioOf(flow(['fetchCookie', 'openSocket', 'pubsubPublisher', 'closeSocket']), 'pubsub')).toBe('connect');
+    // The receiver in a scenario Artillery never picks (weight 0), or only in `before`: its counters reach no report.
+    expect(rigScenarioOf({ config: {}, scenarios: [{ flow: [{ function: 'pubsubPublisher' }, { function: 'openSocket' }] }, { weight: 0, flow: [{ function: 'pubsubSubscribe' }, { function: 'pubsubReport' }] }] }, 'pubsub')).toBe('connect');
+    expect(rigScenarioOf({ config: {}, before: { flow: [{ function: 'pubsubSubscribe' }] }, scenarios: [{ flow: [{ function: 'pubsubPublisher' }] }] }, 'pubsub')).toBeUndefined();
+    // Another scenario's functions are not on this processor: a rooms flow named on pubsub.js is not rooms.
+    expect(rigScenarioOf(flow(['openSocket', 'roomsJoin', 'roomsPublish', 'roomsReport']), 'pubsub')).toBe('connect');
+    expect(rigScenarioOf(flow(PUBSUB), undefined)).toBeUndefined();
+  });
+
+  const copyOf = (name: string, edit = (text: string) => text) => {
+    const own = fs.mkdtempSync(path.join(dir, `${name}-`));
+    const text = fs.readFileSync(path.join(root, 'load-generators', 'scenarios', `${name}.yml`), 'utf8').replace('../processors/', `${processors}/`);
+    const file = path.join(own, `my-${name}.yml`);
+    fs.writeFileSync(file, edit(text));
+    return file;
+  };
+  const nothingDelivered = { 'vusers.created': 6, 'vusers.failed': 0, 'pubsub.messages_sent': 40, 'ws.connected': 6, 'pubsub.vusers_zero_messages': 6 };
+  const resultOf = (rigScenario: string | undefined) => decideResult({ status: 'completed', failedRatio: 0, thresholds: [], aggregate: { counters: nothingDelivered, rates: {}, summaries: {} }, rig: { lostGenerators: [] }, ...(rigScenario ? { rigScenario } : {}) }, 0);
+
+  test("a user's copy of pubsub.yml keeping the rig's processor: its figure rows and the delivery check (was: PASSED, no rows)", () => {
+    const input = prepareRunInput(validateFlags({ scenario: copyOf('pubsub'), target: 'http://127.0.0.1:9' }), root, {});
+    expect(input.scenario.builtIn).toBe(false);
+    expect(input.rigScenario).toBe('pubsub');
+    expect(resultOf(input.rigScenario)).toMatchObject({ exitCode: 1, reasons: ['no message was delivered: 40 published (pubsub.messages_sent), none received by any vuser (pubsub.messages_received = 0)'] });
+    expect(scenarioFigures(input.rigScenario, { counters: nothingDelivered, summaries: {} }, []).map((f) => f.label)).toContain('vusers with zero messages');
+  });
+
+  test('a copy whose flow drops the subscription, or a script named pubsub.yml with a processor of its own: neither', () => {
+    const noSubscribe = prepareRunInput(validateFlags({ scenario: copyOf('pubsub', (t) => t.replace('      - function: pubsubSubscribe\n', '')), target: 'http://127.0.0.1:9' }), root, {});
+    expect(noSubscribe.rigScenario).toBe('connect');
+    expect(resultOf(noSubscribe.rigScenario).exitCode).toBe(0);
+    expect(scenarioFigures(noSubscribe.rigScenario, { counters: nothingDelivered, summaries: {} }, [])).toEqual([]);
+    const own = path.join(dir, 'named');
+    fs.mkdirSync(own);
+    fs.writeFileSync(path.join(own, 'proc.js'), 'module.exports = { openSocket(c, e, next) { next(); } };\n');
+    const named = prepareRunInput(validateFlags({ scenario: script('pubsub.yml', './proc.js', own) }), root, {});
+    expect(named.rigScenario).toBeUndefined();
+    expect(resultOf(named.rigScenario).exitCode).toBe(0);
   });
 });

@@ -19,6 +19,20 @@ describe('a step its engine does not run', () => {
     expect(stepKindProblems(script(scenarios, config))).toEqual([expect.stringMatching(message)]);
   });
 
+  // Artillery runs a before/after section on its own engine, else http, never config.engine (runner.js handleScriptHook):
+  // a failing step fails the section, and plain artillery run stops on it (exit 1).
+  test.each([
+    ['an emit in a before section of a Socket.IO script (config.engine does not reach it)', { engine: 'socketio' }, { before: { flow: [{ emit: { channel: 'join' } }] } }, /^before \(engine http\) step 1 is a Socket\.IO "emit" step, which the http engine does not run: the before section fails \("an URL must be specified"\) and plain artillery run stops on it, exit 1 \(before its first vuser\); give the before section engine: socketio \(it runs on engine http unless it names its own: config\.engine does not apply to before\/after\)$/],
+    ['an HTTP request in an after section of engine ws, inside a loop', {}, { after: { engine: 'ws', flow: [{ connect: 'ws://x' }, { loop: [{ get: { url: '/' } }], count: 1 }] } }, /^after \(engine ws\) step 2 > 1 is an HTTP "get" step, which the ws engine does not run: the after section fails \("invalid_step"\) and plain artillery run stops on it, exit 1 \(after its report\); the ws engine makes no HTTP requests: remove the get from the after section, or run the section on engine http \(drop its engine: ws\)$/],
+    ['a ws send in a before section that names engine socketio', {}, { before: { engine: 'socketio', flow: [{ send: 'x' }] } }, /^before \(engine socketio\) step 1 is a ws "send" step, .*; give the before section engine: ws$/],
+  ])('%s is named as the section', (_name, config: Record<string, unknown>, hooks: Record<string, unknown>, message: RegExp) => {
+    expect(stepKindProblems({ ...script([{ engine: 'socketio', flow: [{ emit: { channel: 'a' } }] }], config), ...hooks })).toEqual([expect.stringMatching(message)]);
+  });
+
+  test('a section on its own engine passes: HTTP requests in a before of a Socket.IO script, ws steps in an after of engine ws', () => {
+    expect(stepKindProblems({ ...script([{ flow: [{ emit: { channel: 'a' } }] }], { engine: 'socketio' }), before: { flow: [{ post: { url: '/login' } }] }, after: { engine: 'ws', flow: [{ connect: 'ws://x' }, { send: 'bye' }] } })).toEqual([]);
+  });
+
   test("each engine's own steps pass: HTTP requests under socketio, emit with its namespace first, ws send/wait/connect, think/loop/function/log everywhere; plugin engines are not judged", () => {
     expect(
       stepKindProblems(

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
+import { prepareRunInput } from '../../scripts/run-input';
 import { loadScenario } from '../../scripts/scenario';
 import { chooseTarget } from '../../scripts/target-choice';
 import { checkTargetUrl } from '../../scripts/target-url';
@@ -102,6 +103,58 @@ describe('chooseTarget', () => {
 
   test('a built-in scenario refuses a ws:// target (it fetches its cookie over HTTP)', () => {
     expect(() => choose({ scenario: 'connect', target: 'ws://127.0.0.1:1' })).toThrow(/must be http:\/\/ or https:\/\/ for the built-in scenarios/);
+  });
+});
+
+/**
+ * `{{ $dirname }}`, `{{ $scenarioFile }}` and `{{ $environment }}` without -e: plain `artillery run` 2.0.34 fills them in
+ * config.target (util.ts resolveConfigTemplates: `artillery run sub/t.yml` requests http://host/x/sub/…,
+ * http://host/x//abs/sub/t.yml/…, http://host/x/undefined/…). No server is meant by a file path or "undefined" in a
+ * URL: the rig refuses each, saying what Artillery would put there and how to fix it (was: "which the rig cannot
+ * resolve before the run", which is not why).
+ */
+describe('a target made from the script\'s place, or an -e name not given', () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const refusal = (flags: Parameters<typeof validateFlags>[0]) => {
+    try {
+      prepareRunInput(validateFlags(flags), root, {}, 'run-1');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'accepted';
+  };
+  const placed = (name: string, target: string, more = '') => script(name, `  target: "${target}"${more}`);
+
+  test.each([
+    ['{{ $dirname }}', 'http://127.0.0.1:9/x/{{ $dirname }}', /^config\.target of d\.yml uses \{\{ \$dirname \}\}: plain artillery run fills it with the script's folder as its path was typed \(sub for artillery run sub\/d\.yml, \. from inside that folder\), which puts a file path into the target URL; a target is a server's address: write the URL out \(a part that changes as \{\{ NAME \}\} with --var NAME=VALUE\), or pass --target URL$/],
+    ['{{{ $dirname }}} (three braces)', 'http://{{{ $dirname }}}', /^config\.target of d\.yml uses \{\{ \$dirname \}\}: /],
+  ])('%s', (_name, target, message) => {
+    expect(refusal({ scenario: placed('d.yml', target) })).toMatch(message);
+  });
+
+  test('{{ $scenarioFile }}: named as written (the rig made it {{ $dirname }}/<script> in config), with the path Artillery would use', () => {
+    const file = placed('f.yml', 'http://127.0.0.1:9/{{ $scenarioFile }}');
+    expect(refusal({ scenario: file })).toBe(
+      `config.target of f.yml uses {{ $scenarioFile }}: plain artillery run fills it with the script's own path (${file}), which puts a file path into the target URL; a target is a server's address: write the URL out (a part that changes as {{ NAME }} with --var NAME=VALUE), or pass --target URL`,
+    );
+  });
+
+  test('{{ $environment }} without -e: the environments to pick from, or none; with -e it is the name, as before', () => {
+    const withEnvs = placed('e.yml', 'http://{{ $environment }}.example.test', '\n  environments:\n    staging: { variables: { a: 1 } }\n    prod: { variables: { a: 2 } }');
+    expect(refusal({ scenario: withEnvs })).toBe('config.target of e.yml uses {{ $environment }} but no -e NAME was given: plain artillery run fills it with the text "undefined", a target the script never names; pass -e NAME (e.yml defines staging, prod), or --target URL');
+    expect(refusal({ scenario: placed('n.yml', 'http://127.0.0.1:9/{{ $environment }}') })).toMatch(/^config\.target of n\.yml uses \{\{ \$environment \}\} but no -e NAME was given: .*; n\.yml defines no config\.environments to pick with -e NAME: write the URL out/);
+    expect(prepareRunInput(validateFlags({ scenario: withEnvs, environment: 'prod' }), root, {}, 'run-1').options.target).toBe('http://prod.example.test');
+  });
+
+  test('--target with them is refused the same way (artillery run -t fills them too)', () => {
+    expect(refusal({ scenario: own, target: 'http://127.0.0.1:9/{{ $dirname }}' })).toMatch(/^--target uses \{\{ \$dirname \}\}: plain artillery run fills it/);
+    expect(refusal({ scenario: own, target: 'http://127.0.0.1:9/{{ $environment }}' })).toMatch(/^--target uses \{\{ \$environment \}\} but no -e NAME was given/);
+  });
+
+  test('elsewhere in config they are resolved as before ($dirname in a variable is the script\'s folder on the generators)', () => {
+    const input = prepareRunInput(validateFlags({ scenario: placed('v.yml', 'http://127.0.0.1:9', '\n  variables: { at: "{{ $scenarioFile }}" }') }), root, {}, 'run-1');
+    expect(input.options.target).toBe('http://127.0.0.1:9');
+    expect(input.script.config.variables).toMatchObject({ at: '{{ $dirname }}/v.yml' });
   });
 });
 
