@@ -8,6 +8,7 @@ import { FunctionLogGroups } from '../lib/log-groups';
 import { NetworkStack } from '../lib/network-stack';
 import { InternetFacingReachabilityCheck, RemoteRegionReachabilityCheck } from '../lib/reachability-check';
 import { ResourceSignalCheck } from '../lib/signal-check';
+import { InstanceLaunchCheck } from '../lib/instance-launch-check';
 
 /** Stable stack names (the CLI reads their outputs from cdk-outputs.json). */
 export const STACK_NAMES = {
@@ -115,6 +116,8 @@ export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}
   Aspects.of(app).add(new RemoteRegionReachabilityCheck());
   // A rolling update with no health signal, or signals no instance sends, fails the synth (lib/signal-check.ts).
   Aspects.of(app).add(new ResourceSignalCheck());
+  // A launch template that leaves the metadata endpoint or its volumes' deletion to the account or the image fails it too.
+  Aspects.of(app).add(new InstanceLaunchCheck());
   return { network, target, generators, regional };
 }
 

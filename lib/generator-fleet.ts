@@ -225,12 +225,15 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       role: this.role,
       securityGroup: props.securityGroup,
       userData,
+      // Set here, not left to the account: an account-level IMDS default of HttpEndpoint=disabled applies to launches
+      // that do not set it, and leaves the instance without role credentials (lib/instance-launch-check.ts).
+      httpEndpoint: true,
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       associatePublicIpAddress: props.subnets?.publicIp ?? true,
       // One-minute generator CPU on the dashboard during short runs.
       detailedMonitoring: true,
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
     });
 
     if (secondaryPrivateIps > 0) {

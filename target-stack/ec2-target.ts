@@ -206,6 +206,9 @@ EOF`,
       machineImage: ec2.MachineImage.latestAmazonLinux2023(),
       role,
       userData,
+      // Set here, not left to the account: an account-level IMDS default of HttpEndpoint=disabled applies to launches
+      // that do not set it, and leaves the instance without role credentials (lib/instance-launch-check.ts).
+      httpEndpoint: true,
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       associatePublicIpAddress: true,
@@ -218,7 +221,7 @@ EOF`,
         description: 'loadtest-rig target instances: app port from the load balancer only',
         allowAllOutbound: true,
       }),
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3, deleteOnTermination: true }) }],
     });
   }
 

@@ -3,7 +3,7 @@
  * samples and end state. Used at the end of a run and by `npm run report` to rebuild from the folder.
  */
 import { KEY_KIND, generatorKeys } from '../../load-generators/lib/run-protocol';
-import type { DoneMarker, HealthRecord, RunStore, StartedMarker } from '../contracts';
+import type { DoneMarker, HealthRecord, ReadyMarker, RunStore, StartedMarker } from '../contracts';
 import { PeriodMetrics, deserializePeriod } from '../core/merge';
 import type { HealthSample } from '../core/verdict';
 import { readRunFile } from './run-files';
@@ -17,6 +17,19 @@ export interface GeneratorData {
   readonly plannedStartAt?: number;
   readonly health: HealthSample[];
   readonly done?: DoneMarker;
+  /**
+   * The builds of the OS packages the generator's boot installed unpinned (ready.json's `osPackages`: name →
+   * version-release.arch, load-generators/lib/os-packages.js); absent where it recorded none (local, older boots).
+   */
+  readonly osPackages?: Readonly<Record<string, string>>;
+}
+
+/** ready.json's `osPackages` when it is a name → build map of strings (anything else is left out). Pure. */
+export function osPackagesOf(ready: Partial<ReadyMarker> | undefined): Record<string, string> | undefined {
+  const p: unknown = ready?.osPackages;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return undefined;
+  const out = Object.fromEntries(Object.entries(p).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.keys(out).length ? out : undefined;
 }
 
 /**
@@ -45,7 +58,8 @@ export async function collectRun(store: RunStore, generatorIds: readonly string[
       }
     }
     const done = await readRunFile<DoneMarker>(store, generatorKeys(id).done, 'done', note);
-    out.push({ id, periods, startedAt, plannedStartAt, health, done });
+    const osPackages = osPackagesOf(await readRunFile<Partial<ReadyMarker>>(store, generatorKeys(id).ready, 'ready', note));
+    out.push({ id, periods, startedAt, plannedStartAt, health, done, ...(osPackages ? { osPackages } : {}) });
   }
   return out;
 }

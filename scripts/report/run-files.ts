@@ -12,7 +12,7 @@ export class RunDataError extends Error {
 }
 
 /** The kinds of file the report reads. */
-export type RunFileKind = 'run' | 'outcome' | 'start' | 'abort' | 'done' | 'slice' | 'period' | 'started' | 'health' | 'target-metrics';
+export type RunFileKind = 'run' | 'outcome' | 'start' | 'abort' | 'done' | 'slice' | 'period' | 'started' | 'health' | 'ready' | 'target-metrics';
 
 /** What a bad file of each kind does: fatal (the report would be wrong without it) or skipped with a note. */
 export const BAD_FILE_POLICY: Readonly<Record<RunFileKind, 'fatal' | 'skip'>> = {
@@ -26,6 +26,8 @@ export const BAD_FILE_POLICY: Readonly<Record<RunFileKind, 'fatal' | 'skip'>> = 
   period: 'fatal',
   started: 'skip',
   health: 'skip',
+  // Read for the OS packages a generator's boot recorded (the report's "OS packages" table): not a figure.
+  ready: 'skip',
   'target-metrics': 'skip',
 };
 
@@ -66,6 +68,7 @@ export function shapeProblem(kind: Exclude<RunFileKind, 'period'>, v: unknown): 
       if (!Array.isArray(v.samples)) return 'has no "samples" list';
       return undefined;
     case 'target-metrics':
+    case 'ready':
       return isNum(v.at) ? undefined : 'has no numeric "at"';
     default:
       return undefined;
@@ -97,7 +100,8 @@ export async function readRunFile<T>(store: RunStore, key: string, kind: RunFile
   const r = parseRunFile<T>(kind, text, decode);
   if ('value' in r) return r.value;
   if (BAD_FILE_POLICY[kind] === 'fatal') throw new RunDataError(`${key} ${r.problem}; the report cannot be rebuilt without it: restore the file (e.g. from the run's S3 copy) or rerun the test`);
-  note(`note: ${key} ${r.problem}; skipped (a gap in the ${kind === 'health' ? 'rig health' : kind === 'started' ? 'start skew' : "target's"} figures)`);
+  const gap = kind === 'ready' ? "the generator's OS package record" : `the ${kind === 'health' ? 'rig health' : kind === 'started' ? 'start skew' : "target's"} figures`;
+  note(`note: ${key} ${r.problem}; skipped (a gap in ${gap})`);
   return undefined;
 }
 

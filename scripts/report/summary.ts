@@ -101,6 +101,7 @@ export function buildSummary(input: SummaryInput): { summary: RunSummary; report
       ...nicAllowanceTotals(g.health),
     },
     ...(lost.has(g.id) ? { lost: lost.get(g.id) } : {}),
+    ...(g.osPackages ? { osPackages: g.osPackages } : {}),
   }));
   const c = report.aggregate.counters;
   const created = c['vusers.created'] ?? 0;

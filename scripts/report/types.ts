@@ -27,6 +27,12 @@ export interface GeneratorSummary {
     readonly nicAllowanceExceeded?: Readonly<Record<string, number>>;
   };
   readonly lost?: string;
+  /**
+   * The builds of the OS packages this generator's boot installed without a version (the CloudWatch agent, ethtool:
+   * the AMI's repository decides them), name → version-release.arch, from its ready.json. AWS generators only; absent
+   * for a generator booted before the record existed.
+   */
+  readonly osPackages?: Readonly<Record<string, string>>;
 }
 
 /** A threshold's outcome. */

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { BOOT_MARKER, BOOT_STEP_PREFIX } from '../../lib/instance-paths';
 import { SCENARIO_FOLDER_LIMITS, agentCommand, bundleFiles, instanceLayout, notShipped, parseAgentCommand, parsePreflightCommand, preflightCommand, scenarioFolderProblem, shq, uploadBundle } from '../../scripts/platforms/aws/bundle';
 import { createAwsApi } from '../../scripts/platforms/aws/clients';
+import { SSM_INLINE_STDERR_CHARS, failureDetail } from '../../scripts/platforms/aws/fleet-context';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const HOME = '/opt/loadtest-rig/load-generators';
@@ -81,6 +82,32 @@ test('agentCommand waits for the boot, syncs the bundle, runs the agent on the S
   expect(text).toContain(`'s3://bkt/runs/r1/generators/g03/agent.log'`);
   expect(lines[lines.length - 1]).toBe('exit $code');
   expect(parseAgentCommand(lines)).toEqual({ store: 's3://bkt/runs/r1', generator: 'g03', bundle: 's3://bkt/runs/r1/bundle/load-generators/', scenarioDir: '/opt/loadtest-rig/runs/r1/scenario' });
+});
+
+// SSM's GetCommandInvocation returns "the first 8,000 characters written by the plugin to stderr" (SSM API Reference,
+// StandardErrorContent); a failed agent's line quotes the last lines of that. A stack trace through a bundled (one-line)
+// processor prints that source line before the error's message: 20 lines of the log can be far over 8,000 characters.
+test("a failed agent's reason survives SSM's inline stderr (its first 8,000 characters): the command writes the log's tail cut to its end", () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ssm-stderr-'));
+  const agentHome = path.join(base, 'load-generators');
+  const bin = path.join(base, 'bin');
+  fs.mkdirSync(agentHome, { recursive: true });
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, 'aws'), '#!/bin/sh\nexit 0\n', { mode: 0o755 }); // s3 sync / cp stand-in
+  fs.writeFileSync(path.join(agentHome, 'agent.js'), [
+    "process.stderr.write('agent g01: starting\\n');",
+    "process.stderr.write('/opt/loadtest-rig/runs/r/scenario/processor.bundle.js:1\\n' + 'var a=1;'.repeat(2500) + '\\n');",
+    "process.stderr.write('                    ^\\n\\nTypeError: the real reason\\n    at Object.<anonymous> (processor.bundle.js:1:9)\\n');",
+    'process.exit(1);',
+  ].join('\n'));
+  const runId = `ssm-stderr-${process.pid}`;
+  const lines = agentCommand({ bucket: 'b', runId, generatorId: 'g01', agentHome, region: 'us-east-1', layout: { scriptDir: `${agentHome}/scenarios`, separateScenario: false } });
+  const res = spawnSync('bash', ['-c', lines.join('\n')], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+  fs.rmSync(`/tmp/loadtest-rig-${runId}-g01.log`, { force: true });
+  expect(res.status).toBe(1);
+  const inline = res.stderr.slice(0, SSM_INLINE_STDERR_CHARS); // what GetCommandInvocation returns
+  expect(failureDetail(inline, 3)).toBe('^ | TypeError: the real reason | at Object.<anonymous> (processor.bundle.js:1:9)');
+  expect(res.stderr.length).toBeLessThan(SSM_INLINE_STDERR_CHARS);
 });
 
 test("a user scenario's folder finds the agent's packages: ESM import and CJS require, without NODE_PATH (Node looks in each parent folder's node_modules; ESM never reads NODE_PATH)", () => {

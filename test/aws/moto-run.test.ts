@@ -2,9 +2,12 @@
  * End to end on emulated AWS: stand-in stacks in moto (CloudFormation outputs, the generator group
  * with tagged instances, the target group, scaling alarms, the results bucket, CloudWatch metrics),
  * the real CLI with `--platform aws`, and the test as the SSM agent running each dispatched agent on
- * this machine. The final report comes from the S3 objects the agents wrote.
+ * this machine. The final report comes from the S3 objects the agents wrote. The agent home holds the os-packages.txt
+ * a generator's boot writes (the real load-generators/record-os-packages.sh, over an `rpm` stand-in), so the agents
+ * run as on an instance and their record reaches ready.json, report.json and report.html.
  */
 import type { TargetHandle } from '../../scripts/contracts';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AutoScalingClient, CreateAutoScalingGroupCommand, CreateLaunchConfigurationCommand, DescribeAutoScalingGroupsCommand, DetachInstancesCommand, SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
@@ -138,6 +141,18 @@ function feedGeneratorCpu(): () => void {
   return () => clearInterval(timer);
 }
 
+/** The builds the stand-in `rpm` reports, as rpm's `%{NAME} %{VERSION}-%{RELEASE}.%{ARCH}` would on AL2023. */
+const OS_PACKAGES = { 'amazon-cloudwatch-agent': '1.300057.1-1.amzn2023.x86_64', ethtool: '6.15-1.amzn2023.0.1.x86_64' };
+
+/** What install-generator.sh does after its `dnf install`: record-os-packages.sh into the agent home. */
+function recordOsPackages(): void {
+  const bin = path.join(work, 'rpm-bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const cases = Object.entries(OS_PACKAGES).map(([name, v]) => `    ${name}) echo "${name} ${v}" ;;`).join('\n');
+  fs.writeFileSync(path.join(bin, 'rpm'), `#!/usr/bin/env bash\nshift 3\nfor p in "$@"; do\n  case "$p" in\n${cases}\n    *) echo "package $p is not installed" ;;\n  esac\ndone\n`, { mode: 0o755 });
+  execFileSync('bash', [path.join(ROOT, 'load-generators', 'record-os-packages.sh'), agentHome, ...Object.keys(OS_PACKAGES)], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+}
+
 async function getText(s3: S3Client, key: string): Promise<string> {
   const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   return (obj.Body as { transformToString(): Promise<string> }).transformToString();
@@ -147,6 +162,7 @@ beforeAll(async () => {
   work = tempDir('rig-aws-e2e-');
   agentHome = path.join(work, 'opt', 'loadtest-rig', 'load-generators');
   fs.mkdirSync(agentHome, { recursive: true });
+  recordOsPackages();
   moto = await startMoto();
   widgets = await startWidgetImageEndpoint(moto.endpoint);
   target = await startLocalTarget({ appDir: path.join(ROOT, 'target-stack', 'app'), port: 0, workers: 1 });
@@ -237,6 +253,10 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
     const inv = await ssm.send(new GetCommandInvocationCommand({ CommandId: p.commandId, InstanceId: p.instanceId }));
     expect(inv.DocumentName).toBe('AWS-RunShellScript');
   }
+  // The boot's os-packages.txt in the agent home: each agent's ready.json carries it, and so does the summary.
+  expect(fs.readFileSync(path.join(agentHome, 'os-packages.txt'), 'utf8')).toBe(Object.entries(OS_PACKAGES).map(([n, v]) => `${n} ${v}\n`).join(''));
+  for (const g of ['g01', 'g02']) expect(JSON.parse(await getText(s3, `runs/${summary.runId}/generators/${g}/ready.json`)).osPackages).toEqual(OS_PACKAGES);
+  expect(summary.rig.generators.map((g: { osPackages?: unknown }) => g.osPackages)).toEqual([OS_PACKAGES, OS_PACKAGES]);
   const created = ['g01', 'g02'].map((g) => summary.rig.generators.find((x: { id: string }) => x.id === g).counters['vusers.created']);
   expect(created[0] + created[1]).toBe(40);
 
@@ -257,6 +277,8 @@ test('--platform aws: scales the group, dispatches agents through SSM, merges th
   expect(widgets.widgets.length).toBeGreaterThan(0);
   expect(report.cloudwatch.images).toHaveLength(widgets.widgets.length);
   const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
+  expect(report.rig.generators.map((g: { osPackages?: unknown }) => g.osPackages)).toEqual([OS_PACKAGES, OS_PACKAGES]);
+  expect(html).toContain(`<td class="name">amazon-cloudwatch-agent</td><td class="name">${OS_PACKAGES['amazon-cloudwatch-agent']}</td><td class="name">g01, g02</td>`);
   for (const [k, img] of (report.cloudwatch.images as Array<{ title: string; file: string }>).entries()) {
     const png = fs.readFileSync(path.join(out, img.file));
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));

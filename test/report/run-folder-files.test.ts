@@ -44,6 +44,7 @@ const KINDS: Record<RunFileKind, { file: (dir: string) => string; withoutOutcome
   period: { file: (d) => first(d, 'generators', /periods\/[^/]+\.json$/) },
   started: { file: (d) => first(d, 'generators', /started-[^/]+\.json$/) },
   health: { file: (d) => first(d, 'generators', /health\/[^/]+\.json$/) },
+  ready: { file: (d) => first(d, 'generators', /(^|\/)ready\.json$/) },
   'target-metrics': { file: (d) => first(d, 'target', /\.json$/) },
 };
 const DAMAGE: Record<string, (text: string) => string> = {

@@ -1,5 +1,7 @@
 /** The one line an AWS failure becomes (scripts/platforms/aws/aws-errors.ts). */
-import { explainAwsError, stopGeneratorsCommand } from '../../scripts/platforms/aws/aws-errors';
+import { STSServiceException } from '@aws-sdk/client-sts';
+import { RegionInfo } from 'aws-cdk-lib/region-info';
+import { OPT_IN_REGIONS, explainAwsError, stopGeneratorsCommand } from '../../scripts/platforms/aws/aws-errors';
 import { RigError, UsageError } from '../../scripts/errors';
 
 describe('explainAwsError', () => {
@@ -60,6 +62,29 @@ describe('explainAwsError', () => {
     }
     // Keys that never worked are not "expired".
     expect(line(awsError('InvalidClientTokenId', 403, 'The security token included in the request is invalid')).message).not.toMatch(/expired/);
+  });
+
+  // IAM API Reference, SetSecurityTokenServicePreferences: tokens from STS's global endpoint are version 1 by default,
+  // "valid only in AWS Regions that are available by default" and not in manually enabled (opt-in) ones; a region not
+  // enabled for the account rejects every request alike. Either way AWS answers "The security token included in the
+  // request is invalid" (InvalidClientTokenId), and refreshing the same credentials fixes neither.
+  test('credentials AWS cannot validate in an opt-in region (ap-east-1): the region not enabled, or global-endpoint (v1) tokens, not "refresh them"', () => {
+    const invalid = () => new STSServiceException({ name: 'InvalidClientTokenId', $fault: 'client', $metadata: { httpStatusCode: 403 }, message: 'The security token included in the request is invalid' });
+    const e = explainAwsError(invalid(), { region: 'ap-east-1', doing: 'checking the AWS credentials (STS GetCallerIdentity)' });
+    expect(e).toBeInstanceOf(UsageError);
+    expect(e.message).toMatch(/^AWS did not accept the credentials in ap-east-1, an opt-in region, while checking the AWS credentials \(STS GetCallerIdentity\) \(InvalidClientTokenId\): either the region is not enabled for this account \(enable it: .*aws account enable-region --region-name ap-east-1\), or they are session tokens from STS's global endpoint, .*AWS_STS_REGIONAL_ENDPOINTS=regional.*--global-endpoint-token-version v2Token\)$/);
+    expect(e.message).not.toMatch(/refresh them/);
+    // EC2's and JSON APIs' names for the same refusal (af-south-1), from any service before the run.
+    for (const name of ['AuthFailure', 'UnrecognizedClientException']) {
+      expect(explainAwsError(awsError(name, 401, 'AWS was not able to validate the provided access credentials'), { region: 'af-south-1', doing: 'reading the quota' }).message).toMatch(/^AWS did not accept the credentials in af-south-1, an opt-in region/);
+    }
+    // In a region enabled by default the same error keeps its line.
+    expect(explainAwsError(invalid(), { region: 'eu-west-1', doing: 'checking' }).message).toMatch(/^AWS rejected the credentials while checking \(InvalidClientTokenId/);
+  });
+
+  test("the opt-in regions are aws-cdk-lib's (its region facts)", () => {
+    const cdk = RegionInfo.regions.filter((r) => r.isOptInRegion && r.partition === 'aws').map((r) => r.name).sort();
+    expect([...OPT_IN_REGIONS].sort()).toEqual(cdk);
   });
 
   test('the command that stops the generators names every group of the outputs, or says what to fill in', () => {

@@ -69,8 +69,50 @@ test('the issue\'s example: 2 c5.large generators + up to 4 t3.small targets nee
   expect((err as Error).message).toBe(
     'the run needs 12 vCPUs of the quota "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" (L-1216C47A) in eu-west-1 ' +
     '(2 × c5.large generators (2 vCPUs each) = 4 + up to 4 × t3.small targets (2 vCPUs each) = 8), and the account\'s quota is 8; ' +
-    'lower --vusers or --generators, or request an increase to at least 12 at https://eu-west-1.console.aws.amazon.com/servicequotas/home/services/ec2/quotas/L-1216C47A',
+    'lower --vusers or --generators, redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=2` with the deploy\'s other -c options: ' +
+    'the run counts the target at its maximum of 4, to which it may scale out during the run), ' +
+    'or request an increase to at least 12 at https://eu-west-1.console.aws.amazon.com/servicequotas/home/services/ec2/quotas/L-1216C47A',
   );
+});
+
+// A fresh account's Running On-Demand Standard quota can be a few vCPUs (5 here). The documented first run
+// (`--vusers 400 --ramp 10s`: one c5.large) needs 2 vCPUs of generators beside the one t3.small target already running,
+// but the check counts the target at its maximum (4 × 2 vCPUs: scale-out during the run must not fail on the quota).
+// One generator is the fewest a run has, so "lower --vusers or --generators" cannot fix it: the target's maximum can.
+test('a 5-vCPU quota and the one-generator first run: refused with the target\'s maximum as the fix, not --vusers', async () => {
+  quota(5);
+  asg.on(DescribeAutoScalingGroupsCommand).resolves({
+    AutoScalingGroups: [
+      { AutoScalingGroupName: 'gen', AvailabilityZones: ZONES, Instances: [] } as never,
+      { AutoScalingGroupName: 'tgt', AvailabilityZones: ZONES, MinSize: 1, Instances: [{ InstanceId: 'i-t1', LifecycleState: 'InService' }] } as never,
+    ],
+  });
+  const first = request({ generators: 1 });
+  const err = await checkCapacity(api, first.req).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(UsageError);
+  const message = (err as Error).message;
+  expect(message).not.toMatch(/--vusers|--generators/);
+  expect(message).toBe(
+    'the run needs 10 vCPUs of the quota "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" (L-1216C47A) in eu-west-1 ' +
+    '(1 × c5.large generators (2 vCPUs each) = 2 + up to 4 × t3.small targets (2 vCPUs each) = 8), and the account\'s quota is 5; ' +
+    'redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=1` with the deploy\'s other -c options: the run counts the target at its maximum of 4, to which it may scale out during the run), ' +
+    'or request an increase to at least 10 at https://eu-west-1.console.aws.amazon.com/servicequotas/home/services/ec2/quotas/L-1216C47A',
+  );
+  // The fix it names passes: the same run against a target deployed with maxCapacity=1 needs 4 of 5.
+  const fixed = request({ generators: 1, ec2Target: { asgName: 'tgt', instanceType: 't3.small', maxCapacity: 1 } });
+  await checkCapacity(api, fixed.req);
+  expect(fixed.lines).toContain('vCPU quota L-1216C47A: 4 of 5 needed (other usage in the account not reported by AWS/Usage: not counted)');
+});
+
+test('a maximum below the target group\'s minimum is named with the minimum; a quota the generators alone exceed names no maximum', () => {
+  const needs = (gens: number, max: number, min?: number) => [
+    { what: 'g', vcpus: gens * 2, lowered: { by: 'generators' as const, count: gens } },
+    { what: 't', vcpus: max * 2, lowered: { by: 'maxCapacity' as const, count: max, each: 2, ...(min !== undefined ? { minCapacity: min } : {}) } },
+  ];
+  expect(quotaShortfall({ quota: EC2_STANDARD_VCPU, limit: 8, needs: needs(2, 4, 3) }, 'eu-west-1')).toContain('`npm run deploy -- -c maxCapacity=2 -c minCapacity=2`');
+  const over = quotaShortfall({ quota: EC2_STANDARD_VCPU, limit: 4, needs: needs(3, 4) }, 'eu-west-1') ?? '';
+  expect(over).not.toContain('maxCapacity');
+  expect(over).toContain('; lower --vusers or --generators, or request an increase to at least 14 at ');
 });
 
 test('other instances in the account (AWS/Usage minus the rig\'s own running ones) count against the quota', async () => {
@@ -114,6 +156,9 @@ test('the Fargate target is compared with Fargate\'s vCPU quota', async () => {
   const err = await checkCapacity(api, r.req).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(UsageError);
   expect((err as Error).message).toMatch(/needs 8 vCPUs of the quota "Fargate On-Demand vCPU resource count" \(L-3032A538\) .*quota is 6; .*services\/fargate\/quotas\/L-3032A538$/);
+  // The generators do not use the Fargate quota: the fix is the target's maximum (6 one-vCPU tasks fit), not --vusers.
+  expect((err as Error).message).not.toMatch(/--vusers|--generators/);
+  expect((err as Error).message).toContain('; redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=6` ');
 });
 
 test('a generator type offered in none of the group\'s zones is refused; in some of them, noted', async () => {

@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateFlags } from '../../scripts/options';
 import { loadSecondsOf } from '../../scripts/platforms/aws/before-scaling';
-import { BOOT_DOWNLOAD_GB, CW_AGENT_METRICS, INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal, sumRegions } from '../../scripts/platforms/aws/cost';
+import { BOOT_DOWNLOAD_GB, CW_AGENT_METRICS, FLOW_LOG, INSTANCE_PRICE_USD_PER_HOUR, PRICES, costLines, estimateRunCost, maxCostRefusal, sumRegions } from '../../scripts/platforms/aws/cost';
+import { buildTestRig } from '../cdk/helpers';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { CostInputs } from '../../scripts/platforms/aws/cost';
 
 // The 96,000-vuser run: 20-minute ramp, every vuser held to the end, 2 c5.large generators, up to 4 t3.small targets.
@@ -38,6 +40,28 @@ test('each item is priced from its stated basis; the total is their sum', () => 
   expect(text).toContain('2 × c5.large × 0.92 h × $0.085/h');
   expect(text).toMatch(/assumptions: us-east-1 On-Demand list prices; generators bill 15 min beyond the 40 min of load/);
 });
+
+// The rig's VPC logs ALL traffic to CloudWatch Logs, billed as vended logs per GB delivered ("Amazon CloudWatch Pricing");
+// a record is one flow (one direction) on one interface per aggregation window (VPC User Guide, "Flow log records"). At
+// 96,000 held connections that is a fifth of the run's cost, which the estimate (and so --max-cost) left out.
+test('VPC flow logs: every held connection, both directions, on each interface it crosses, once per 10-minute window', () => {
+  const flow = (inputs: CostInputs) => estimateRunCost(inputs).lines.find((l) => l.item === 'VPC flow logs');
+  // Through the rig's load balancer: the generator's, the load balancer's (both sides) and the target's interfaces.
+  expect(flow(RUN)?.usd).toBeCloseTo((96_000 * 2 * 4 * 4 * FLOW_LOG.recordBytes / 1e9) * PRICES.vendedLogsGb, 2);
+  expect(flow(RUN)?.basis).toBe('96000 connections × 2 directions × 4 interface(s) × 4 10-min window(s) × 150 B = 0.46 GB × $0.5/GB');
+  // Another target: only the generator's interface is in the rig's VPC; behind NAT, the gateway's interface too.
+  expect(flow({ ...RUN, target: undefined, viaLoadBalancer: false })?.basis).toMatch(/× 1 interface\(s\) ×/);
+  expect(flow({ ...RUN, viaNat: true })?.basis).toMatch(/× 5 interface\(s\) ×/);
+  expect(estimateRunCost(RUN).assumptions).toContain('150 bytes per flow log record');
+});
+
+test('the flow logs priced are the ones the stacks deploy: all traffic, 10-minute aggregation, to CloudWatch Logs', () => {
+  const { rig } = buildTestRig({ generatorRegions: 'eu-west-2,us-east-1' });
+  for (const stack of [rig.network, ...rig.regional]) {
+    const logs = Object.values(Template.fromStack(stack).findResources('AWS::EC2::FlowLog')) as Array<{ Properties: Record<string, unknown> }>;
+    expect(logs.map((l) => [l.Properties.TrafficType, l.Properties.MaxAggregationInterval, l.Properties.LogDestinationType])).toEqual([['ALL', FLOW_LOG.windowSeconds, 'cloud-watch-logs']]);
+  }
+}, 60_000);
 
 test("the CloudWatch agent's metrics counted are the ones its config on the generators collects", () => {
   const install = fs.readFileSync(path.join(__dirname, '..', '..', 'load-generators', 'install-generator.sh'), 'utf8');

@@ -28,6 +28,35 @@ export function isExpiredCredentials(err: unknown, midRun = false): boolean {
   return isNoCredentials(err) && (midRun || /expired/i.test(err.message));
 }
 
+/**
+ * The commercial regions an account must enable before use (opt-in regions; aws-cdk-lib's region facts,
+ * `RegionInfo.isOptInRegion`, which test/unit/aws-errors.test.ts compares with this list).
+ */
+export const OPT_IN_REGIONS: ReadonlySet<string> = new Set([
+  'af-south-1', 'ap-east-1', 'ap-east-2', 'ap-south-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-6', 'ap-southeast-7',
+  'ca-west-1', 'eu-central-2', 'eu-south-1', 'eu-south-2', 'il-central-1', 'me-central-1', 'me-south-1', 'me-west-1', 'mx-central-1',
+]);
+
+/** The names AWS gives a request whose credentials it cannot validate at all (STS and most query APIs; EC2; JSON APIs). */
+const UNRECOGNIZED_CREDENTIALS = new Set(['InvalidClientTokenId', 'AuthFailure', 'UnrecognizedClientException']);
+
+/**
+ * In an opt-in region, credentials AWS cannot validate mean one of two things the user's own keys do not: the region is
+ * not enabled for the account, or they are session tokens from STS's global endpoint, which by default issues version 1
+ * tokens, "valid only in AWS Regions that are available by default" and not in manually enabled ones (IAM API
+ * Reference, SetSecurityTokenServicePreferences). "Refresh them" fixes neither. Undefined elsewhere.
+ */
+function optInRegionRefusal(err: unknown, region: string, doing: string): UsageError | undefined {
+  const name = (err as { name?: string } | undefined)?.name ?? '';
+  if (!OPT_IN_REGIONS.has(region) || !UNRECOGNIZED_CREDENTIALS.has(name)) return undefined;
+  return new UsageError(
+    `AWS did not accept the credentials in ${region}, an opt-in region, while ${doing} (${name}): either the region is not enabled for this account ` +
+      `(enable it: AWS console → Account → AWS Regions, or aws account enable-region --region-name ${region}), or they are session tokens from STS's global endpoint, ` +
+      'which by default are valid only in the regions enabled by default: get them from the regional endpoint (AWS_STS_REGIONAL_ENDPOINTS=regional, or your SSO/assume-role tool\'s region setting) ' +
+      'or have an administrator set the global endpoint to issue version 2 tokens (aws iam set-security-token-service-preferences --global-endpoint-token-version v2Token)',
+  );
+}
+
 /** DNS or connection failure reaching the regional endpoint (a mistyped region has no endpoint). */
 export function isUnreachable(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
@@ -55,6 +84,8 @@ export function explainAwsError(
   const { region, doing } = context;
   if (err instanceof UsageError || err instanceof RigError) return err;
   if (context.started) return explainMidRun(err, { ...context, started: context.started });
+  const optIn = optInRegionRefusal(err, region, doing);
+  if (optIn) return optIn;
   if (isExpiredCredentials(err)) {
     return new UsageError(`the AWS credentials expired while ${doing} (${(err as Error).name}); refresh them (aws sso login / a new session) and retry`);
   }

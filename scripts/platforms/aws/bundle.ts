@@ -173,6 +173,12 @@ export interface AgentCommandProps {
   readonly heapLimitMiB?: number;
 }
 
+/**
+ * Bytes of the agent log's tail a failed command writes to stderr: under SSM's 8,000 inline characters with room for
+ * the few other lines the command may write before it (a failed `aws s3 cp` of the log).
+ */
+export const AGENT_LOG_TAIL_BYTES = 7000;
+
 /** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
 export const SECRETS_SSM_PATH = '/loadtest-rig/secrets/';
 
@@ -202,7 +208,10 @@ export function agentCommand(p: AgentCommandProps): string[] {
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
     'code=$?',
     `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/${generatorKeys(p.generatorId).agentLog}`)} || true`,
-    'tail -n 20 ' + shq(log) + ' >&2',
+    // The log's last lines are the command's failure text: SSM returns only the first 8,000 characters of stderr
+    // inline (fleet-context.ts SSM_INLINE_STDERR_CHARS), so keep the end of them, cut to their last characters (one
+    // long line, a bundled processor's source in a stack trace, would otherwise push the reason out of them).
+    `tail -n 20 ${shq(log)} | tail -c ${AGENT_LOG_TAIL_BYTES} >&2`,
     'exit $code',
   ];
 }

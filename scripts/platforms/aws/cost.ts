@@ -46,7 +46,18 @@ export const PRICES = {
   natGb: 0.045,
   /** CPU credits a T3 instance in unlimited mode spends beyond its earned ones, per vCPU-hour (Linux): "Amazon EC2 On-Demand Pricing", T2/T3/T4g Unlimited Mode Pricing. */
   t3SurplusVcpuHour: 0.05,
+  /** Vended logs (VPC flow logs) delivered to CloudWatch Logs, per GB (first 10 TB a month): "Amazon CloudWatch Pricing", Logs, Vended Logs. */
+  vendedLogsGb: 0.5,
 } as const;
+
+/**
+ * The rig's VPCs log all traffic to CloudWatch Logs (lib/network.ts: TrafficType ALL, 10-minute aggregation), and flow logs
+ * bill as vended logs per GB delivered. A flow log record is one flow (the 5-tuple: one direction of a connection) on one
+ * network interface per aggregation window (VPC User Guide, "Flow log records"), so each held connection gives 2 records
+ * per interface it crosses every 10 minutes. The size of a record (the default format, ~100 characters, plus CloudWatch
+ * Logs' 26 bytes per event) is an assumption, not measured.
+ */
+export const FLOW_LOG = { windowSeconds: 600, recordBytes: 150 } as const;
 
 /**
  * vCPUs and baseline CPU per vCPU of the T3 types ("Burstable performance instances", Key concepts: the baseline
@@ -161,6 +172,13 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     lines.push({ item: 'NAT gateway data', usd: natGb * PRICES.natGb, basis: `(${i.generators} × ${BOOT_DOWNLOAD_GB} GB boot downloads + ${gb.toFixed(2)} GB of load) × $${PRICES.natGb}/GB` });
   }
 
+  // VPC flow logs: a held connection crosses the generator's interface, and through the rig's load balancer also the load
+  // balancer's (client side and target side: two connections) and the target's; behind NAT, the NAT gateway's too.
+  const interfaces = (i.viaLoadBalancer && t ? 4 : 1) + (i.viaNat ? 1 : 0);
+  const windows = Math.max(1, Math.ceil(i.loadSeconds / FLOW_LOG.windowSeconds));
+  const flowGb = (i.peakConnections * 2 * interfaces * windows * FLOW_LOG.recordBytes) / 1e9;
+  lines.push({ item: 'VPC flow logs', usd: flowGb * PRICES.vendedLogsGb, basis: `${i.peakConnections} connections × 2 directions × ${interfaces} interface(s) × ${windows} 10-min window(s) × ${FLOW_LOG.recordBytes} B = ${flowGb.toFixed(2)} GB × $${PRICES.vendedLogsGb}/GB` });
+
   // Each load process stores a period every ~10 s; each generator a health sample every 5 s (DEFAULTS.healthIntervalMs)
   // and ~50 control objects; the live view lists a generator's periods at most once per IDLE_LIST_MS (2 s, scripts/live.ts).
   const perGenerator = i.processesPerGenerator * (i.loadSeconds / 10) + i.loadSeconds / 5 + i.loadSeconds / 2 + 50;
@@ -180,6 +198,7 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     ...(t?.kind === 'ec2' && T3_BASELINE[t.instanceType] ? ['a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)'] : []),
     ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed)`] : []),
     `${bps} bytes/s per open connection`,
+    `${FLOW_LOG.recordBytes} bytes per flow log record`,
     'excludes the standing stacks\' idle cost, taxes, free tier and Savings Plans',
   ];
   return { lines: lines.map((l) => ({ ...l, usd: round2(l.usd) })), totalUsd, assumptions, unpriced };

@@ -62,6 +62,21 @@ export interface FleetContext {
 }
 
 /** SSM command statuses after which the agent is no longer running. */
+/**
+ * How much of a command's stderr GetCommandInvocation returns inline: "the first 8,000 characters written by the
+ * plugin to stderr" (SSM API Reference, GetCommandInvocation, StandardErrorContent); the rest is only in the S3 output.
+ */
+export const SSM_INLINE_STDERR_CHARS = 8000;
+
+/**
+ * The last `lines` non-blank lines of a failed command's inline stderr, each trimmed, on one line: what a failure line quotes. The commands keep
+ * their stderr under {@link SSM_INLINE_STDERR_CHARS} (bundle.ts: the agent log's tail is cut to its last characters), so
+ * the last lines inline are the last lines written.
+ */
+export function failureDetail(standardErrorContent: string | undefined, lines: number): string {
+  return (standardErrorContent ?? '').split('\n').map((l) => l.trim()).filter(Boolean).slice(-lines).join(' | ');
+}
+
 export const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
 
 /** The generator group's in-service instances, sorted by id, and the rest by lifecycle state. */

@@ -9,7 +9,7 @@ import { RigError } from '../../errors';
 import { PREFLIGHT_RESULT_KEY, PREFLIGHT_SPEC_KEY, ProbeResult, ProbeSpec, preflightError, preflightPassedLine } from '../../preflight';
 import { bundleFiles, instanceLayout, preflightCommand, runPrefix, uploadBundle } from './bundle';
 import type { Activity } from '@aws-sdk/client-auto-scaling';
-import { FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+import { FAILED_STATUSES, FleetContext, failureDetail, groupInstances } from './fleet-context';
 import { LaunchWatch, launchFailureLine, watchLaunch } from './launch-failures';
 import { fleetBudgets } from './fleet-span';
 
@@ -182,7 +182,7 @@ async function awaitProbeResult({ opts, pollMs, aborted }: FleetContext, first: 
     try {
       const inv = await opts.api.getCommandInvocation({ CommandId: commandId, InstanceId: first });
       if (FAILED_STATUSES.has(String(inv.Status))) {
-        const detail = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-2).join(' | ');
+        const detail = failureDetail(inv.StandardErrorContent, 2);
         throw new RigError(`preflight on generator ${first} could not run (command ${inv.Status}, exit ${inv.ResponseCode ?? '?'})${detail ? `: ${detail}` : ''}`);
       }
     } catch (err) {

@@ -14,7 +14,7 @@ import type { DoneMarker, Fleet } from '../../contracts';
 import { InvocationDoesNotExist } from '@aws-sdk/client-ssm';
 import { agentCommand, instanceLayout, runPrefix } from './bundle';
 import { Backoff, backoff } from '../../../load-generators/lib/backoff';
-import { AwsFleetOptions, FAILED_STATUSES, FleetContext, groupInstances } from './fleet-context';
+import { AwsFleetOptions, FAILED_STATUSES, FleetContext, failureDetail, groupInstances } from './fleet-context';
 import { fleetBudgets, launchSpanMs } from './fleet-span';
 import { checkSsmRegistration, preflightFromFirst, scaleGroupTo, sendShellCommand, stageBundle, waitForInstances } from './fleet-launch';
 
@@ -97,7 +97,7 @@ async function pollGenerator(ctx: FleetContext, id: string, d: Dispatched): Prom
     const inv = await api.getCommandInvocation({ CommandId: d.commandId, InstanceId: d.instanceId });
     if (FAILED_STATUSES.has(String(inv.Status))) {
       const rc = inv.ResponseCode !== undefined && inv.ResponseCode > 0 ? inv.ResponseCode : 3;
-      const detail = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-3).join(' | ');
+      const detail = failureDetail(inv.StandardErrorContent, 3);
       markLost(ctx, id, d, rc, `command ${inv.Status} (exit ${inv.ResponseCode ?? '?'})${detail ? `: ${detail}` : ''}`);
     }
     // Success without done.json: the agent always writes done.json before exiting, so keep waiting for it.

@@ -47,6 +47,14 @@ export interface VcpuNeed {
   /** e.g. "4 × c5.large generators" */
   readonly what: string;
   readonly vcpus: number;
+  /**
+   * What lowers this need, for the refusal's fix: the run's generators (`--vusers`, `--generators`; not below one),
+   * or the deployed target's maximum size (`maxCapacity`, `each` vCPUs an instance or task; `minCapacity` when known,
+   * since a maximum below it is refused at synth). Without it, the fix offered is the generators'.
+   */
+  readonly lowered?:
+    | { readonly by: 'generators'; readonly count: number }
+    | { readonly by: 'maxCapacity'; readonly count: number; readonly each: number; readonly minCapacity?: number };
 }
 
 /** The comparison of a quota with the run's needs. */
@@ -67,8 +75,21 @@ export function quotaShortfall(c: QuotaComparison, region: string): string | und
   if (needed + other <= c.limit) return undefined;
   const parts = c.needs.map((n) => `${n.what} = ${n.vcpus}`);
   if (other > 0) parts.push(`${other} already running elsewhere in the account`);
-  return `the run needs ${needed + other} vCPUs of the quota "${c.quota.name}" (${c.quota.quotaCode}) in ${region} (${parts.join(' + ')}), and the account's quota is ${c.limit}; ` +
-    `lower --vusers or --generators, or request an increase to at least ${needed + other} at ${quotaConsoleUrl(region, c.quota)}`;
+  const fixes: string[] = [];
+  // Only what can lower the need is offered: one generator is the fewest a run has, so a fresh account's small
+  // quota (a few vCPUs) against the documented first run is fixed by the target's maximum, not by --vusers.
+  if (c.needs.some((n) => !n.lowered || (n.lowered.by === 'generators' && n.lowered.count > 1))) fixes.push('lower --vusers or --generators');
+  for (const n of c.needs) {
+    if (n.lowered?.by !== 'maxCapacity') continue;
+    // The run counts the target at its maximum: it may scale out during the run, and a launch past the quota fails.
+    const fits = Math.floor((c.limit - other - (needed - n.vcpus)) / n.lowered.each);
+    if (fits < 1 || fits >= n.lowered.count) continue;
+    const min = n.lowered.minCapacity !== undefined && n.lowered.minCapacity > fits ? ` -c minCapacity=${fits}` : '';
+    fixes.push(`redeploy the target with a lower maximum (\`npm run deploy -- -c maxCapacity=${fits}${min}\` with the deploy's other -c options: the run counts the target at its maximum of ${n.lowered.count}, to which it may scale out during the run)`);
+  }
+  fixes.push(`request an increase to at least ${needed + other} at ${quotaConsoleUrl(region, c.quota)}`);
+  const fix = fixes.length > 1 ? `${fixes.slice(0, -1).join(', ')}, or ${fixes[fixes.length - 1]}` : fixes[0];
+  return `the run needs ${needed + other} vCPUs of the quota "${c.quota.name}" (${c.quota.quotaCode}) in ${region} (${parts.join(' + ')}), and the account's quota is ${c.limit}; ${fix}`;
 }
 
 /** What {@link checkCapacity} compares. */
@@ -178,7 +199,7 @@ export async function checkCapacity(api: AwsApi, req: CapacityRequest): Promise<
   const standardNeeds: VcpuNeed[] = [];
   let rigRunning = 0;
   if (gv !== undefined && isStandardFamily(req.generatorInstanceType)) {
-    standardNeeds.push({ what: `${req.generators} × ${req.generatorInstanceType} generators (${gv} vCPUs each)`, vcpus: req.generators * gv });
+    standardNeeds.push({ what: `${req.generators} × ${req.generatorInstanceType} generators (${gv} vCPUs each)`, vcpus: req.generators * gv, lowered: { by: 'generators', count: req.generators } });
     rigRunning += (genGroup?.Instances ?? []).filter((i) => i.LifecycleState !== 'Terminated').length * gv;
   } else if (gv === undefined) {
     log(`vCPU quota: ${req.generatorInstanceType} unknown to DescribeInstanceTypes in ${region}; generators not counted`);
@@ -186,7 +207,12 @@ export async function checkCapacity(api: AwsApi, req: CapacityRequest): Promise<
     log(`vCPU quota: ${req.generatorInstanceType} is not a standard family; its own On-Demand quota is not checked`);
   }
   if (req.ec2Target && tv !== undefined && isStandardFamily(req.ec2Target.instanceType)) {
-    standardNeeds.push({ what: `up to ${req.ec2Target.maxCapacity} × ${req.ec2Target.instanceType} targets (${tv} vCPUs each)`, vcpus: req.ec2Target.maxCapacity * tv });
+    const minCapacity = targetGroup?.MinSize;
+    standardNeeds.push({
+      what: `up to ${req.ec2Target.maxCapacity} × ${req.ec2Target.instanceType} targets (${tv} vCPUs each)`,
+      vcpus: req.ec2Target.maxCapacity * tv,
+      lowered: { by: 'maxCapacity', count: req.ec2Target.maxCapacity, each: tv, ...(minCapacity !== undefined ? { minCapacity } : {}) },
+    });
     rigRunning += (targetGroup?.Instances ?? []).length * tv;
   }
 
@@ -210,7 +236,11 @@ export async function checkCapacity(api: AwsApi, req: CapacityRequest): Promise<
   if (req.fargateTarget) {
     const limit = await readQuota(api, FARGATE_VCPU, log);
     if (limit !== undefined) {
-      const needs = [{ what: `up to ${req.fargateTarget.maxTasks} target tasks × ${req.fargateTarget.taskVcpu} vCPU`, vcpus: req.fargateTarget.maxTasks * req.fargateTarget.taskVcpu }];
+      const needs: VcpuNeed[] = [{
+        what: `up to ${req.fargateTarget.maxTasks} target tasks × ${req.fargateTarget.taskVcpu} vCPU`,
+        vcpus: req.fargateTarget.maxTasks * req.fargateTarget.taskVcpu,
+        lowered: { by: 'maxCapacity', count: req.fargateTarget.maxTasks, each: req.fargateTarget.taskVcpu },
+      }];
       const refusal = quotaShortfall({ quota: FARGATE_VCPU, limit, needs }, region);
       if (refusal) throw new UsageError(refusal);
       log(`Fargate vCPU quota ${FARGATE_VCPU.quotaCode}: ${needs[0]?.vcpus} of ${limit} needed (other Fargate tasks in the account not counted)`);

@@ -156,5 +156,27 @@ export function rigSection(r: ReportJson): string {
       ]),
     )
     .join('')}</tbody></table>`;
-  return `<h2 id="plan-and-generators">Plan and generators (the rig)</h2><div class="card">${plan}</div><div class="card">${gens}</div>`;
+  return `<h2 id="plan-and-generators">Plan and generators (the rig)</h2><div class="card">${plan}</div><div class="card">${gens}</div>${osPackagesTable(r)}`;
+}
+
+/**
+ * The OS package builds the generators' boots installed unpinned (each generator's `osPackages`), one row per package
+ * and build with the generators that ran it, so a fleet on two builds shows as two rows; empty when no generator
+ * recorded any (a local run, generators booted before the record existed).
+ */
+function osPackagesTable(r: ReportJson): string {
+  const gens = r.rig.generators;
+  if (!gens.some((g) => g.osPackages)) return '';
+  const builds = new Map<string, Map<string, string[]>>();
+  for (const g of gens) {
+    for (const [name, build] of Object.entries(g.osPackages ?? {})) {
+      const byBuild = builds.get(name) ?? new Map<string, string[]>();
+      byBuild.set(build, [...(byBuild.get(build) ?? []), g.id]);
+      builds.set(name, byBuild);
+    }
+  }
+  const rows = [...builds].sort(([a], [b]) => a.localeCompare(b)).flatMap(([name, byBuild]) => [...byBuild].map(([build, ids]) => row([td(name, 'name'), td(build, 'name'), td(ids.join(', '), 'name')])));
+  const none = gens.filter((g) => !g.osPackages).map((g) => g.id);
+  if (none.length) rows.push(row([td('–', 'name'), td('not recorded (booted before the record existed)', 'name'), td(none.join(', '), 'name')]));
+  return `<div class="card"><table id="os-packages"><thead>${row([th('OS package (installed at boot, unpinned)'), th('build'), th('generators')])}</thead><tbody>${rows.join('')}</tbody></table></div>`;
 }

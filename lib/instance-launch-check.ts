@@ -1,0 +1,57 @@
+import { Annotations, IAspect, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
+
+/**
+ * Fails `cdk synth` (an error annotation on the launch template, one line each) when a launch template leaves to the
+ * account or the image what the rig's instances depend on. moto neither applies account-level defaults nor keeps
+ * volumes, so only the template can show this. The EC2 rules it relies on:
+ *
+ * - **The metadata endpoint.** An account can set Region-wide instance metadata defaults, `HttpEndpoint=disabled`
+ *   among them (EC2 API Reference, ModifyInstanceMetadataDefaults), and they apply to every launch whose own
+ *   parameters do not set the option (EC2 User Guide, "Order of precedence for instance metadata options": launch
+ *   parameters, then the AMI, then the account's defaults). An instance with the endpoint disabled gets no instance-role
+ *   credentials: the boot's `aws s3 cp` of its assets, the SSM agent's registration (no Run Command, so no run) and the
+ *   CloudWatch agent all fail, and a target never signals. So a launch template with an instance profile sets
+ *   `HttpEndpoint: enabled` (and `HttpTokens: required`) itself.
+ * - **The volumes.** An EBS mapping without `DeleteOnTermination` takes the AMI's own value (EC2 User Guide, "Preserve
+ *   data when an instance is terminated": the default at launch is the AMI's attribute; a preserved volume "continues to
+ *   incur charges"). The stacks resolve the newest Amazon Linux image at every deploy, and the docs suggest pinning an
+ *   image of your own: one whose root persists would leave a billing volume behind every generator of every run. So each
+ *   EBS mapping says `DeleteOnTermination: true`.
+ */
+export class InstanceLaunchCheck implements IAspect {
+  public visit(node: IConstruct): void {
+    if (!(node instanceof ec2.CfnLaunchTemplate)) return;
+    const data = Stack.of(node).resolve(node.launchTemplateData) as LaunchTemplateData | undefined;
+    if (!data) return;
+    const where = `launch template ${node.node.path}`;
+    if (data.iamInstanceProfile !== undefined) {
+      const md = data.metadataOptions ?? {};
+      if (md.httpEndpoint !== 'enabled') {
+        Annotations.of(node).addError(
+          `${where} does not set MetadataOptions.HttpEndpoint to enabled: an account-level IMDS default of HttpEndpoint=disabled (ModifyInstanceMetadataDefaults) would apply to its instances, ` +
+            'which then get no instance-role credentials (boot downloads, SSM registration, the CloudWatch agent all fail); set httpEndpoint: true on the launch template',
+        );
+      }
+      if (md.httpTokens !== 'required') {
+        Annotations.of(node).addError(`${where} does not require IMDSv2 (MetadataOptions.HttpTokens: required); set requireImdsv2: true on the launch template`);
+      }
+    }
+    for (const m of data.blockDeviceMappings ?? []) {
+      if (m.ebs && m.ebs.deleteOnTermination !== true) {
+        Annotations.of(node).addError(
+          `${where} maps ${m.deviceName ?? 'an EBS volume'} without DeleteOnTermination: true, so the image's own setting decides, and an image whose volume persists ` +
+            'leaves a billing volume behind every instance the group terminates; pass deleteOnTermination: true to BlockDeviceVolume.ebs',
+        );
+      }
+    }
+  }
+}
+
+/** The parts of a resolved `LaunchTemplateData` this check reads (CDK's camel-case L1 shape). */
+interface LaunchTemplateData {
+  readonly iamInstanceProfile?: unknown;
+  readonly metadataOptions?: { readonly httpEndpoint?: string; readonly httpTokens?: string };
+  readonly blockDeviceMappings?: ReadonlyArray<{ readonly deviceName?: string; readonly ebs?: { readonly deleteOnTermination?: boolean } }>;
+}
