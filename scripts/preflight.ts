@@ -4,6 +4,7 @@
  * here (pure); the probe itself is load-generators/lib/preflight.js, the same code in-process for local
  * runs and on the first ready generator for AWS runs (scripts/platforms/aws/fleet.ts).
  */
+import { RIG_CONNECT_FUNCTIONS } from './rig-processor';
 import { isRecord } from './core/is-record';
 import { redactUrl } from './core/redact';
 import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
@@ -138,8 +139,7 @@ export const PREFLIGHT_RESULT_KEY = probeModule.RESULT_KEY;
 export const PREFLIGHT_STEP_TIMEOUT_MS = 5000;
 
 /** Processor functions of the built-in scenarios (load-generators/processors/connect.js) and what they do. */
-const BUILT_IN_COOKIE_STEP = 'fetchCookie';
-const BUILT_IN_SOCKET_STEP = 'openSocket';
+const [BUILT_IN_COOKIE_STEP, BUILT_IN_SOCKET_STEP] = RIG_CONNECT_FUNCTIONS;
 
 /** A target's path without its trailing slashes ('' for none); '' for a URL that does not parse (checked elsewhere). */
 function targetPathPrefix(target: string): string {
@@ -154,16 +154,21 @@ function targetPathPrefix(target: string): string {
  * What to probe for a script (after `applyOptions`) against `target`: the first flow step that is an HTTP
  * request (Artillery's `get`/`post`/…, or the built-in processors' `fetchCookie`, a GET /set-cookie), and the
  * handshake of the scenario's engine (`socketio`, `ws`, or the built-in `openSocket`, a Socket.IO connect).
- * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run. `testRunId`: the run's
+ * A step the probe cannot know (a user's own function) is not guessed at: DNS and TCP still run. `rigConnect`: the
+ * flows' `fetchCookie` and `openSocket` are the rig's own (a built-in scenario, or a script keeping one's processor:
+ * scripts/rig-processor.ts); a user's own functions of those names are not guessed at either. `testRunId`: the run's
  * `{{ $testId }}`, rendered in a ws `connect` URL as every vuser renders it.
  */
-export function preflightSpec(script: ArtilleryScript, target: string, builtIn = true, testRunId?: string): ProbeSpec {
+export function preflightSpec(script: ArtilleryScript, target: string, rigConnect = true, testRunId?: string): ProbeSpec {
   const scenario = probedScenario(script) as { engine?: unknown; flow?: unknown[]; socketio?: unknown };
   const flow = Array.isArray(scenario.flow) ? scenario.flow : [];
   const vars = (script.config.variables ?? {}) as Record<string, unknown>;
   let http: ProbeSpec['http'];
   let httpNotProbed: string | undefined;
   let realtime: ProbeSpec['realtime'];
+  // The rig's own first request is judged (every vuser fails on a non-200 there, COOKIE_HTTP_…); a user's is reported.
+  let httpIsRig = false;
+  let rigSocket = false;
   for (const raw of flow) {
     const step = (raw ?? {}) as Record<string, unknown>;
     const method = ['get', 'post', 'put', 'patch', 'delete', 'head'].find((m) => step[m] !== undefined);
@@ -175,17 +180,24 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
         else httpNotProbed = `${method.toUpperCase()} ${url}`;
       }
     }
-    if (!http && step.function === BUILT_IN_COOKIE_STEP) http = { method: 'GET', path: '/set-cookie' };
-    if (step.function === BUILT_IN_SOCKET_STEP) realtime = 'socketio';
+    if (rigConnect && !http && !httpNotProbed && step.function === BUILT_IN_COOKIE_STEP) {
+      http = { method: 'GET', path: '/set-cookie' };
+      httpIsRig = true;
+    }
+    if (rigConnect && step.function === BUILT_IN_SOCKET_STEP) {
+      realtime = 'socketio';
+      rigSocket = true;
+    }
   }
   const engine = scenarioEngine(script, scenario);
-  if (engine === 'socketio' || engine === 'socketio-v3') realtime = 'socketio';
+  // Artillery's own Socket.IO engine connects as Artillery does (the target's path is the namespace), not as openSocket.
+  if (engine === 'socketio' || engine === 'socketio-v3') [realtime, rigSocket] = ['socketio', false];
   if (engine === 'ws') realtime = 'websocket';
   // Polling first only for Artillery's own engine: the socketio-v3 plugin takes its options from elsewhere (config.engines).
   const handshake = realtime ? handshakeOptions(script, realtime, flow[0], target, engine === 'socketio', testRunId) : {};
   const socketPath = typeof vars.socketPath === 'string' ? vars.socketPath : handshake.path;
   // The built-ins append socketPath to the target's path as text, as they append /set-cookie (connect.js).
-  const atOrigin = builtIn && realtime === 'socketio';
+  const atOrigin = rigSocket;
   const realtimePath = atOrigin ? `${targetPathPrefix(target)}${socketPath ?? '/socket.io'}` : socketPath;
   return {
     // A ws scenario whose first step connects to its own URL never contacts the target (engine_ws.js getWsInstance).
@@ -199,7 +211,7 @@ export function preflightSpec(script: ArtilleryScript, target: string, builtIn =
     ...(handshake.urlOfTarget ? { connectUrlOfTarget: handshake.urlOfTarget } : {}),
     ...(httpNotProbed ? { httpNotProbed } : {}),
     timeoutMs: PREFLIGHT_STEP_TIMEOUT_MS,
-    ...(builtIn ? {} : { httpStatusAdvisory: true }),
+    ...(httpIsRig ? {} : { httpStatusAdvisory: true }),
     ...(scriptAcceptsAnyCertificate(script) ? { insecureTls: true } : {}),
     ...(untrustedCertFix(script) ? { untrustedCertFix: untrustedCertFix(script) } : {}),
   };

@@ -68,6 +68,20 @@ const MEASURED_BY: Readonly<Record<BuiltInScenario, readonly string[]>> = {
 
 const isBuiltIn = (name: string | undefined): name is BuiltInScenario => (BUILT_IN_SCENARIOS as readonly (string | undefined)[]).includes(name);
 
+/** The functions of every built-in scenario's processor that connect to the target (load-generators/processors/connect.js). */
+export const RIG_CONNECT_FUNCTIONS = ['fetchCookie', 'openSocket'] as const;
+
+/**
+ * Whether the scenarios Artillery may pick connect through the rig's own functions ({@link RIG_CONNECT_FUNCTIONS} of
+ * `processor`, from {@link rigProcessorName}): then the target is probed as those functions connect, their first
+ * request is judged, and -k cannot reach them. A function of that name in a processor of the user's own is theirs.
+ */
+export function rigConnects(script: { readonly config: Record<string, unknown>; readonly scenarios: readonly unknown[] }, processor: string | undefined): boolean {
+  if (!isBuiltIn(processor)) return false;
+  const called = new Set(referencedFunctions({ config: {}, scenarios: script.scenarios.filter(scenarioCanRun) }).map((f) => f.name));
+  return RIG_CONNECT_FUNCTIONS.some((fn) => called.has(fn));
+}
+
 /**
  * The built-in scenario whose measurements a script makes: `processor` (from {@link rigProcessorName}) is that
  * scenario's, and the scenarios Artillery may pick (weight above 0; not `before`/`after`, whose counters reach no

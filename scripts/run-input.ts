@@ -22,7 +22,7 @@ import { TargetSource, chooseTarget } from './target-choice';
 import { scriptAcceptsAnyCertificate, untrustedCertFix } from './preflight';
 import { newRunId, testRunIdOf } from './run-id';
 import { errorOriginsOf } from './engines';
-import { BuiltInScenario, rigProcessorName, rigScenarioOf } from './rig-processor';
+import { BuiltInScenario, rigConnects, rigProcessorName, rigScenarioOf } from './rig-processor';
 import type { ErrorOrigins } from './core/verdict';
 
 /** The checked input of one run. */
@@ -59,6 +59,8 @@ export interface RunInput {
    * it alike; undefined for a script of the user's own.
    */
   readonly rigScenario?: BuiltInScenario;
+  /** The scenarios connect through the rig's own processor functions (a built-in, or a copy keeping its processor). */
+  readonly rigConnect: boolean;
   /** A user's script: the files it names and the modules its processor loaded (an AWS run checks they ship). */
   readonly scriptFiles?: ScriptFiles;
 }
@@ -90,7 +92,9 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     throw new UsageError(`scenario file ${scenario.file}: ${invalid}${origin} (Artillery's script check: \`artillery run\` stops on it with "Scenario validation error"); fix ${origin ? `config.environments.${chosen?.name}` : 'the script'} and run again`);
   }
   const { loads } = checkScriptFiles(scenario);
-  const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name);
+  const rigProcessor = rigProcessorName(scenario.script.config.processor, scenario.dir, root);
+  const rigConnect = scenario.builtIn || rigConnects(scenario.script, rigProcessor);
+  const tlsNote = checkInsecure(scenario.script, flags, scenario.builtIn, scenario.name, rigConnect);
   // The built-in scenarios' own rules first (their words say what is wrong: too large, not in digits, a path without
   // its /): names they read, values they can run as given; without --target URL they run against the reference target.
   if (scenario.builtIn) checkBuiltInVars(flags.scenario, builtInVars(flags.vars), flags.holdSeconds !== undefined && flags.plateauSeconds === undefined, flags.target === undefined);
@@ -119,7 +123,6 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
   const baseline = flags.baseline === undefined ? undefined : readRunFolder(flags.baseline, '--baseline');
   if (flags.output !== undefined) checkOutputNotInput(flags.output, scenario.builtIn ? [] : scriptInputFiles(scenario), { ...(baseline ? { baseline: baseline.dir } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) });
   const certFix = scenario.builtIn ? undefined : untrustedCertFix(script);
-  const rigProcessor = rigProcessorName(script.config.processor, scenario.dir, root);
   const rigScenario = rigScenarioOf(script, rigProcessor);
   return {
     runId,
@@ -130,6 +133,7 @@ export function prepareRunInput(given: RunOptions, root: string, env: Readonly<R
     ensure,
     errorOrigins: errorOriginsOf(script, rigProcessor !== undefined),
     ...(rigScenario ? { rigScenario } : {}),
+    rigConnect,
     targetSource: choice.source,
     ...(choice.line ? { targetLine: choice.line } : {}),
     notes: [

@@ -246,7 +246,7 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-  await run.preflight(preflightSpec(script, target.url, input.scenario.builtIn, input.testRunId));
+  await run.preflight(preflightSpec(script, target.url, input.rigConnect, input.testRunId));
   // A user's vusers read $dirname and $scenarioFile as the script's, not the load process's folder (scripts/config-env.ts).
   const placed = input.scenario.builtIn ? script : { ...script, config: withScriptPlaceVariables(script.config, path.basename(input.scenario.file)) };
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);

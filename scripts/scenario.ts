@@ -230,12 +230,21 @@ export function applyOptions(script: ArtilleryScript, options: RunOptions): Arti
   return copy;
 }
 
-/** -k: refused on a built-in scenario (throws); on a script that turns certificate checks on itself, the note to say (as Artillery warns). */
-export function checkInsecure(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string): string | undefined {
+/**
+ * -k: refused on a built-in scenario, or a script whose flows connect through the rig's own processor functions
+ * (`rigConnect`: a copy of a built-in keeping its processor), which check the certificate whatever config.tls says
+ * (throws); on a script that turns certificate checks on itself, the note to say (as Artillery warns).
+ */
+export function checkInsecure(script: ArtilleryScript, options: RunOptions, builtIn: boolean, name: string, rigConnect = builtIn): string | undefined {
   if (!options.insecure) return undefined;
   if (builtIn) {
     throw new UsageError(
       "-k/--insecure applies to your own scripts (it sets their config.tls.rejectUnauthorized: false); the built-in scenarios connect with their own client, which checks the target's certificate: use a certificate this machine trusts, or drop -k",
+    );
+  }
+  if (rigConnect) {
+    throw new UsageError(
+      `-k/--insecure sets ${name}'s config.tls.rejectUnauthorized: false, but its flows connect through the rig's own processor functions (fetchCookie, openSocket), which check the target's certificate whatever config.tls says (plain artillery run -k fails every vuser on it): use a certificate this machine trusts (NODE_EXTRA_CA_CERTS=cert.pem), or drop -k`,
     );
   }
   const tls = script.config.tls;

@@ -17,6 +17,7 @@ import { rigProcessorName, rigScenarioOf } from '../../scripts/rig-processor';
 import { decideResult } from '../../scripts/report/result';
 import { scenarioFigures } from '../../scripts/report/scenario-figures';
 import { prepareRunInput } from '../../scripts/run-input';
+import { preflightSpec } from '../../scripts/preflight';
 
 const root = path.resolve(__dirname, '..', '..');
 const processors = path.join(root, 'load-generators', 'processors');
@@ -26,6 +27,15 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const script = (name: string, processor: string, folder = dir) => {
   const file = path.join(folder, name);
   fs.writeFileSync(file, `config:\n  target: http://127.0.0.1:9\n  processor: ${JSON.stringify(processor)}\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - name: connect\n    flow: [ { function: openSocket } ]\n`);
+  return file;
+};
+
+/** A user's copy of a built-in scenario's script, in a folder of its own, naming the rig's processor by its path. */
+const copyOf = (name: string, edit = (text: string) => text) => {
+  const own = fs.mkdtempSync(path.join(dir, `${name}-`));
+  const text = fs.readFileSync(path.join(root, 'load-generators', 'scenarios', `${name}.yml`), 'utf8').replace('../processors/', `${processors}/`);
+  const file = path.join(own, `my-${name}.yml`);
+  fs.writeFileSync(file, edit(text));
   return file;
 };
 
@@ -96,13 +106,6 @@ describe("a built-in scenario's figures and delivery checks: decided by the proc
     expect(rigScenarioOf(flow(PUBSUB), undefined)).toBeUndefined();
   });
 
-  const copyOf = (name: string, edit = (text: string) => text) => {
-    const own = fs.mkdtempSync(path.join(dir, `${name}-`));
-    const text = fs.readFileSync(path.join(root, 'load-generators', 'scenarios', `${name}.yml`), 'utf8').replace('../processors/', `${processors}/`);
-    const file = path.join(own, `my-${name}.yml`);
-    fs.writeFileSync(file, edit(text));
-    return file;
-  };
   const nothingDelivered = { 'vusers.created': 6, 'vusers.failed': 0, 'pubsub.messages_sent': 40, 'ws.connected': 6, 'pubsub.vusers_zero_messages': 6 };
   const resultOf = (rigScenario: string | undefined) => decideResult({ status: 'completed', failedRatio: 0, thresholds: [], aggregate: { counters: nothingDelivered, rates: {}, summaries: {} }, rig: { lostGenerators: [] }, ...(rigScenario ? { rigScenario } : {}) }, 0);
 
@@ -125,5 +128,29 @@ describe("a built-in scenario's figures and delivery checks: decided by the proc
     const named = prepareRunInput(validateFlags({ scenario: script('pubsub.yml', './proc.js', own) }), root, {});
     expect(named.rigScenario).toBeUndefined();
     expect(resultOf(named.rigScenario).exitCode).toBe(0);
+  });
+});
+
+describe("the preflight and -k follow the functions that run, not their names (was: by the scenario's name)", () => {
+  test("a user's own openSocket and fetchCookie are not probed as the rig's: plain artillery runs them (was: exit 2, 'nothing answers at /socket.io/')", () => {
+    const own = path.join(dir, 'own-fns');
+    fs.mkdirSync(own);
+    fs.writeFileSync(path.join(own, 'proc.js'), 'module.exports = { fetchCookie(c, e, next) { next(); }, openSocket(c, e, next) { next(); } };\n');
+    const file = path.join(own, 'own.yml');
+    fs.writeFileSync(file, 'config:\n  target: http://127.0.0.1:9\n  processor: ./proc.js\n  phases: [{ duration: 1, arrivalCount: 1 }]\nscenarios:\n  - flow: [ { function: fetchCookie }, { function: openSocket } ]\n');
+    const input = prepareRunInput(validateFlags({ scenario: file }), root, {});
+    expect(input.rigConnect).toBe(false);
+    expect(preflightSpec(input.script, 'http://127.0.0.1:9', input.rigConnect)).toEqual({ target: 'http://127.0.0.1:9', timeoutMs: 5000, httpStatusAdvisory: true });
+  });
+
+  test("a copy of pubsub.yml keeping the rig's processor, at a target with a path: probed where openSocket connects, its cookie request judged (was: namespace /base, exit 2)", () => {
+    const input = prepareRunInput(validateFlags({ scenario: copyOf('pubsub'), target: 'http://127.0.0.1:9/base' }), root, {});
+    expect(input.rigConnect).toBe(true);
+    expect(preflightSpec(input.script, 'http://127.0.0.1:9/base', input.rigConnect)).toMatchObject({ http: { method: 'GET', path: '/set-cookie' }, realtime: 'socketio', realtimePath: '/base/socket.io', realtimeAtOrigin: true });
+    expect(preflightSpec(input.script, 'http://127.0.0.1:9/base', input.rigConnect).httpStatusAdvisory).toBeUndefined();
+  });
+
+  test("-k on a copy keeping the rig's processor is refused as on the built-in (its functions check the certificate: every vuser failed COOKIE_FAILED)", () => {
+    expect(() => prepareRunInput(validateFlags({ scenario: copyOf('pubsub'), target: 'https://127.0.0.1:9', insecure: true }), root, {})).toThrow(/-k\/--insecure sets .*config\.tls\.rejectUnauthorized: false, but its flows connect through the rig's own processor functions \(fetchCookie, openSocket\)/);
   });
 });
