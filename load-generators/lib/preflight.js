@@ -12,7 +12,7 @@
 const dns = require('node:dns');
 const net = require('node:net');
 const { redactQuery } = require('./redact-query');
-const { CLOSED_AT_CONNECT, POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
+const { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -157,12 +157,28 @@ async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress)
   const said = oneLine(err);
   const refused = /unauthori[sz]ed|40[134]/i.test(said);
   if (/timed out|^timeout$/i.test(said)) return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
-  // Engine.IO's session opened, then the server closed it on the CONNECT packet instead of answering it.
-  if (said.includes(CLOSED_AT_CONNECT) && /transport close/.test(said)) {
+  // Engine.IO's session opened, then the server closed it on the CONNECT packet instead of answering it, or sent
+  // packets the default parser cannot read ('parse error').
+  if (said.includes(CLOSED_AT_CONNECT) && /transport close|parse error/.test(said)) {
     return {
-      message: `${head}: the server opened the Engine.IO session and closed it on Socket.IO's CONNECT packet without answering: a server built with another parser (socket.io-msgpack-parser or a custom one) cannot read the default parser of Artillery's Socket.IO engine (plain artillery run waits on every vuser forever); give the server the default parser, or connect with its parser from a processor function of your own`,
+      message: `${head}: the server opened the Engine.IO session and ${/parse error/.test(said) ? 'sent packets the default Socket.IO parser cannot read' : "closed it on Socket.IO's CONNECT packet without answering"}: most likely a server built with another parser (socket.io-msgpack-parser or a custom one), which cannot talk to the default parser of Artillery's Socket.IO engine (plain artillery run waits on every vuser forever), or a server or proxy that ends every new session; give the server the default parser, or connect with its parser from a processor function of your own`,
       config: true,
     };
+  }
+  if (said.includes(ENDED_AT_CONNECT)) {
+    return { message: `${head}: the server disconnected the new socket instead of connecting it (its connection handler or middleware ends new sessions): check the auth, headers or query it expects`, config: true };
+  }
+  if (said.includes(UNANSWERED_CONNECT)) {
+    return { message: `${head}: the target accepted the session but its Socket.IO server never answered the CONNECT packet (a middleware that never calls next(), or a server too busy to answer)`, config: false };
+  }
+  // Socket.IO's own answer to CONNECT (a CONNECT_ERROR): the server was reached over the transport.
+  const answer = /** @type {{ serverAnswer?: boolean }} */ (err ?? {}).serverAnswer === true;
+  if (answer && /^Invalid namespace$/.test(said)) {
+    const namespace = spec.realtimeAtOrigin ? '/' : url.pathname;
+    return { message: `${head}: the server has no Socket.IO namespace ${namespace}; Artillery's Socket.IO engine connects to the namespace the target URL's path names, so drop the path from the target (or name a namespace the server serves)`, config: true };
+  }
+  if (answer && !refused) {
+    return { message: `${head}: the server's Socket.IO middleware refused the connection with "${said}": check the auth, headers or query it expects`, config: true };
   }
   const answered = refused || /answered \d{3}/.test(said);
   const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress);

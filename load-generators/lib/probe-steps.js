@@ -205,27 +205,32 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
       // built with another parser, e.g. socket.io-msgpack-parser, cannot read it) gives neither 'connect' nor
       // 'connect_error', only the transport's close: without it the probe waited with nothing left to wait for, and
       // Node ended the run with exit 0.
-      const timer = setTimeout(() => settle(new Error('timed out')), timeoutMs + 1000);
+      // The session opened and CONNECT went unanswered (a middleware that never calls next()): not "no answer".
+      const timer = setTimeout(() => settle(new Error(socket.io.engine?.readyState === 'open' ? `${UNANSWERED_CONNECT} within ${(timeoutMs + 1000) / 1000} s` : 'timed out')), timeoutMs + 1000);
       let settled = false;
       /** @param {Error} [err] */
       const settle = (err) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.off('connect', onConnect).off('connect_error', settle);
+        socket.off('connect', onConnect).off('connect_error', onConnectError);
         socket.io.off('close', onClose);
         socket.close();
         if (err) reject(err);
         else resolve();
       };
       const onConnect = () => settle();
-      // A CONNECT_ERROR closes the manager ('forced close', the client's own) just before 'connect_error' is emitted:
-      // that one, and any close 'connect_error' follows, leaves the answer to it.
-      const onClose = (/** @type {string} */ reason) => {
-        if (reason !== 'forced close') setImmediate(() => settle(new Error(`${CLOSED_AT_CONNECT} (${reason})`)));
-      };
+      // Socket.IO's own answer (a CONNECT_ERROR: a middleware's next(err), "Invalid namespace") has no transport type;
+      // a transport's error or the client's timeout does.
+      const onConnectError = (/** @type {Error & { type?: string }} */ err) =>
+        settle(err && err.type === undefined && err.message !== 'timeout' ? Object.assign(err, { serverAnswer: true }) : err);
+      // The manager's close settles after the events of the same packet: a CONNECT_ERROR closes it ('forced close',
+      // the client's own) just before 'connect_error', which then gives the answer. A DISCONNECT before the CONNECT
+      // was answered closes it so too, with no 'connect_error' after it.
+      const onClose = (/** @type {string} */ reason) =>
+        setImmediate(() => settle(new Error(reason === 'forced close' ? ENDED_AT_CONNECT : `${CLOSED_AT_CONNECT} (${reason})`)));
       socket.once('connect', onConnect);
-      socket.once('connect_error', settle);
+      socket.once('connect_error', onConnectError);
       socket.io.once('close', onClose);
     });
   }
@@ -289,6 +294,10 @@ async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
  */
 /** The handshake's error when the server closed the session before answering Socket.IO's CONNECT packet. */
 const CLOSED_AT_CONNECT = 'the server closed the session before answering CONNECT';
+/** ... when it ended the namespace's session (a DISCONNECT packet) instead of answering CONNECT. */
+const ENDED_AT_CONNECT = 'the server sent DISCONNECT instead of answering CONNECT';
+/** ... when the session opened and CONNECT got no answer at all. */
+const UNANSWERED_CONNECT = 'the Engine.IO session opened, and CONNECT got no answer';
 const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
 
-module.exports = { CLOSED_AT_CONNECT, POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };

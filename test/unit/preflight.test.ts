@@ -425,13 +425,68 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
         ok: false,
         step: 'handshake',
         config: true,
-        message: expect.stringMatching(/closed it on Socket\.IO's CONNECT packet without answering: a server built with another parser \(socket\.io-msgpack-parser/),
+        message: expect.stringMatching(/closed it on Socket\.IO's CONNECT packet without answering: most likely a server built with another parser \(socket\.io-msgpack-parser/),
       });
       expect(result.ms).toBeLessThan(5000);
       expect(preflightError(result, 'this machine')).toBeInstanceOf(UsageError);
     } finally {
       await io.close();
     }
+  });
+
+  describe("Socket.IO's answer to CONNECT, or none, once the session is open (was: 'no HTTP answer' after the timer, or 'the WebSocket upgrade is what fails')", () => {
+    const withEngine = async (onMessage: (socket: { send(m: string): void }, message: string) => void) => {
+      const server = http.createServer();
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const engine = require('engine.io') as { attach(s: http.Server, o: object): { on(e: string, f: (s: { on(e: string, f: (m: string) => void): void; send(m: string): void }) => void): void; close(): void } };
+      const eio = engine.attach(server, { path: '/socket.io/' });
+      eio.on('connection', (socket) => socket.on('message', (m) => onMessage(socket, String(m))));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      servers.push(server);
+      return `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+    };
+
+    test('a DISCONNECT instead of the CONNECT answer: named, config error', async () => {
+      const target = await withEngine((socket, m) => m.startsWith('0') && socket.send('1'));
+      const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+      expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/the server disconnected the new socket instead of connecting it/) });
+      expect(result.ms).toBeLessThan(4000);
+    });
+
+    test('CONNECT never answered: the target\'s failure, said as that (not "no HTTP answer")', async () => {
+      const target = await withEngine(() => undefined);
+      const result = await probe({ target, realtime: 'socketio', timeoutMs: 1000 });
+      expect(result).toMatchObject({ ok: false, step: 'handshake', config: false, message: expect.stringMatching(/CONNECT got no answer within 2 s\): the target accepted the session but its Socket\.IO server never answered the CONNECT packet/) });
+    });
+
+    test('a namespace the server does not have (the target URL\'s path): config error naming it', async () => {
+      const server = http.createServer();
+      const { Server } = await import('socket.io');
+      const io = new Server(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const target = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/nope`;
+        const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+        expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/the server has no Socket\.IO namespace \/nope; .*drop the path from the target/) });
+      } finally {
+        await io.close();
+      }
+    });
+
+    test("a middleware's refusal in its own words: config error quoting it (was: the upgrade or sticky sessions)", async () => {
+      const server = http.createServer();
+      const { Server } = await import('socket.io');
+      const io = new Server(server);
+      io.use((_socket, next) => next(new Error('forbidden: tenant missing')));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const target = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+        const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
+        expect(result).toMatchObject({ ok: false, step: 'handshake', config: true, message: expect.stringMatching(/the server's Socket\.IO middleware refused the connection with "forbidden: tenant missing"/) });
+      } finally {
+        await io.close();
+      }
+    });
   });
 
   test('nothing at the path (404): config error naming --var socketPath', async () => {
