@@ -61,7 +61,6 @@ export interface FleetContext {
   readonly aborted: () => boolean;
 }
 
-/** SSM command statuses after which the agent is no longer running. */
 /**
  * How much of a command's stderr GetCommandInvocation returns inline: "the first 8,000 characters written by the
  * plugin to stderr" (SSM API Reference, GetCommandInvocation, StandardErrorContent); the rest is only in the S3 output.
@@ -77,6 +76,7 @@ export function failureDetail(standardErrorContent: string | undefined, lines: n
   return (standardErrorContent ?? '').split('\n').map((l) => l.trim()).filter(Boolean).slice(-lines).join(' | ');
 }
 
+/** SSM command statuses after which the agent is no longer running. */
 export const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
 
 /** The generator group's in-service instances, sorted by id, and the rest by lifecycle state. */
