@@ -32,6 +32,26 @@ describe("the rig's launch templates", () => {
     for (const s of stacks) expect(Annotations.fromStack(s).findError('*', Match.stringLikeRegexp('launch template'))).toEqual([]);
     void app;
   });
+
+  // The rule above finds nothing in the rig's own templates, which it would also do were it not on the app at all
+  // (bin/rig.ts: Aspects.of(app).add(new InstanceLaunchCheck())): a bad template beside the rig's shows it is.
+  test("the rule is on the rig's app: a launch template beside the rig's that leaves both to the account and the image fails its synth", () => {
+    const { app } = buildTestRig({});
+    const extra = new Stack(app, 'Extra');
+    new ec2.LaunchTemplate(extra, 'Lt', {
+      instanceType: new ec2.InstanceType('c5.large'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      role: new iam.Role(extra, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
+      requireImdsv2: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true }) }],
+    });
+    app.synth();
+    const found = Annotations.fromStack(extra).findError('*', Match.anyValue()).map((e) => String(e.entry.data));
+    expect(found).toEqual([
+      expect.stringMatching(/^launch template Extra\/Lt\/Resource does not set MetadataOptions\.HttpEndpoint to enabled/),
+      expect.stringMatching(/^launch template Extra\/Lt\/Resource .*DeleteOnTermination/),
+    ]);
+  }, 120_000);
 });
 
 describe('synth rule: a launch template leaves neither the metadata endpoint nor its volumes to the account or the image', () => {
