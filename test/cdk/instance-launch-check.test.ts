@@ -87,7 +87,7 @@ describe('synth rule: a launch template leaves neither the metadata endpoint nor
     }
   });
 
-  test('endpoint enabled, IMDSv2 required, volumes deleted on termination: passes; a template without a role is not asked about the endpoint', () => {
+  test('endpoint enabled, IMDSv2 required, volumes deleted on termination: passes; a template without a role or user data is not asked about the endpoint', () => {
     expect(launchTemplate({ httpEndpoint: true, requireImdsv2: true, blockDevices: ebs(true) })).toEqual([]);
     const app = new App();
     Aspects.of(app).add(new InstanceLaunchCheck());
@@ -95,5 +95,21 @@ describe('synth rule: a launch template leaves neither the metadata endpoint nor
     new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small') });
     app.synth();
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  // An instance reads its user data from the metadata service (EC2 User Guide, "Work with instance user data": "view
+  // user data from your instance through the Instance Metadata Service (IMDS)"): with the endpoint disabled by an
+  // account default, a boot script never runs, role or not.
+  test('a template with user data and no role is asked about the endpoint too: its boot reads the user data from IMDS', () => {
+    const app = new App();
+    Aspects.of(app).add(new InstanceLaunchCheck());
+    const stack = new Stack(app, 'UserDataOnly');
+    const userData = ec2.UserData.forLinux();
+    userData.addCommands('echo boot');
+    new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small'), userData });
+    app.synth();
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue()).map((e) => String(e.entry.data))).toEqual([
+      expect.stringMatching(/does not set MetadataOptions\.HttpEndpoint to enabled: .*which then read no user data \(the boot never starts\)/),
+    ]);
   });
 });
