@@ -60,12 +60,14 @@ export function buildRig(app: App, config: RigConfig, baseProps: StackProps = {}
     description: `loadtest-rig: generator fleet in ${r.region} (private subnets behind NAT with fixed addresses), results bucket, lifetime safety net`,
     region: r.region,
     weight: r.weight,
+    flowLogTraffic: config.flowLogTraffic,
     ...fleetTuning,
   }));
 
   const network = new NetworkStack(app, STACK_NAMES.network, {
     ...stackProps,
     description: 'loadtest-rig: VPC with public subnets only (no NAT), flow logs, generator security group',
+    flowLogTraffic: config.flowLogTraffic,
   });
   const { vpc, generatorSecurityGroup } = network.network;
 

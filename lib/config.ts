@@ -9,6 +9,9 @@ import { INSTANCE_TYPES, secondaryIpsProblem } from './instance-types';
 import { subnetCapacityProblem } from './subnet-capacity';
 
 
+/** What the VPC flow logs record (lib/network.ts). */
+export type FlowLogTraffic = 'REJECT' | 'ALL';
+
 /** Where the system under test comes from. */
 export type TargetKind = 'ec2' | 'fargate' | 'none';
 
@@ -46,6 +49,8 @@ export interface RigConfig {
   readonly resultsExpiryDays: number;
   /** Session Manager on the EC2 target's instances (opt-in). */
   readonly targetSessionManager: boolean;
+  /** What the rig's VPC flow logs record: rejected traffic only (the default), or all of it (opt-in: billed per record). */
+  readonly flowLogTraffic: FlowLogTraffic;
   /**
    * Regions the generators run in, with weights; the first is the target's region (the home stacks are pinned
    * to it). Empty: one region, the one the CLI deploys to (env-agnostic stacks, as without this key).
@@ -70,6 +75,7 @@ export const CONTEXT_DEFAULTS = {
   redis: 'auto',
   resultsExpiryDays: 30,
   targetSessionManager: false,
+  flowLogTraffic: 'REJECT',
   generatorRegions: 'none',
 } as const;
 
@@ -92,6 +98,7 @@ export class RigConfigError extends Error {
 }
 
 const TARGET_KINDS: readonly TargetKind[] = ['ec2', 'fargate', 'none'];
+const FLOW_LOG_TRAFFIC: readonly FlowLogTraffic[] = ['REJECT', 'ALL'];
 const T_FAMILY = /^t[23]\.(nano|micro|small|medium|large|xlarge|2xlarge)$/;
 
 /** Reads context keys (default when missing) and collects one problem line per bad key. */
@@ -240,6 +247,10 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
   const sessionRaw = String(value('targetSessionManager')).trim().toLowerCase();
   if (sessionRaw !== 'true' && sessionRaw !== 'false') bad('targetSessionManager', 'true | false (Session Manager on the EC2 target\'s instances)');
 
+  const flowLogRaw = String(value('flowLogTraffic')).trim().toUpperCase();
+  const flowLogTraffic = FLOW_LOG_TRAFFIC.find((t) => t === flowLogRaw);
+  if (!flowLogTraffic) bad('flowLogTraffic', `${FLOW_LOG_TRAFFIC.join(' | ')} (what the VPC flow logs record: REJECT = refused connections only; ALL also bills a record per connection per minute on every interface it crosses)`);
+
   const generatorRegions = parseGeneratorRegions(value('generatorRegions'), (why) => r.wrong('generatorRegions', why, null));
 
   if (targetKind) problems.push(...inapplicableKeyProblems(r, targetKind));
@@ -270,6 +281,7 @@ export function parseRigConfig(raw: RawContext, other: Readonly<Record<string, u
     redis: targetKind === 'none' ? false : redis,
     resultsExpiryDays,
     targetSessionManager: sessionRaw === 'true',
+    flowLogTraffic: flowLogTraffic ?? 'REJECT',
     generatorRegions,
   };
 }

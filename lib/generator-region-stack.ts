@@ -3,7 +3,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { GeneratorFleet } from './generator-fleet';
 import { addGeneratorOutputs } from './generator-stack';
-import { RigNetwork } from './network';
+import type { FlowLogTraffic } from './config';
+import { RigNetwork, addFlowLogOutput } from './network';
 import { ResultsBucket } from './results-bucket';
 
 /** Output key of the i-th NAT Elastic IP of a regional generator stack (the target admits each as a /32). */
@@ -20,6 +21,8 @@ export interface RegionalGeneratorStackProps extends StackProps {
   readonly secondaryPrivateIps?: number;
   readonly maxLifetime: Duration;
   readonly resultsExpiryDays: number;
+  /** What the region's VPC flow logs record. @default 'REJECT' */
+  readonly flowLogTraffic?: FlowLogTraffic;
 }
 
 /**
@@ -48,7 +51,8 @@ export class RegionalGeneratorStack extends Stack {
   constructor(scope: Construct, id: string, props: RegionalGeneratorStackProps) {
     super(scope, id, { ...props, env: { ...props.env, region: props.region } });
     this.generatorRegion = props.region;
-    this.network = new RigNetwork(this, 'Network', { egress: 'nat' });
+    this.network = new RigNetwork(this, 'Network', { egress: 'nat', ...(props.flowLogTraffic ? { flowLogTraffic: props.flowLogTraffic } : {}) });
+    addFlowLogOutput(this, this.network);
     this.results = new ResultsBucket(this, 'Results', { expiryDays: props.resultsExpiryDays });
     this.fleet = new GeneratorFleet(this, 'Fleet', {
       vpc: this.network.vpc,

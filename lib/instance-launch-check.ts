@@ -9,11 +9,15 @@ import { IConstruct } from 'constructs';
  *
  * - **The metadata endpoint.** An account can set Region-wide instance metadata defaults, `HttpEndpoint=disabled`
  *   among them (EC2 API Reference, ModifyInstanceMetadataDefaults), and they apply to every launch whose own
- *   parameters do not set the option (EC2 User Guide, "Order of precedence for instance metadata options": launch
- *   parameters, then the AMI, then the account's defaults). An instance with the endpoint disabled gets no instance-role
- *   credentials: the boot's `aws s3 cp` of its assets, the SSM agent's registration (no Run Command, so no run) and the
- *   CloudWatch agent all fail, and a target never signals. So a launch template with an instance profile sets
- *   `HttpEndpoint: enabled` (and `HttpTokens: required`) itself.
+ *   parameters do not set the option (EC2 User Guide, "Order of precedence for instance metadata options"). The launch
+ *   parameters come first; the account's defaults come before the AMI's own setting, which concerns HttpTokens only: "If
+ *   the value of ImdsSupport for the Amazon Machine Image (AMI) for your instance is v2.0, but the account level default
+ *   is set to V1 or V2, the default is optional" (EC2 API Reference, InstanceMetadataOptionsRequest, HttpTokens). The
+ *   endpoint is also how an instance reads its user data (EC2 User Guide, "Work with instance user data": "view user data
+ *   from your instance through the Instance Metadata Service (IMDS)"), so with it disabled cloud-init finds none and the
+ *   boot never starts; nor does the instance get role credentials (the SSM agent never registers: no Run Command, so no
+ *   run; a target never signals). So a launch template with user data or an instance profile sets `HttpEndpoint:
+ *   enabled` itself, and with a profile `HttpTokens: required` too: only the template decides either.
  * - **The volumes.** An EBS mapping without `DeleteOnTermination` takes the AMI's own value (EC2 User Guide, "Preserve
  *   data when an instance is terminated": the default at launch is the AMI's attribute; a preserved volume "continues to
  *   incur charges"). The stacks resolve the newest Amazon Linux image at every deploy, and the docs suggest pinning an
@@ -26,14 +30,14 @@ export class InstanceLaunchCheck implements IAspect {
     const data = Stack.of(node).resolve(node.launchTemplateData) as LaunchTemplateData | undefined;
     if (!data) return;
     const where = `launch template ${node.node.path}`;
+    const md = data.metadataOptions ?? {};
+    if ((data.iamInstanceProfile !== undefined || data.userData !== undefined) && md.httpEndpoint !== 'enabled') {
+      Annotations.of(node).addError(
+        `${where} does not set MetadataOptions.HttpEndpoint to enabled: an account-level IMDS default of HttpEndpoint=disabled (ModifyInstanceMetadataDefaults) would apply to its instances, ` +
+          'which then read no user data (the boot never starts) and get no instance-role credentials (no SSM registration, no run); set httpEndpoint: true on the launch template',
+      );
+    }
     if (data.iamInstanceProfile !== undefined) {
-      const md = data.metadataOptions ?? {};
-      if (md.httpEndpoint !== 'enabled') {
-        Annotations.of(node).addError(
-          `${where} does not set MetadataOptions.HttpEndpoint to enabled: an account-level IMDS default of HttpEndpoint=disabled (ModifyInstanceMetadataDefaults) would apply to its instances, ` +
-            'which then get no instance-role credentials (boot downloads, SSM registration, the CloudWatch agent all fail); set httpEndpoint: true on the launch template',
-        );
-      }
       if (md.httpTokens !== 'required') {
         Annotations.of(node).addError(`${where} does not require IMDSv2 (MetadataOptions.HttpTokens: required); set requireImdsv2: true on the launch template`);
       }
@@ -52,6 +56,7 @@ export class InstanceLaunchCheck implements IAspect {
 /** The parts of a resolved `LaunchTemplateData` this check reads (CDK's camel-case L1 shape). */
 interface LaunchTemplateData {
   readonly iamInstanceProfile?: unknown;
+  readonly userData?: unknown;
   readonly metadataOptions?: { readonly httpEndpoint?: string; readonly httpTokens?: string };
   readonly blockDeviceMappings?: ReadonlyArray<{ readonly deviceName?: string; readonly ebs?: { readonly deleteOnTermination?: boolean } }>;
 }

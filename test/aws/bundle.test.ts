@@ -106,8 +106,44 @@ test("a failed agent's reason survives SSM's inline stderr (its first 8,000 char
   fs.rmSync(`/tmp/loadtest-rig-${runId}-g01.log`, { force: true });
   expect(res.status).toBe(1);
   const inline = res.stderr.slice(0, SSM_INLINE_STDERR_CHARS); // what GetCommandInvocation returns
-  expect(failureDetail(inline, 3)).toBe('^ | TypeError: the real reason | at Object.<anonymous> (processor.bundle.js:1:9)');
+  // The stack frame and the caret say nothing; the cut's partial first line (the source's end) is dropped.
+  expect(failureDetail(inline, 3)).toBe('TypeError: the real reason');
   expect(res.stderr.length).toBeLessThan(SSM_INLINE_STDERR_CHARS);
+});
+
+describe("the stderr a command keeps of its process's log (the agent's, the probe's)", () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-stderr-tail-'));
+  const agentHome = path.join(base, 'load-generators');
+  const bin = path.join(base, 'bin');
+  fs.mkdirSync(path.join(agentHome, 'lib'), { recursive: true });
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'aws'), '#!/bin/sh\nexit 0\n', { mode: 0o755 }); // s3 sync / cp stand-in
+  const runPreflight = (stderrJs: string) => {
+    fs.writeFileSync(path.join(agentHome, 'lib', 'preflight.js'), `process.stderr.write(${stderrJs});\nprocess.exit(1);\n`);
+    const runId = `stderr-tail-${process.pid}`;
+    const lines = preflightCommand({ bucket: 'b', runId, agentHome, region: 'us-east-1' });
+    const res = spawnSync('bash', ['-c', lines.join('\n')], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    fs.rmSync(`/tmp/loadtest-rig-${runId}-preflight.log`, { force: true });
+    return { status: res.status, stderr: res.stderr };
+  };
+
+  test("the preflight command's stderr is its log's end, under SSM's 8,000 inline characters (it was the probe's whole stderr)", () => {
+    const res = runPreflight(`'preflight: loading\\n' + 'x'.repeat(20000) + '\\npreflight: TypeError: the real reason\\n    at probe (preflight.js:1:1)\\n'`);
+    expect(res.status).toBe(1);
+    const text = res.stderr.toString('utf8');
+    expect(text.length).toBeLessThan(SSM_INLINE_STDERR_CHARS);
+    expect(failureDetail(text.slice(0, SSM_INLINE_STDERR_CHARS), 2)).toBe('preflight: TypeError: the real reason');
+  });
+
+  test('a cut that lands inside a line (and a UTF-8 character) drops that partial line; an uncut tail keeps its first line; a lone line is kept', () => {
+    // 'é' is 2 bytes: 10,002 of them and 11 more make 7,000 bytes back from the end fall on the second byte of one.
+    const cut = runPreflight(`'é'.repeat(5001) + '\\nlast word\\n'`).stderr;
+    expect(Buffer.from('é'.repeat(5001) + '\nlast word\n').subarray(-7000).toString('utf8').startsWith('\uFFFD')).toBe(true);
+    expect(cut.toString('utf8')).toBe('last word\n');
+    expect(runPreflight(`'first of few\\nlast words\\n'`).stderr.toString('utf8')).toBe('first of few\nlast words\n');
+    const lone = runPreflight(`'y'.repeat(9000) + '\\n'`).stderr.toString('utf8');
+    expect(lone).toBe(`${'y'.repeat(6999)}\n`);
+  });
 });
 
 test("a user scenario's folder finds the agent's packages: ESM import and CJS require, without NODE_PATH (Node looks in each parent folder's node_modules; ESM never reads NODE_PATH)", () => {

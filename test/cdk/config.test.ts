@@ -71,6 +71,12 @@ describe('rig config', () => {
     expect(errorOf(() => parseRigConfig({ redis: 'yes' })).message).toMatch(/"redis" is "yes"; allowed: true \| false \| auto/);
   });
 
+  test('flowLogTraffic: REJECT by default, ALL on request (any case), nothing else', () => {
+    expect(parseRigConfig({}).flowLogTraffic).toBe('REJECT');
+    expect(parseRigConfig({ flowLogTraffic: 'all' }).flowLogTraffic).toBe('ALL');
+    expect(errorOf(() => parseRigConfig({ flowLogTraffic: 'ACCEPT' })).message).toMatch(/"flowLogTraffic" is "ACCEPT"; allowed: REJECT \| ALL \(what the VPC flow logs record/);
+  });
+
   test('every problem is reported at once', () => {
     expect(errorOf(() => parseRigConfig({ targetKind: 'x', generatorInstanceType: 'big' })).problems).toHaveLength(2);
   });

@@ -32,6 +32,26 @@ describe("the rig's launch templates", () => {
     for (const s of stacks) expect(Annotations.fromStack(s).findError('*', Match.stringLikeRegexp('launch template'))).toEqual([]);
     void app;
   });
+
+  // The rule above finds nothing in the rig's own templates, which it would also do were it not on the app at all
+  // (bin/rig.ts: Aspects.of(app).add(new InstanceLaunchCheck())): a bad template beside the rig's shows it is.
+  test("the rule is on the rig's app: a launch template beside the rig's that leaves both to the account and the image fails its synth", () => {
+    const { app } = buildTestRig({});
+    const extra = new Stack(app, 'Extra');
+    new ec2.LaunchTemplate(extra, 'Lt', {
+      instanceType: new ec2.InstanceType('c5.large'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      role: new iam.Role(extra, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
+      requireImdsv2: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true }) }],
+    });
+    app.synth();
+    const found = Annotations.fromStack(extra).findError('*', Match.anyValue()).map((e) => String(e.entry.data));
+    expect(found).toEqual([
+      expect.stringMatching(/^launch template Extra\/Lt\/Resource does not set MetadataOptions\.HttpEndpoint to enabled/),
+      expect.stringMatching(/^launch template Extra\/Lt\/Resource .*DeleteOnTermination/),
+    ]);
+  }, 120_000);
 });
 
 describe('synth rule: a launch template leaves neither the metadata endpoint nor its volumes to the account or the image', () => {
@@ -67,7 +87,7 @@ describe('synth rule: a launch template leaves neither the metadata endpoint nor
     }
   });
 
-  test('endpoint enabled, IMDSv2 required, volumes deleted on termination: passes; a template without a role is not asked about the endpoint', () => {
+  test('endpoint enabled, IMDSv2 required, volumes deleted on termination: passes; a template without a role or user data is not asked about the endpoint', () => {
     expect(launchTemplate({ httpEndpoint: true, requireImdsv2: true, blockDevices: ebs(true) })).toEqual([]);
     const app = new App();
     Aspects.of(app).add(new InstanceLaunchCheck());
@@ -75,5 +95,21 @@ describe('synth rule: a launch template leaves neither the metadata endpoint nor
     new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small') });
     app.synth();
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  // An instance reads its user data from the metadata service (EC2 User Guide, "Work with instance user data": "view
+  // user data from your instance through the Instance Metadata Service (IMDS)"): with the endpoint disabled by an
+  // account default, a boot script never runs, role or not.
+  test('a template with user data and no role is asked about the endpoint too: its boot reads the user data from IMDS', () => {
+    const app = new App();
+    Aspects.of(app).add(new InstanceLaunchCheck());
+    const stack = new Stack(app, 'UserDataOnly');
+    const userData = ec2.UserData.forLinux();
+    userData.addCommands('echo boot');
+    new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small'), userData });
+    app.synth();
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue()).map((e) => String(e.entry.data))).toEqual([
+      expect.stringMatching(/does not set MetadataOptions\.HttpEndpoint to enabled: .*which then read no user data \(the boot never starts\)/),
+    ]);
   });
 });

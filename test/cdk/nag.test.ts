@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseRigConfig } from '../../lib/config';
@@ -21,6 +22,14 @@ function synthWithNag(context: Record<string, unknown>, extra?: (app: App) => vo
 describe('cdk-nag AwsSolutionsChecks', () => {
   test.each(['ec2', 'fargate', 'none'])('targetKind=%s has no unacknowledged finding', (targetKind) => {
     expect(() => synthWithNag({ targetKind })).not.toThrow();
+  });
+
+  // AwsSolutions-VPC7, "The VPC does not have an associated Flow Log": met by a flow log on the VPC whatever it records
+  // (cdk-nag rules/vpc/VPCFlowLogsEnabled checks ResourceType VPC and the VPC's id, not TrafficType), so the rig's
+  // default REJECT-only flow logs keep it, and a VPC without one still fails.
+  test('flow logs of rejected traffic only (the default) or all traffic meet AwsSolutions-VPC7; a VPC without a flow log does not', () => {
+    expect(() => synthWithNag({ targetKind: 'none', flowLogTraffic: 'ALL' })).not.toThrow();
+    expect(() => synthWithNag({ targetKind: 'none' }, (app) => new ec2.Vpc(new Stack(app, 'Extra'), 'NoFlowLog', { natGateways: 0, subnetConfiguration: [{ name: 'p', subnetType: ec2.SubnetType.PUBLIC }] }))).toThrow(/AwsSolutions-VPC7/);
   });
 
   test('an unacknowledged finding fails the synth', () => {

@@ -14,8 +14,8 @@ describe('network', () => {
     t.resourceCountIs('AWS::EC2::InternetGateway', 1);
   });
 
-  test('VPC flow logs capture all traffic to a log group deleted on teardown', () => {
-    t.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'ALL', LogDestinationType: 'cloud-watch-logs' });
+  test('VPC flow logs capture rejected traffic (the default) to a log group deleted on teardown', () => {
+    t.hasResourceProperties('AWS::EC2::FlowLog', { ResourceType: 'VPC', TrafficType: 'REJECT', LogDestinationType: 'cloud-watch-logs' });
     t.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
   });
 

@@ -68,11 +68,14 @@ describe('explainAwsError', () => {
   // "valid only in AWS Regions that are available by default" and not in manually enabled (opt-in) ones; a region not
   // enabled for the account rejects every request alike. Either way AWS answers "The security token included in the
   // request is invalid" (InvalidClientTokenId), and refreshing the same credentials fixes neither.
-  test('credentials AWS cannot validate in an opt-in region (ap-east-1): the region not enabled, or global-endpoint (v1) tokens, not "refresh them"', () => {
+  test('credentials AWS cannot validate in an opt-in region (ap-east-1): the region not enabled, global-endpoint (v1) tokens, or invalid keys, not "refresh them"', () => {
     const invalid = () => new STSServiceException({ name: 'InvalidClientTokenId', $fault: 'client', $metadata: { httpStatusCode: 403 }, message: 'The security token included in the request is invalid' });
     const e = explainAwsError(invalid(), { region: 'ap-east-1', doing: 'checking the AWS credentials (STS GetCallerIdentity)' });
     expect(e).toBeInstanceOf(UsageError);
-    expect(e.message).toMatch(/^AWS did not accept the credentials in ap-east-1, an opt-in region, while checking the AWS credentials \(STS GetCallerIdentity\) \(InvalidClientTokenId\): either the region is not enabled for this account \(enable it: .*aws account enable-region --region-name ap-east-1\), or they are session tokens from STS's global endpoint, .*AWS_STS_REGIONAL_ENDPOINTS=regional.*--global-endpoint-token-version v2Token\)$/);
+    expect(e.message).toMatch(/^AWS did not accept the credentials in ap-east-1, an opt-in region, while checking the AWS credentials \(STS GetCallerIdentity\) \(InvalidClientTokenId\): either the region is not enabled for this account \(enable it: .*aws account enable-region --region-name ap-east-1\), or they are session tokens from STS's global endpoint, .*AWS_STS_REGIONAL_ENDPOINTS=regional.*--global-endpoint-token-version v2Token\); /);
+    // Keys that are invalid everywhere (mistyped, deactivated, deleted) give the same answer: the line names the check
+    // that tells them apart (they fail in a region enabled by default too) and their fix.
+    expect(e.message).toMatch(/; if `aws sts get-caller-identity --region us-east-1` \(a region enabled by default\) fails too, neither: the keys themselves are invalid, deactivated or deleted \(replace them\)$/);
     expect(e.message).not.toMatch(/refresh them/);
     // EC2's and JSON APIs' names for the same refusal (af-south-1), from any service before the run.
     for (const name of ['AuthFailure', 'UnrecognizedClientException']) {

@@ -70,7 +70,8 @@ test('the issue\'s example: 2 c5.large generators + up to 4 t3.small targets nee
     'the run needs 12 vCPUs of the quota "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" (L-1216C47A) in eu-west-1 ' +
     '(2 × c5.large generators (2 vCPUs each) = 4 + up to 4 × t3.small targets (2 vCPUs each) = 8), and the account\'s quota is 8; ' +
     'lower --vusers or --generators, redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=2` with the deploy\'s other -c options: ' +
-    'the run counts the target at its maximum of 4, to which it may scale out during the run), ' +
+    'the run counts the target at its maximum of 4, to which it may scale out during the run; a smaller target may become the run\'s bottleneck; ' +
+    'if it was deployed with -c minCapacity above 2, add -c minCapacity=2 (a minimum above the maximum is refused)), ' +
     'or request an increase to at least 12 at https://eu-west-1.console.aws.amazon.com/servicequotas/home/services/ec2/quotas/L-1216C47A',
   );
 });
@@ -95,7 +96,8 @@ test('a 5-vCPU quota and the one-generator first run: refused with the target\'s
   expect(message).toBe(
     'the run needs 10 vCPUs of the quota "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" (L-1216C47A) in eu-west-1 ' +
     '(1 × c5.large generators (2 vCPUs each) = 2 + up to 4 × t3.small targets (2 vCPUs each) = 8), and the account\'s quota is 5; ' +
-    'redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=1` with the deploy\'s other -c options: the run counts the target at its maximum of 4, to which it may scale out during the run), ' +
+    'redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=1` with the deploy\'s other -c options: the run counts the target at its maximum of 4, to which it may scale out during the run; ' +
+    'a smaller target may become the run\'s bottleneck; at maxCapacity=1 redis=auto (the default) deploys no Redis), ' +
     'or request an increase to at least 10 at https://eu-west-1.console.aws.amazon.com/servicequotas/home/services/ec2/quotas/L-1216C47A',
   );
   // The fix it names passes: the same run against a target deployed with maxCapacity=1 needs 4 of 5.
@@ -159,6 +161,8 @@ test('the Fargate target is compared with Fargate\'s vCPU quota', async () => {
   // The generators do not use the Fargate quota: the fix is the target's maximum (6 one-vCPU tasks fit), not --vusers.
   expect((err as Error).message).not.toMatch(/--vusers|--generators/);
   expect((err as Error).message).toContain('; redeploy the target with a lower maximum (`npm run deploy -- -c maxCapacity=6` ');
+  // The service's minimum is not read (no group to ask): the fix says what a deployed minimum above 6 needs.
+  expect((err as Error).message).toContain('; if it was deployed with -c minCapacity above 6, add -c minCapacity=6 (a minimum above the maximum is refused))');
 });
 
 test('a generator type offered in none of the group\'s zones is refused; in some of them, noted', async () => {

@@ -7,6 +7,10 @@ import { BOOT_DOWNLOAD_GB, CW_AGENT_METRICS, FLOW_LOG, INSTANCE_PRICE_USD_PER_HO
 import { buildTestRig } from '../cdk/helpers';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CostInputs } from '../../scripts/platforms/aws/cost';
+import { rigOutputsFrom } from '../../scripts/platforms/aws/discovery';
+import { checkRunCost, remoteOutputs } from '../../scripts/platforms/aws/multi-region';
+import type { Plan } from '../../scripts/core/plan';
+import type { Platform } from '../../scripts/platforms/platform';
 
 // The issue's 96,000-vuser run: 20-minute ramp, every vuser held to the end, 2 c5.large generators, up to 4 t3.small targets.
 const RUN: CostInputs = {
@@ -19,6 +23,9 @@ const RUN: CostInputs = {
   peakArrivalRate: 80,
   target: { kind: 'ec2', instanceType: 't3.small', maxCapacity: 4 },
   viaLoadBalancer: true,
+  connectionsOpened: 96_000,
+  // The deploy's default (cdk.json flowLogTraffic).
+  flowLogTraffic: 'REJECT',
 };
 
 test('each item is priced from its stated basis; the total is their sum', () => {
@@ -41,27 +48,92 @@ test('each item is priced from its stated basis; the total is their sum', () => 
   expect(text).toMatch(/assumptions: us-east-1 On-Demand list prices; generators bill 15 min beyond the 40 min of load/);
 });
 
-// The rig's VPC logs ALL traffic to CloudWatch Logs, billed as vended logs per GB delivered ("Amazon CloudWatch Pricing");
-// a record is one flow (one direction) on one interface per aggregation window (VPC User Guide, "Flow log records"). At
-// 96,000 held connections that is a fifth of the run's cost, which the estimate (and so --max-cost) left out.
-test('VPC flow logs: every held connection, both directions, on each interface it crosses, once per 10-minute window', () => {
-  const flow = (inputs: CostInputs) => estimateRunCost(inputs).lines.find((l) => l.item === 'VPC flow logs');
-  // Through the rig's load balancer: the generator's, the load balancer's (both sides) and the target's interfaces.
-  expect(flow(RUN)?.usd).toBeCloseTo((96_000 * 2 * 4 * 4 * FLOW_LOG.recordBytes / 1e9) * PRICES.vendedLogsGb, 2);
-  expect(flow(RUN)?.basis).toBe('96000 connections × 2 directions × 4 interface(s) × 4 10-min window(s) × 150 B = 0.46 GB × $0.5/GB');
+// Flow logs bill as vended logs per GB delivered ("Amazon CloudWatch Pricing"). A record is one flow, "characterized by a
+// 5-tuple on a per network interface basis", per aggregation interval, and "When a network interface is attached to a
+// Nitro-based instance, the aggregation interval is always 1 minute or less, regardless of the specified maximum
+// aggregation interval" (VPC User Guide, "Flow log records"): the estimate priced 10-minute windows (the template's
+// maximum), a tenth of what c5/t3 interfaces log, and one record per held connection, none for short-lived ones.
+const ALL: CostInputs = { ...RUN, flowLogTraffic: 'ALL' };
+const flowLine = (inputs: CostInputs) => estimateRunCost(inputs).lines.find((l) => l.item.startsWith('VPC flow logs'));
+
+test('flowLogTraffic=ALL: each flow, both directions, on each interface it crosses, every minute ("Nitro … always 1 minute or less", VPC User Guide "Flow log records"), plus one window per connection opened', () => {
+  // 96,000 held through 40 one-minute windows, and each opened once: 3,936,000 flows × 2 directions × 4 interfaces.
+  expect(flowLine(ALL)?.item).toBe('VPC flow logs (all traffic)');
+  expect(flowLine(ALL)?.basis).toBe('(96000 held × 40 1-min window(s) + 96000 opened) × 2 directions × 4 interface(s) × 150 B = 4.72 GB × $0.5/GB');
+  expect(flowLine(ALL)?.usd).toBeCloseTo(((96_000 * 40 + 96_000) * 2 * 4 * FLOW_LOG.recordBytes / 1e9) * PRICES.vendedLogsGb, 2);
+  expect(flowLine(ALL)!.usd).toBeGreaterThan(2);
+  // The run's largest item: the estimate must not leave it out.
+  expect(Math.max(...estimateRunCost(ALL).lines.map((l) => l.usd))).toBe(flowLine(ALL)?.usd);
+  // Short connections: 500,000 vusers opening one each over 10 minutes, 1,000 at a time, are 500,000 flows, not 1,000 × 10.
+  const short = flowLine({ ...ALL, peakConnections: 1000, connectionsOpened: 500_000, loadSeconds: 600 });
+  expect(short?.basis).toMatch(/^\(1000 held × 10 1-min window\(s\) \+ 500000 opened\) × 2 directions × 4 interface\(s\)/);
+  expect(short?.usd).toBeCloseTo(((1000 * 10 + 500_000) * 2 * 4 * FLOW_LOG.recordBytes / 1e9) * PRICES.vendedLogsGb, 2);
   // Another target: only the generator's interface is in the rig's VPC; behind NAT, the gateway's interface too.
-  expect(flow({ ...RUN, target: undefined, viaLoadBalancer: false })?.basis).toMatch(/× 1 interface\(s\) ×/);
-  expect(flow({ ...RUN, viaNat: true })?.basis).toMatch(/× 5 interface\(s\) ×/);
-  expect(estimateRunCost(RUN).assumptions).toContain('150 bytes per flow log record');
+  expect(flowLine({ ...ALL, target: undefined, viaLoadBalancer: false })?.basis).toMatch(/× 1 interface\(s\) ×/);
+  expect(flowLine({ ...ALL, viaNat: true })?.basis).toMatch(/× 5 interface\(s\) ×/);
+  expect(estimateRunCost(ALL).assumptions).toContain('VPC flow logs of all traffic (flowLogTraffic=ALL): a record per flow per minute on each interface (Nitro instances aggregate at most 1 minute), 150 bytes each, at least one connection per vuser');
+  // Stacks deployed before they said what they log (no FlowLogTraffic output) logged all traffic: priced so.
+  const { flowLogTraffic: _unsaid, ...older } = ALL;
+  expect(flowLine(older)?.usd).toBe(flowLine(ALL)?.usd);
+  expect(estimateRunCost(older).assumptions.some((a) => a.startsWith('VPC flow logs of all traffic (stacks deployed before they said what they log)'))).toBe(true);
 });
 
-test('the flow logs priced are the ones the stacks deploy: all traffic, 10-minute aggregation, to CloudWatch Logs', () => {
-  const { rig } = buildTestRig({ generatorRegions: 'eu-west-2,us-east-1' });
-  for (const stack of [rig.network, ...rig.regional]) {
-    const logs = Object.values(Template.fromStack(stack).findResources('AWS::EC2::FlowLog')) as Array<{ Properties: Record<string, unknown> }>;
-    expect(logs.map((l) => [l.Properties.TrafficType, l.Properties.MaxAggregationInterval, l.Properties.LogDestinationType])).toEqual([['ALL', FLOW_LOG.windowSeconds, 'cloud-watch-logs']]);
+test('flowLogTraffic=ALL over several regions: the other regions\' connections cross the home load balancer\'s two sides and the target, logged (and billed) at home', () => {
+  const home = flowLine({ ...ALL, remoteLoad: { peakConnections: 48_000, connectionsOpened: 48_000 } });
+  expect(home?.basis).toBe('(96000 held × 40 1-min window(s) + 96000 opened) × 2 directions × 4 interface(s) + (48000 held × 40 1-min window(s) + 48000 opened) from other regions × 2 directions × 3 interfaces (load balancer\'s two sides, target) × 150 B = 6.49 GB × $0.5/GB');
+  expect(home?.usd).toBeCloseTo((((96_000 * 40 + 96_000) * 4 + (48_000 * 40 + 48_000) * 3) * 2 * FLOW_LOG.recordBytes / 1e9) * PRICES.vendedLogsGb, 2);
+  // --target elsewhere: nobody loads the rig's target.
+  expect(flowLine({ ...ALL, target: undefined, viaLoadBalancer: false, remoteLoad: { peakConnections: 48_000, connectionsOpened: 48_000 } })?.basis).not.toMatch(/other regions/);
+});
+
+test('checkRunCost gives the home region the other regions\' load on its target (flow logs of all traffic)', () => {
+  const plan = (peak: number) => ({ generators: [], processes: [], totalArrivals: peak, peakConcurrent: peak, capacityPerGenerator: 50000, bindingLimit: 'memory', generatorsNeeded: 1, peakArrivalRate: 80, warnings: [] }) as unknown as Plan;
+  const outputs = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [], flowLogTraffic: 'ALL' as const };
+  const platform = { limits: { processes: 2 } } as unknown as Platform;
+  const lines: string[] = [];
+  checkRunCost([
+    { region: 'us-east-1', weight: 2, platform, cost: { outputs: { ...outputs, targetAsgName: 't', targetInstanceType: 't3.small', targetMaxCapacity: 4 }, externalTarget: false } },
+    { region: 'eu-west-2', weight: 1, platform, natAddresses: 2, cost: { outputs, externalTarget: true } },
+  ], (k) => plan(k === 0 ? 64_000 : 32_000), undefined, (l) => lines.push(l));
+  expect(lines.find((l) => l.startsWith('  us-east-1 VPC flow logs'))).toMatch(/\+ \(32000 held × \d+ 1-min window\(s\) \+ 32000 opened\) from other regions/);
+  expect(lines.find((l) => l.startsWith('  eu-west-2 VPC flow logs'))).not.toMatch(/other regions/);
+});
+
+// The default: REJECT. cdk-nag's AwsSolutions-VPC7 ("The VPC does not have an associated Flow Log") is met by any flow
+// log on the VPC, and refused connections are what the rig's flow logs are read for (a security group or NACL blocking
+// the load); a working run's own connections are all accepted.
+test('flowLogTraffic=REJECT (the default): the run\'s own connections log nothing; internet scans of the public addresses at an assumed rate, well under a cent', () => {
+  const reject = { ...ALL, flowLogTraffic: 'REJECT' as const };
+  expect(flowLine(reject)?.item).toBe('VPC flow logs (rejected traffic only)');
+  // 2 generators and up to 4 target instances, 55 minutes, 1 refused flow a second each.
+  expect(flowLine(reject)?.basis).toBe('6 public address(es) × 3300 s × 1 refused flow/s (internet scans, assumed) × 150 B = 0.003 GB × $0.5/GB; the run\'s own connections are accepted and not logged');
+  expect(flowLine(reject)!.usd).toBeLessThan(0.01);
+  // Behind NAT the generators have no address of their own: the region's NAT gateways' are scanned.
+  expect(flowLine({ ...reject, target: undefined, viaLoadBalancer: false, viaNat: true, natAddresses: 2 })?.basis).toMatch(/^2 public address\(es\) ×/);
+  expect(estimateRunCost(reject).assumptions).toContain('VPC flow logs of rejected traffic only (flowLogTraffic=REJECT): none from a working run\'s own connections, internet scans at an assumed 1 refused flow/s per public address, 150 bytes per record');
+  expect(estimateRunCost(ALL).totalUsd - estimateRunCost(reject).totalUsd).toBeGreaterThan(2);
+});
+
+test('the flow logs priced are the ones the stacks deploy: rejected traffic unless -c flowLogTraffic=ALL, to CloudWatch Logs, said by each VPC\'s stack and read back by discovery', () => {
+  for (const [context, traffic] of [[{}, 'REJECT'], [{ flowLogTraffic: 'ALL' }, 'ALL'], [{ flowLogTraffic: 'all' }, 'ALL']] as const) {
+    const { rig } = buildTestRig({ generatorRegions: 'eu-west-2,us-east-1', ...context });
+    for (const stack of [rig.network, ...rig.regional]) {
+      const t = Template.fromStack(stack);
+      const logs = Object.values(t.findResources('AWS::EC2::FlowLog')) as Array<{ Properties: Record<string, unknown> }>;
+      // 10 minutes is the maximum; a Nitro instance's interface aggregates at most 1 minute whatever it says (priced so).
+      expect(logs.map((l) => [l.Properties.ResourceType, l.Properties.TrafficType, l.Properties.MaxAggregationInterval, l.Properties.LogDestinationType])).toEqual([['VPC', traffic, 600, 'cloud-watch-logs']]);
+      expect(t.findOutputs('FlowLogTraffic')).toEqual({ FlowLogTraffic: expect.objectContaining({ Value: traffic }) });
+    }
   }
-}, 60_000);
+  expect(FLOW_LOG.windowSeconds).toBe(60);
+  const gen = { GeneratorAsgName: 'g', GeneratorAgentHome: '/opt', ResultsBucketName: 'b', RemoteGeneratorRegions: 'us-east-1' };
+  const outputs = rigOutputsFrom({ 'LoadTestRig-Network': { FlowLogTraffic: 'REJECT' }, 'LoadTestRig-Generators': gen, 'LoadTestRig-Generators-us-east-1': { ...gen, FlowLogTraffic: 'ALL' } }, 'test');
+  expect(outputs?.flowLogTraffic).toBe('REJECT');
+  expect(outputs?.regions?.[0]?.flowLogTraffic).toBe('ALL');
+  expect(remoteOutputs(outputs!, outputs!.regions![0]!).flowLogTraffic).toBe('ALL');
+  // Stacks deployed before the output: unsaid, priced as all traffic.
+  expect(rigOutputsFrom({ 'LoadTestRig-Generators': gen, 'LoadTestRig-Generators-us-east-1': gen }, 'test')?.flowLogTraffic).toBeUndefined();
+}, 120_000);
 
 test("the CloudWatch agent's metrics counted are the ones its config on the generators collects", () => {
   const install = fs.readFileSync(path.join(__dirname, '..', '..', 'load-generators', 'install-generator.sh'), 'utf8');

@@ -41,10 +41,12 @@ export const OPT_IN_REGIONS: ReadonlySet<string> = new Set([
 const UNRECOGNIZED_CREDENTIALS = new Set(['InvalidClientTokenId', 'AuthFailure', 'UnrecognizedClientException']);
 
 /**
- * In an opt-in region, credentials AWS cannot validate mean one of two things the user's own keys do not: the region is
- * not enabled for the account, or they are session tokens from STS's global endpoint, which by default issues version 1
- * tokens, "valid only in AWS Regions that are available by default" and not in manually enabled ones (IAM API
- * Reference, SetSecurityTokenServicePreferences). "Refresh them" fixes neither. Undefined elsewhere.
+ * In an opt-in region, credentials AWS cannot validate mean one of three things: the region is not enabled for the
+ * account; they are session tokens from STS's global endpoint, which by default issues version 1 tokens, "valid only in
+ * AWS Regions that are available by default" and not in manually enabled ones (IAM API Reference,
+ * SetSecurityTokenServicePreferences); or, as anywhere, the keys themselves are invalid (mistyped, deactivated,
+ * deleted). "Refresh them" fixes none of them. The same call in a region enabled by default tells the last apart: it
+ * fails only for invalid keys. Undefined elsewhere.
  */
 function optInRegionRefusal(err: unknown, region: string, doing: string): UsageError | undefined {
   const name = (err as { name?: string } | undefined)?.name ?? '';
@@ -53,7 +55,8 @@ function optInRegionRefusal(err: unknown, region: string, doing: string): UsageE
     `AWS did not accept the credentials in ${region}, an opt-in region, while ${doing} (${name}): either the region is not enabled for this account ` +
       `(enable it: AWS console → Account → AWS Regions, or aws account enable-region --region-name ${region}), or they are session tokens from STS's global endpoint, ` +
       'which by default are valid only in the regions enabled by default: get them from the regional endpoint (AWS_STS_REGIONAL_ENDPOINTS=regional, or your SSO/assume-role tool\'s region setting) ' +
-      'or have an administrator set the global endpoint to issue version 2 tokens (aws iam set-security-token-service-preferences --global-endpoint-token-version v2Token)',
+      'or have an administrator set the global endpoint to issue version 2 tokens (aws iam set-security-token-service-preferences --global-endpoint-token-version v2Token); ' +
+      'if `aws sts get-caller-identity --region us-east-1` (a region enabled by default) fails too, neither: the keys themselves are invalid, deactivated or deleted (replace them)',
   );
 }
 

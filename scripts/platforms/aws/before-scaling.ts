@@ -53,6 +53,10 @@ export interface RegionCostProps {
   readonly externalTarget: boolean;
   /** The region's generators leave through NAT gateways (a region other than the target's). */
   readonly viaNat: boolean;
+  /** How many NAT addresses they leave from (viaNat). */
+  readonly natAddresses?: number;
+  /** The other regions' load on this region's target (the home region of a run over several: their flows are logged here). */
+  readonly remoteLoad?: CostInputs['remoteLoad'];
 }
 
 /** One region's estimated cost. Pure. */
@@ -67,9 +71,14 @@ export function estimateRegion(p: RegionCostProps): CostEstimate {
     loadSeconds: loadSecondsOf(p.plan),
     peakConnections: p.plan.peakConcurrent,
     peakArrivalRate: p.plan.peakArrivalRate,
+    // Each vuser opens its own connection(s): a short-lived one is a flow log record of its own.
+    connectionsOpened: p.plan.totalArrivals,
     ...(target ? { target } : {}),
     viaLoadBalancer: !p.externalTarget,
     viaNat: p.viaNat,
+    ...(p.natAddresses !== undefined ? { natAddresses: p.natAddresses } : {}),
+    ...(p.outputs.flowLogTraffic ? { flowLogTraffic: p.outputs.flowLogTraffic } : {}),
+    ...(p.remoteLoad && !p.externalTarget ? { remoteLoad: p.remoteLoad } : {}),
   });
 }
 

@@ -174,10 +174,22 @@ export interface AgentCommandProps {
 }
 
 /**
- * Bytes of the agent log's tail a failed command writes to stderr: under SSM's 8,000 inline characters with room for
- * the few other lines the command may write before it (a failed `aws s3 cp` of the log).
+ * Bytes of the agent's (or the probe's) log tail a failed command writes to stderr: under SSM's 8,000 inline characters
+ * with room for the few other lines the command may write before it (a failed `aws s3 cp` of the log).
  */
 export const AGENT_LOG_TAIL_BYTES = 7000;
+
+/**
+ * The line that writes a log's last 20 lines to stderr, cut to their last {@link AGENT_LOG_TAIL_BYTES} bytes: SSM
+ * returns only the first 8,000 characters of stderr inline (fleet-context.ts SSM_INLINE_STDERR_CHARS), so the command
+ * keeps the end of them (one long line, a bundled processor's source in a stack trace, would otherwise push the reason
+ * out). When the cut cuts, its first line is partial and may begin inside a UTF-8 character: it is dropped, unless it
+ * is the only line.
+ */
+function stderrTail(log: string): string {
+  const tail = `tail -n 20 ${shq(log)}`;
+  return `if [ "$(${tail} | wc -c)" -gt ${AGENT_LOG_TAIL_BYTES} ]; then ${tail} | tail -c ${AGENT_LOG_TAIL_BYTES} | awk 'NR == 1 { first = $0; next } { print; kept = 1 } END { if (!kept) print first }'; else ${tail}; fi >&2`;
+}
 
 /** Where scenario secrets live in SSM Parameter Store (the generator role may read only this path). */
 export const SECRETS_SSM_PATH = '/loadtest-rig/secrets/';
@@ -208,10 +220,8 @@ export function agentCommand(p: AgentCommandProps): string[] {
     `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/agent.js`)} --store ${shq(s3Run)} --generator ${shq(p.generatorId)} > ${shq(log)} 2>&1`,
     'code=$?',
     `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/${generatorKeys(p.generatorId).agentLog}`)} || true`,
-    // The log's last lines are the command's failure text: SSM returns only the first 8,000 characters of stderr
-    // inline (fleet-context.ts SSM_INLINE_STDERR_CHARS), so keep the end of them, cut to their last characters (one
-    // long line, a bundled processor's source in a stack trace, would otherwise push the reason out of them).
-    `tail -n 20 ${shq(log)} | tail -c ${AGENT_LOG_TAIL_BYTES} >&2`,
+    // The log's last lines are the command's failure text.
+    stderrTail(log),
     'exit $code',
   ];
 }
@@ -240,11 +250,17 @@ function commandPreamble(p: { readonly bucket: string; readonly runId: string; r
  */
 export function preflightCommand(p: { readonly bucket: string; readonly runId: string; readonly agentHome: string; readonly region: string }): string[] {
   const s3Run = `s3://${p.bucket}/${runPrefix(p.runId)}`;
+  const log = `/tmp/loadtest-rig-${p.runId}-preflight.log`;
   return [
     ...commandPreamble(p),
     // The probe sends the built-in flow's token (RIG_SECRET_AUTH_TOKEN) when the secrets path holds one.
     `export RIG_SECRETS_SSM_PATH=${shq(SECRETS_SSM_PATH)}`,
-    `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/lib/preflight.js`)} --store ${shq(s3Run)}`,
+    // Its stderr whole beside SSM's output (the failure line points there), its end as the command's stderr.
+    `NODE_PATH=${shq(`${p.agentHome}/node_modules`)} node ${shq(`${p.agentHome}/lib/preflight.js`)} --store ${shq(s3Run)} 2> ${shq(log)}`,
+    'code=$?',
+    `aws s3 cp --only-show-errors ${shq(log)} ${shq(`${s3Run}/ssm/preflight/preflight-stderr.log`)} || true`,
+    stderrTail(log),
+    'exit $code',
   ];
 }
 

@@ -51,13 +51,22 @@ export const PRICES = {
 } as const;
 
 /**
- * The rig's VPCs log all traffic to CloudWatch Logs (lib/network.ts: TrafficType ALL, 10-minute aggregation), and flow logs
- * bill as vended logs per GB delivered. A flow log record is one flow (the 5-tuple: one direction of a connection) on one
- * network interface per aggregation window (VPC User Guide, "Flow log records"), so each held connection gives 2 records
- * per interface it crosses every 10 minutes. The size of a record (the default format, ~100 characters, plus CloudWatch
- * Logs' 26 bytes per event) is an assumption, not measured.
+ * VPC flow logs bill as vended logs per GB delivered to CloudWatch Logs. A record is one flow ("characterized by a 5-tuple
+ * on a per network interface basis": one direction of one connection on one interface) in one aggregation interval, and
+ * "When a network interface is attached to a Nitro-based instance, the aggregation interval is always 1 minute or less,
+ * regardless of the specified maximum aggregation interval" (VPC User Guide, "Flow log records"): the rig's c5 and t3
+ * instances are Nitro, so the template's 10-minute maximum is not what bills, and every interface is priced at 1 minute
+ * (an upper bound for the load balancer's and NAT gateway's). What the VPCs log is the deploy's context `flowLogTraffic`
+ * (their FlowLogTraffic output): `REJECT` (the default) logs nothing of a working run, whose connections are all
+ * accepted, only what the security groups refuse: internet scans of the public addresses, priced at an assumed
+ * {@link FLOW_LOG.scanFlowsPerAddressSecond} flow a second per address (generous: one address is commonly scanned a few
+ * thousand times a day); `ALL` logs every flow. The size of a record (the default format, ~100 characters, plus
+ * CloudWatch Logs' 26 bytes per event) is an assumption, not measured.
  */
-export const FLOW_LOG = { windowSeconds: 600, recordBytes: 150 } as const;
+export const FLOW_LOG = { windowSeconds: 60, recordBytes: 150, scanFlowsPerAddressSecond: 1 } as const;
+
+/** NAT gateways of a generator region other than the target's (one per zone: lib/network.ts, RIG_AZS). */
+const NAT_ADDRESSES_DEFAULT = 2;
 
 /**
  * vCPUs and baseline CPU per vCPU of the T3 types ("Burstable performance instances", Key concepts: the baseline
@@ -108,6 +117,27 @@ export interface CostInputs {
    * @default false
    */
   readonly viaNat?: boolean;
+  /**
+   * The NAT gateways' public addresses (with viaNat).
+   * @default 2 (one per zone)
+   */
+  readonly natAddresses?: number;
+  /**
+   * Connections the run opens in all: at least one per vuser (the plan's arrivals). Short-lived ones each make flow log
+   * records of their own.
+   * @default peakConnections
+   */
+  readonly connectionsOpened?: number;
+  /**
+   * What this region's VPC flow logs record (the deploy's context flowLogTraffic).
+   * @default 'ALL' (stacks deployed before they said so logged all traffic)
+   */
+  readonly flowLogTraffic?: 'ALL' | 'REJECT';
+  /**
+   * The other regions' generators' load on this region's target (the home region of a run over several): their
+   * connections cross this VPC's load balancer and target interfaces, whose flow logs bill here.
+   */
+  readonly remoteLoad?: { readonly peakConnections: number; readonly connectionsOpened: number };
 }
 
 /** One priced item. */
@@ -172,12 +202,7 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     lines.push({ item: 'NAT gateway data', usd: natGb * PRICES.natGb, basis: `(${i.generators} × ${BOOT_DOWNLOAD_GB} GB boot downloads + ${gb.toFixed(2)} GB of load) × $${PRICES.natGb}/GB` });
   }
 
-  // VPC flow logs: a held connection crosses the generator's interface, and through the rig's load balancer also the load
-  // balancer's (client side and target side: two connections) and the target's; behind NAT, the NAT gateway's too.
-  const interfaces = (i.viaLoadBalancer && t ? 4 : 1) + (i.viaNat ? 1 : 0);
-  const windows = Math.max(1, Math.ceil(i.loadSeconds / FLOW_LOG.windowSeconds));
-  const flowGb = (i.peakConnections * 2 * interfaces * windows * FLOW_LOG.recordBytes) / 1e9;
-  lines.push({ item: 'VPC flow logs', usd: flowGb * PRICES.vendedLogsGb, basis: `${i.peakConnections} connections × 2 directions × ${interfaces} interface(s) × ${windows} 10-min window(s) × ${FLOW_LOG.recordBytes} B = ${flowGb.toFixed(2)} GB × $${PRICES.vendedLogsGb}/GB` });
+  lines.push(flowLogLine(i, genHours));
 
   // Each load process stores a period every ~10 s; each generator a health sample every 5 s (DEFAULTS.healthIntervalMs)
   // and ~50 control objects; the live view lists a generator's periods at most once per IDLE_LIST_MS (2 s, scripts/live.ts).
@@ -198,10 +223,51 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
     ...(t?.kind === 'ec2' && T3_BASELINE[t.instanceType] ? ['a T3 target pegged at 100% CPU with no earned credits to spend (an upper bound)'] : []),
     ...(i.viaNat ? [`${BOOT_DOWNLOAD_GB} GB of boot downloads per generator through NAT (assumed)`] : []),
     `${bps} bytes/s per open connection`,
-    `${FLOW_LOG.recordBytes} bytes per flow log record`,
+    flowLogAssumption(i),
     'excludes the standing stacks\' idle cost, taxes, free tier and Savings Plans',
   ];
   return { lines: lines.map((l) => ({ ...l, usd: round2(l.usd) })), totalUsd, assumptions, unpriced };
+}
+
+/** The run's flow log records on the interfaces the load crosses in this region's VPC, priced as vended logs. */
+function flowLogLine(i: CostInputs, genHours: number): CostLine {
+  const t = i.target;
+  const bytes = (records: number) => records * FLOW_LOG.recordBytes;
+  const priced = (records: number) => ({ gb: bytes(records) / 1e9, usd: (bytes(records) / 1e9) * PRICES.vendedLogsGb });
+  if (i.flowLogTraffic === 'REJECT') {
+    // What reaches a public address unasked: the generators' own (or the NAT gateways'), the target's instances or tasks.
+    const targetAddresses = !t ? 0 : t.kind === 'ec2' ? t.maxCapacity : t.maxTasks;
+    const addresses = (i.viaNat ? i.natAddresses ?? NAT_ADDRESSES_DEFAULT : i.generators) + targetAddresses;
+    const seconds = Math.round(genHours * 3600);
+    const { gb, usd } = priced(addresses * seconds * FLOW_LOG.scanFlowsPerAddressSecond);
+    return { item: 'VPC flow logs (rejected traffic only)', usd, basis: `${addresses} public address(es) × ${seconds} s × ${FLOW_LOG.scanFlowsPerAddressSecond} refused flow/s (internet scans, assumed) × ${FLOW_LOG.recordBytes} B = ${gb.toFixed(3)} GB × $${PRICES.vendedLogsGb}/GB; the run's own connections are accepted and not logged` };
+  }
+  // A held connection crosses the generator's interface, and through the rig's load balancer also the load balancer's
+  // (client side and target side: two connections) and the target's; behind NAT, the NAT gateway's too.
+  const interfaces = (i.viaLoadBalancer && t ? 4 : 1) + (i.viaNat ? 1 : 0);
+  const windows = Math.max(1, Math.ceil(i.loadSeconds / FLOW_LOG.windowSeconds));
+  // A flow lasting d seconds is in d/60 + 1 one-minute windows on average; over the run's connections that sums to at
+  // most the peak held through every window plus one window per connection opened (a short-lived one: one record each).
+  const flows = (peak: number, opened: number) => peak * windows + Math.max(opened, peak);
+  const own = flows(i.peakConnections, i.connectionsOpened ?? i.peakConnections);
+  const remote = i.remoteLoad && i.viaLoadBalancer && t ? flows(i.remoteLoad.peakConnections, i.remoteLoad.connectionsOpened) : 0;
+  const { gb, usd } = priced((own * interfaces + remote * 3) * 2);
+  const term = (peak: number, opened: number) => `(${peak} held × ${windows} 1-min window(s) + ${Math.max(opened, peak)} opened)`;
+  const remoteBasis = remote ? ` + ${term(i.remoteLoad!.peakConnections, i.remoteLoad!.connectionsOpened)} from other regions × 2 directions × 3 interfaces (load balancer's two sides, target)` : '';
+  return {
+    item: 'VPC flow logs (all traffic)',
+    usd,
+    basis: `${term(i.peakConnections, i.connectionsOpened ?? i.peakConnections)} × 2 directions × ${interfaces} interface(s)${remoteBasis} × ${FLOW_LOG.recordBytes} B = ${gb.toFixed(2)} GB × $${PRICES.vendedLogsGb}/GB`,
+  };
+}
+
+/** What the flow log line assumes. */
+function flowLogAssumption(i: CostInputs): string {
+  if (i.flowLogTraffic === 'REJECT') {
+    return `VPC flow logs of rejected traffic only (flowLogTraffic=REJECT): none from a working run's own connections, internet scans at an assumed ${FLOW_LOG.scanFlowsPerAddressSecond} refused flow/s per public address, ${FLOW_LOG.recordBytes} bytes per record`;
+  }
+  const why = i.flowLogTraffic === 'ALL' ? 'flowLogTraffic=ALL' : 'stacks deployed before they said what they log';
+  return `VPC flow logs of all traffic (${why}): a record per flow per minute on each interface (Nitro instances aggregate at most 1 minute), ${FLOW_LOG.recordBytes} bytes each, at least one connection per vuser`;
 }
 
 /**

@@ -31,6 +31,12 @@ export interface GeneratorGroupOutputs {
   readonly safetyNetFunctionName?: string;
   /** generatorMaxLifetimeMinutes: the safety net scales the group to 0 once any generator is this old. */
   readonly generatorMaxLifetimeMinutes?: number;
+  /**
+   * What the flow logs of the VPC the group runs in record (the FlowLogTraffic output of the stack that holds the VPC:
+   * LoadTestRig-Network at home, the regional stack elsewhere); absent in stacks deployed before it was an output, which
+   * logged all traffic.
+   */
+  readonly flowLogTraffic?: 'ALL' | 'REJECT';
 }
 
 /** The generators of one region other than the target's (stack LoadTestRig-Generators-<region>). */
@@ -100,6 +106,12 @@ function whole(v: string | undefined, min: number): number | undefined {
   return Number.isInteger(n) && n >= min ? n : undefined;
 }
 
+/** A FlowLogTraffic output, else undefined. */
+function flowLogTrafficOf(outputs: OutputMap | undefined): 'ALL' | 'REJECT' | undefined {
+  const v = outputs?.FlowLogTraffic;
+  return v === 'ALL' || v === 'REJECT' ? v : undefined;
+}
+
 /** The generator outputs every generator stack has (home or regional). */
 function generatorOutputs(gen: OutputMap, stackName: string, source: string): GeneratorGroupOutputs {
   const need = (key: string): string => {
@@ -131,16 +143,19 @@ export function rigOutputsFrom(stacks: Readonly<Record<string, OutputMap>>, sour
     const region = name.startsWith(`${RIG_STACK_NAMES.generators}-`) ? name.slice(RIG_STACK_NAMES.generators.length + 1) : undefined;
     if (!region) continue;
     const egressAddresses = Object.keys(outputs).filter((k) => /^EgressAddress\d+$/.test(k)).sort().map((k) => outputs[k] ?? '');
-    regions.push({ stackName: name, region: outputs.Region || region, weight: whole(outputs.RegionWeight, 1) ?? 1, egressAddresses, ...generatorOutputs(outputs, name, source) });
+    const flowLogTraffic = flowLogTrafficOf(outputs);
+    regions.push({ stackName: name, region: outputs.Region || region, weight: whole(outputs.RegionWeight, 1) ?? 1, egressAddresses, ...generatorOutputs(outputs, name, source), ...(flowLogTraffic ? { flowLogTraffic } : {}) });
   }
   const missing = remoteRegionNames.filter((r) => !regions.some((x) => x.region === r));
   if (missing.length) {
     throw new UsageError(`${source}: the generator stacks of ${missing.map(regionalStackName).join(', ')} are not deployed (${RIG_STACK_NAMES.generators} names them); run \`npm run deploy\``);
   }
+  const flowLogTraffic = flowLogTrafficOf(stacks[RIG_STACK_NAMES.network]);
   return {
     source,
     region: gen.Region,
     ...home,
+    ...(flowLogTraffic ? { flowLogTraffic } : {}),
     rigMetricsNamespace: gen.RigMetricsNamespace,
     dashboardName: gen.DashboardName,
     dashboardUrl: gen.DashboardUrl,

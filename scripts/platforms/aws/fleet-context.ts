@@ -61,7 +61,6 @@ export interface FleetContext {
   readonly aborted: () => boolean;
 }
 
-/** SSM command statuses after which the agent is no longer running. */
 /**
  * How much of a command's stderr GetCommandInvocation returns inline: "the first 8,000 characters written by the
  * plugin to stderr" (SSM API Reference, GetCommandInvocation, StandardErrorContent); the rest is only in the S3 output.
@@ -69,14 +68,35 @@ export interface FleetContext {
 export const SSM_INLINE_STDERR_CHARS = 8000;
 
 /**
- * The last `lines` non-blank lines of a failed command's inline stderr, each trimmed, on one line: what a failure line quotes. The commands keep
- * their stderr under {@link SSM_INLINE_STDERR_CHARS} (bundle.ts: the agent log's tail is cut to its last characters), so
- * the last lines inline are the last lines written.
+ * Lines of a failed command's stderr that say nothing of why: the SSM agent's own last line (`failed to run commands:
+ * exit status N`, appended to the command's stderr), an uncaught error's stack frames (`at …`) and Node's version line
+ * after them (`Node.js vNN`), and the caret Node prints under the source line it quotes.
+ */
+const NOISE_LINES: readonly RegExp[] = [/^failed to run commands: exit status \d+$/, /^at\s/, /^Node\.js v\d/, /^\^+$/];
+
+/** A line that states the failure: the agent's or the probe's own (`agent: …`, `preflight: …`), or one naming an Error. */
+const ERROR_LINE = /^(agent|preflight):|\b\w*Error\b/;
+
+/** Longest line a failure line quotes, characters (one line of a bundled processor's source can be megabytes). */
+export const FAILURE_DETAIL_LINE_CHARS = 300;
+
+/**
+ * What a failure line quotes of a failed command's inline stderr, on one line: up to `lines` non-blank lines, trimmed,
+ * without {@link NOISE_LINES}, ending at the last error-shaped line when there is one (else at the last line), each cut
+ * to {@link FAILURE_DETAIL_LINE_CHARS}. The commands keep their own output's stderr under {@link SSM_INLINE_STDERR_CHARS}
+ * (bundle.ts: the agent's and the probe's stderr are cut to their last characters), so the last lines inline are the
+ * last lines written.
  */
 export function failureDetail(standardErrorContent: string | undefined, lines: number): string {
-  return (standardErrorContent ?? '').split('\n').map((l) => l.trim()).filter(Boolean).slice(-lines).join(' | ');
+  const kept = (standardErrorContent ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !NOISE_LINES.some((re) => re.test(l)));
+  let end = kept.length;
+  while (end > 0 && !ERROR_LINE.test(kept[end - 1] as string)) end--;
+  if (end === 0) end = kept.length;
+  const cut = (l: string) => (l.length > FAILURE_DETAIL_LINE_CHARS ? `${l.slice(0, FAILURE_DETAIL_LINE_CHARS - 1)}…` : l);
+  return kept.slice(Math.max(0, end - lines), end).map(cut).join(' | ');
 }
 
+/** SSM command statuses after which the agent is no longer running. */
 export const FAILED_STATUSES = new Set(['Cancelled', 'Cancelling', 'Failed', 'TimedOut', 'Undeliverable', 'Terminated', 'DeliveryTimedOut', 'ExecutionTimedOut', 'InvalidPlatform', 'AccessDenied']);
 
 /** The generator group's in-service instances, sorted by id, and the rest by lifecycle state. */

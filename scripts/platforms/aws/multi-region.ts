@@ -36,6 +36,13 @@ export interface RegionPart {
  * compared with the total once. @throws UsageError when the total is above it (nothing opened, nothing scaled).
  */
 export function checkRunCost(parts: readonly RegionPart[], planOf: (k: number) => Plan, maxCost: number | undefined, log: (line: string) => void): void {
+  // The other regions' generators load the home region's target (unless --target names another): their connections
+  // cross its load balancer's and target's interfaces, whose flow logs bill in the home region.
+  const others = parts.map((p, k) => ({ p, plan: planOf(k) })).filter(({ p }) => p.natAddresses !== undefined);
+  const remoteLoad = {
+    peakConnections: others.reduce((a, o) => a + o.plan.peakConcurrent, 0),
+    connectionsOpened: others.reduce((a, o) => a + o.plan.totalArrivals, 0),
+  };
   const estimate = sumRegions(parts.map((p, k) => ({
     region: p.region,
     estimate: estimateRegion({
@@ -46,6 +53,7 @@ export function checkRunCost(parts: readonly RegionPart[], planOf: (k: number) =
       processesPerGenerator: p.platform.limits.processes,
       externalTarget: p.cost.externalTarget,
       viaNat: p.natAddresses !== undefined,
+      ...(p.natAddresses !== undefined ? { natAddresses: p.natAddresses } : { remoteLoad }),
     }),
   })));
   for (const line of costLines(estimate)) log(line);
@@ -83,6 +91,7 @@ export function remoteOutputs(home: RigOutputs, r: RegionalOutputs): RigOutputs 
     ...(r.generatorInstanceType ? { generatorInstanceType: r.generatorInstanceType } : {}),
     ...(r.generatorSecondaryIps !== undefined ? { generatorSecondaryIps: r.generatorSecondaryIps } : {}),
     ...(r.safetyNetFunctionName ? { safetyNetFunctionName: r.safetyNetFunctionName } : {}),
+    ...(r.flowLogTraffic ? { flowLogTraffic: r.flowLogTraffic } : {}),
     // These generators load the target's internet-facing URL (their NAT addresses are admitted there).
     ...(home.publicTargetUrl ? { targetUrl: home.publicTargetUrl } : {}),
     stackNames: [r.stackName],

@@ -85,7 +85,14 @@ export function quotaShortfall(c: QuotaComparison, region: string): string | und
     const fits = Math.floor((c.limit - other - (needed - n.vcpus)) / n.lowered.each);
     if (fits < 1 || fits >= n.lowered.count) continue;
     const min = n.lowered.minCapacity !== undefined && n.lowered.minCapacity > fits ? ` -c minCapacity=${fits}` : '';
-    fixes.push(`redeploy the target with a lower maximum (\`npm run deploy -- -c maxCapacity=${fits}${min}\` with the deploy's other -c options: the run counts the target at its maximum of ${n.lowered.count}, to which it may scale out during the run)`);
+    // What else the lower maximum changes: the target's headroom; Redis under redis=auto (lib/config.ts: on when
+    // maxCapacity > 1); and a minimum the CLI cannot read (a Fargate service's) may be above it, which synth refuses.
+    const effects = [
+      'a smaller target may become the run\'s bottleneck',
+      ...(fits === 1 ? ['at maxCapacity=1 redis=auto (the default) deploys no Redis'] : []),
+      ...(n.lowered.minCapacity === undefined ? [`if it was deployed with -c minCapacity above ${fits}, add -c minCapacity=${fits} (a minimum above the maximum is refused)`] : []),
+    ];
+    fixes.push(`redeploy the target with a lower maximum (\`npm run deploy -- -c maxCapacity=${fits}${min}\` with the deploy's other -c options: the run counts the target at its maximum of ${n.lowered.count}, to which it may scale out during the run; ${effects.join('; ')})`);
   }
   fixes.push(`request an increase to at least ${needed + other} at ${quotaConsoleUrl(region, c.quota)}`);
   const fix = fixes.length > 1 ? `${fixes.slice(0, -1).join(', ')}, or ${fixes[fixes.length - 1]}` : fixes[0];

@@ -161,8 +161,8 @@ export function rigSection(r: ReportJson): string {
 
 /**
  * The OS package builds the generators' boots installed unpinned (each generator's `osPackages`), one row per package
- * and build with the generators that ran it, so a fleet on two builds shows as two rows; empty when no generator
- * recorded any (a local run, generators booted before the record existed).
+ * and build with the generators that ran it, so a fleet on two builds shows as two rows, and the generators without a
+ * record in one row; empty when no generator recorded any (a local run, generators booted before the record existed).
  */
 function osPackagesTable(r: ReportJson): string {
   const gens = r.rig.generators;
@@ -177,6 +177,8 @@ function osPackagesTable(r: ReportJson): string {
   }
   const rows = [...builds].sort(([a], [b]) => a.localeCompare(b)).flatMap(([name, byBuild]) => [...byBuild].map(([build, ids]) => row([td(name, 'name'), td(build, 'name'), td(ids.join(', '), 'name')])));
   const none = gens.filter((g) => !g.osPackages).map((g) => g.id);
-  if (none.length) rows.push(row([td('–', 'name'), td('not recorded (booted before the record existed)', 'name'), td(none.join(', '), 'name')]));
+  // No record has several causes (booted before the record existed, a bad ready.json skipped, a lost generator that
+  // wrote none, rpm knowing none of the packages): the row says only what is known.
+  if (none.length) rows.push(row([td('–', 'name'), td('no record', 'name'), td(none.join(', '), 'name')]));
   return `<div class="card"><table id="os-packages"><thead>${row([th('OS package (installed at boot, unpinned)'), th('build'), th('generators')])}</thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
