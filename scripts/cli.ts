@@ -292,7 +292,11 @@ async function main(argv: string[]): Promise<number> {
     return exitCode;
   } catch (err) {
     settling = true;
-    return await failedRun(err, { raw, log, awsRun, runInfo });
+    const code = await failedRun(err, { raw, log, awsRun, runInfo });
+    // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
+    // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
+    if (err instanceof InterruptedBeforeStart) process.exit(code);
+    return code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
