@@ -9,7 +9,7 @@ import { preflightError, preflightHere, preflightSpec, socketIoPolls } from '../
 import { loadScenario } from '../../scripts/scenario';
 import { freePort } from '../aws/moto';
 import { loopbackHttpServer } from '../helpers/http-server';
-import { until } from '../helpers/wait';
+import { settlesWithin, until } from '../helpers/wait';
 
 import { probe, connectFailure } from '../../load-generators/lib/preflight';
 
@@ -522,33 +522,27 @@ describe('a first HTTP step whose answer streams on and never ends', () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  /** The probe, failed by the test if it outlasts `ms` (it used to wait forever). */
-  const bounded = <T>(p: Promise<T>, ms: number): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms)));
-    return Promise.race([p, late]).finally(() => clearTimeout(timer));
-  };
 
   test('a trickle of chunks: the probe ends within the step timeout, with the status, and closes the stream', async () => {
-    const result = await bounded(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/events' }, httpStatusAdvisory: true, timeoutMs: 1000 }), 10_000);
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/events' }, httpStatusAdvisory: true, timeoutMs: 1000 }), 10_000);
     expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /events 200']) });
     await until(() => closed.includes('/events'), { what: 'the server saw the probe close the stream' });
   });
 
   test('headers and then silence: the status is the answer, given at the step timeout (not "no HTTP answer")', async () => {
-    const result = await bounded(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/silent' }, timeoutMs: 1000 }), 10_000);
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/silent' }, timeoutMs: 1000 }), 10_000);
     expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /silent 200']) });
     await until(() => closed.includes('/silent'), { what: 'the server saw the probe close the stream' });
   });
 
   test("200 characters at once: the probe reads them and goes on, well before the step's timeout", async () => {
-    const result = await bounded(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/big' }, timeoutMs: 30_000 }), 10_000);
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/big' }, timeoutMs: 30_000 }), 10_000);
     expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /big 200']) });
     await until(() => closed.includes('/big'), { what: 'the server saw the probe close the stream' });
   });
 
   test('an answer cut off before its end and its first 200 characters: the step fails, naming it', async () => {
-    const result = await bounded(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/cut' }, timeoutMs: 30_000 }), 10_000);
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/cut' }, timeoutMs: 30_000 }), 10_000);
     expect(result).toMatchObject({ ok: false, step: 'http', config: false, message: expect.stringMatching(/^HTTP GET \/cut failed \(ECONNRESET: /) });
   });
 });
