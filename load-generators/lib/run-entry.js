@@ -12,16 +12,25 @@
  */
 
 /**
+ * @typedef {{ once(event: 'beforeExit', listener: () => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null }} Proc
+ * @typedef {object} EntryOptions
+ * @property {Proc} [proc] the process (a test's stand-in)
+ * @property {string} [report] how to report the bug, in the line said when main never settled (default: `please
+ *   report it`; an `npm run …` command asks for the command that was run)
+ */
+
+/**
  * Runs `main` as the process's entry: its result becomes the exit code; `onError` turns a rejection into one (its
  * line written by it). If the process runs out of work before `main` settles: one line naming `name`, exit 3.
  * @param {string} name @param {() => Promise<number>} main @param {(err: unknown) => number} onError
- * @param {{ once(event: 'beforeExit', listener: () => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null }} [proc]
+ * @param {EntryOptions} [opts]
  */
-function runEntry(name, main, onError, proc = process) {
+function runEntry(name, main, onError, opts = {}) {
+  const proc = opts.proc ?? process;
   let settled = false;
   proc.once('beforeExit', () => {
     if (settled) return;
-    proc.stderr.write(`rig failure: ${name} stopped before it finished, with nothing left to wait for: a rig bug (please report it with the command you ran; RIG_DEBUG=1 shows more)\n`);
+    proc.stderr.write(`rig failure: ${name} stopped before it finished, with nothing left to wait for: a rig bug (${opts.report ?? 'please report it'})\n`);
     proc.exitCode = 3;
   });
   main().then(
