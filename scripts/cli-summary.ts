@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
 import { redactText } from './core/redact';
+import type { EntryFailure } from './entry';
 import { invocationDir, userPath } from './home-path';
 import type { RawFlags } from './options';
 
@@ -52,4 +53,19 @@ export function emitSummary(raw: SummaryFlags, summary: object): void {
       process.stderr.write(`error: cannot write --output ${raw.output} (${(err as NodeJS.ErrnoException).code ?? String(err)}); pass a writable file path\n`);
     }
   }
+}
+
+/** The run a failure summary names, once it has one: its id and folder (set by the CLI's main as the run opens). */
+export interface RunReached {
+  runInfo: { runId?: string; runDir?: string };
+}
+
+/**
+ * The CLI's hook for its entry (scripts/entry.ts `onFailure`): the exit-3 paths that leave no code of main's own —
+ * main rejected, or the process ran out of work before it settled — still write the rig-failure summary the CLI
+ * writes for its other rig failures (README: `--output` is written whatever the exit code). The flags are read from
+ * the command line as a refused one's are: main may not have parsed them.
+ */
+export function entryFailureSummary(argv: readonly string[], reached: RunReached): (failure: EntryFailure) => void {
+  return ({ exitCode, error }) => emitSummary(summaryFlagsOf(argv), { ...reached.runInfo, status: 'rig-failure', exitCode, error } satisfies FailedSummary);
 }

@@ -16,7 +16,7 @@ import { watchRepeatedValues } from './cli-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
-import { type FailedSummary, emitSummary, summaryFlagsOf } from './cli-summary';
+import { type FailedSummary, type RunReached, emitSummary, entryFailureSummary, summaryFlagsOf } from './cli-summary';
 import { redactText } from './core/redact';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local/local';
@@ -245,7 +245,7 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
   return failed('rig-failure', ExitCode.rigFailure, errorText(err));
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], reached: RunReached): Promise<number> {
   const parsed = parseCommandLine(argv);
   if ('exitCode' in parsed) return parsed.exitCode;
   const o = parsed.flags;
@@ -271,7 +271,6 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let awsRun = false;
-  let runInfo: { runId?: string; runDir?: string } = {};
   try {
     const flags = validateFlags(raw);
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
@@ -287,12 +286,12 @@ async function main(argv: string[]): Promise<number> {
       running = true;
       return onInterrupt(handler);
     };
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
     settling = true;
-    const code = await failedRun(err, { raw, log, awsRun, runInfo });
+    const code = await failedRun(err, { raw, log, awsRun, runInfo: reached.runInfo });
     // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
     // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
     if (err instanceof InterruptedBeforeStart) process.exit(code);
@@ -326,5 +325,7 @@ function keepStack(runDir: string, err: unknown): string | undefined {
 }
 
 if (require.main === module) {
-  runEntry('npm run loadtest', () => main(process.argv.slice(2)), unexpectedFailure);
+  const argv = process.argv.slice(2);
+  const reached: RunReached = { runInfo: {} };
+  runEntry('npm run loadtest', () => main(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
 }
