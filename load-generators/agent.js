@@ -167,4 +167,6 @@ require('./lib/run-entry').runEntry(
     process.stderr.write(`agent: ${err && err.stack ? err.stack : err}\n`);
     return 3;
   },
+  // No one runs the agent by hand: the run folder keeps its log (generators/<id>/agent.log).
+  { report: 'please report it with the run folder' },
 );

@@ -16,6 +16,7 @@ import { watchRepeatedValues } from './cli-flags';
 import { longFlags, npmEatenRefusal } from './npm-flags';
 import { writeFileAtomic } from './adapters/atomic-file';
 import { checkOutputFile } from './adapters/run-folder';
+import { type FailedSummary, type RunReached, emitSummary, entryFailureSummary, summaryFlagsOf } from './cli-summary';
 import { redactText } from './core/redact';
 import { readMachineLimits } from './adapters/system-limits';
 import { localPlatform } from './platforms/local/local';
@@ -69,8 +70,7 @@ type Log = (line: string) => void;
 
 /** A command line refused before it was parsed: a script asking for the summary still gets one. Returns exit 2. */
 function badInputSummary(argv: readonly string[], message: string): number {
-  const output = flagValue(argv, '--output');
-  emitSummary({ json: argv.includes('--json'), output: output === undefined ? undefined : userPath(output, os.homedir(), invocationDir(process.env, process.cwd())) }, { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
+  emitSummary(summaryFlagsOf(argv), { status: 'bad-input', exitCode: ExitCode.badInput, error: message });
   return ExitCode.badInput;
 }
 
@@ -245,7 +245,7 @@ async function failedRun(err: unknown, { raw, log, awsRun, runInfo }: FailureCon
   return failed('rig-failure', ExitCode.rigFailure, errorText(err));
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], reached: RunReached): Promise<number> {
   const parsed = parseCommandLine(argv);
   if ('exitCode' in parsed) return parsed.exitCode;
   const o = parsed.flags;
@@ -271,7 +271,6 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let awsRun = false;
-  let runInfo: { runId?: string; runDir?: string } = {};
   try {
     const flags = validateFlags(raw);
     // RIG_HEARTBEAT_TIMEOUT_MS: how soon agents stop themselves when this process dies (default 30 s).
@@ -287,12 +286,16 @@ async function main(argv: string[]): Promise<number> {
       running = true;
       return onInterrupt(handler);
     };
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
     settling = true;
-    return await failedRun(err, { raw, log, awsRun, runInfo });
+    const code = await failedRun(err, { raw, log, awsRun, runInfo: reached.runInfo });
+    // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
+    // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
+    if (err instanceof InterruptedBeforeStart) process.exit(code);
+    return code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -321,41 +324,8 @@ function keepStack(runDir: string, err: unknown): string | undefined {
   }
 }
 
-/** The summary of a run that ended before its report (exit 2 or 3): still a summary a script can read. */
-interface FailedSummary {
-  readonly runId?: string;
-  readonly runDir?: string;
-  readonly status: 'bad-input' | 'rig-failure' | 'interrupted' | 'script-failure';
-  readonly exitCode: number;
-  readonly error: string;
-}
-
-/** The value of `--flag V` or `--flag=V` in raw arguments (before the parser accepted them). */
-function flagValue(argv: readonly string[], flag: string): string | undefined {
-  const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
-  if (i < 0) return undefined;
-  const a = argv[i] as string;
-  return a.includes('=') ? a.slice(flag.length + 1) : argv[i + 1];
-}
-
-/** Puts the summary on stdout (`--json`) and into `--output FILE` (write-then-rename: never half a file). */
-function emitSummary(raw: RawFlags, summary: object): void {
-  const text = redactText(`${JSON.stringify(summary, null, 2)}\n`);
-  if (raw.json) process.stdout.write(text);
-  if (raw.output) {
-    try {
-      checkOutputFile(raw.output);
-    } catch {
-      return; // an unusable --output was already reported as the run's bad input
-    }
-    try {
-      writeFileAtomic(path.resolve(raw.output), text);
-    } catch (err) {
-      process.stderr.write(`error: cannot write --output ${raw.output} (${(err as NodeJS.ErrnoException).code ?? String(err)}); pass a writable file path\n`);
-    }
-  }
-}
-
 if (require.main === module) {
-  runEntry('npm run loadtest', () => main(process.argv.slice(2)), unexpectedFailure);
+  const argv = process.argv.slice(2);
+  const reached: RunReached = { runInfo: {} };
+  runEntry('npm run loadtest', () => main(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
 }

@@ -236,6 +236,19 @@ interface RunStage {
   readonly runDir: string;
 }
 
+/**
+ * `work`'s result, unless the run is interrupted first: then InterruptedBeforeStart at once. What `work` still does
+ * ends by its own timeouts, its outcome unheard (the entry point does not wait for it: scripts/cli.ts).
+ */
+function unlessInterrupted<T>(work: Promise<T>, interrupted: Promise<void>): Promise<T> {
+  return Promise.race([
+    work,
+    interrupted.then(() => {
+      throw new InterruptedBeforeStart();
+    }),
+  ]);
+}
+
 /** Preflight, slices, fleet, the load: the run sequence on an opened run, until the load has ended. */
 async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
   const { input, platform, ctx, plan, runId, runDir } = s;
@@ -246,7 +259,8 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-  await run.preflight(preflightSpec(script, target.url, input.rigConnect, input.testRunId));
+  // Up to a step timeout per step, so a Ctrl-C ends the wait at once (it used to be heard only once the probe ended).
+  await unlessInterrupted(run.preflight(preflightSpec(script, target.url, input.rigConnect, input.testRunId)), s.interrupted);
   // A user's vusers read $dirname and $scenarioFile as the script's, not the load process's folder (scripts/config-env.ts).
   const placed = input.scenario.builtIn ? script : { ...script, config: withScriptPlaceVariables(script.config, path.basename(input.scenario.file)) };
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);

@@ -146,7 +146,15 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress,
   });
 }
 
+/** How much of an answer's body the probe reads (what its callers read as `head`). */
+const HEAD_CHARS = 200;
+
 /**
+ * One request, settled once the answer's status, headers and body's first 200 characters are in (or its whole body,
+ * if shorter); the answer is then closed. The whole request, the connect included, is bounded by `timeoutMs`: one
+ * that has its status by then settles with what it has (a stream whose first characters come slowly), one that has
+ * none fails with ETIMEDOUT. It used to wait for the answer's end, with a socket timeout that every chunk reset: a
+ * first step at a server-sent event stream kept the probe, and the run, waiting forever.
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
  * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string, location?: string }>} head: the body's first 200 characters
@@ -154,18 +162,40 @@ function connectOnce(address, port, servername, secure, timeoutMs, localAddress,
 function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, { method, timeout: timeoutMs, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
+    /** @type {(() => void) | undefined} settles with the answer read so far, once its headers are in */
+    let answered;
+    const timer = setTimeout(() => {
+      if (answered) answered();
+      else req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    /** @param {unknown} err */
+    const fail = (err) => {
+      clearTimeout(timer);
+      req.destroy();
+      reject(err);
+    };
+    const req = client.request(url, { method, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
       let head = '';
-      res.on('data', (/** @type {Buffer} */ d) => {
-        if (head.length < 200) head += d.toString('utf8').slice(0, 200 - head.length);
-      });
       const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
       const location = res.headers.location;
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) }));
-      res.on('error', reject);
+      answered = () => {
+        clearTimeout(timer);
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) });
+      };
+      res.setEncoding('utf8');
+      res.on('data', (/** @type {string} */ d) => {
+        if (head.length < HEAD_CHARS) head += d.slice(0, HEAD_CHARS - head.length);
+        if (head.length >= HEAD_CHARS) answered?.();
+      });
+      res.on('end', () => answered?.());
+      // Cut off before its end (and before the characters the probe reads): an error, as a vuser's request gets.
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }));
+      });
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
+    req.on('error', fail);
     req.end();
   });
 }

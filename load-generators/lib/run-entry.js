@@ -12,17 +12,43 @@
  */
 
 /**
+ * @typedef {{ once(event: 'beforeExit', listener: () => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null }} Proc
+ * @typedef {{ exitCode: number, error: string }} EntryFailure
+ * @typedef {object} EntryOptions
+ * @property {Proc} [proc] the process (a test's stand-in)
+ * @property {string} [report] how to report the bug, in the line said when main never settled (default: `please
+ *   report it`; an `npm run …` command asks for the command that was run)
+ * @property {(failure: EntryFailure) => void} [onFailure] told the exit code and the one-line error whenever the code is
+ *   not main's own: main rejected (onError's code) or the process ran out of work first (3). The CLI writes its
+ *   failure summary (`--json`, `--output`) there.
+ */
+
+/** The first line of an error's message (or of it as text). @param {unknown} err */
+const firstLine = (err) => String(err instanceof Error ? err.message : err).split('\n')[0] ?? '';
+
+/**
  * Runs `main` as the process's entry: its result becomes the exit code; `onError` turns a rejection into one (its
  * line written by it). If the process runs out of work before `main` settles: one line naming `name`, exit 3.
  * @param {string} name @param {() => Promise<number>} main @param {(err: unknown) => number} onError
- * @param {{ once(event: 'beforeExit', listener: () => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null }} [proc]
+ * @param {EntryOptions} [opts]
  */
-function runEntry(name, main, onError, proc = process) {
+function runEntry(name, main, onError, opts = {}) {
+  const proc = opts.proc ?? process;
   let settled = false;
+  /** @param {EntryFailure} failure */
+  const failed = (failure) => {
+    try {
+      opts.onFailure?.(failure);
+    } catch (err) {
+      proc.stderr.write(`rig failure: ${name} could not write its failure summary (${firstLine(err)})\n`);
+    }
+  };
   proc.once('beforeExit', () => {
     if (settled) return;
-    proc.stderr.write(`rig failure: ${name} stopped before it finished, with nothing left to wait for: a rig bug (please report it with the command you ran; RIG_DEBUG=1 shows more)\n`);
+    const error = `${name} stopped before it finished, with nothing left to wait for: a rig bug (${opts.report ?? 'please report it'})`;
+    proc.stderr.write(`rig failure: ${error}\n`);
     proc.exitCode = 3;
+    failed({ exitCode: 3, error });
   });
   main().then(
     (code) => {
@@ -31,7 +57,9 @@ function runEntry(name, main, onError, proc = process) {
     },
     (err) => {
       settled = true;
-      proc.exitCode = onError(err);
+      const code = onError(err);
+      proc.exitCode = code;
+      failed({ exitCode: code, error: firstLine(err) });
     },
   );
 }

@@ -7,8 +7,7 @@
 import { TARGET_METRICS_PREFIX, targetMetricsKey } from '../../load-generators/lib/run-protocol';
 import type { CloudWatchSection, LoadWindow, MetricsSource, RunStore } from '../contracts';
 import { readRunFile } from '../report/run-files';
-import * as http from 'node:http';
-import * as https from 'node:https';
+import { getJson } from './get-json';
 
 /** One target sample as the report shows it (a subset of the reference target's /metrics). */
 export interface TargetSample {
@@ -38,27 +37,6 @@ export interface TargetSamplerProps {
   readonly intervalMs?: number;
   /** @default Date.now */
   readonly now?: () => number;
-}
-
-function getJson(url: string, timeoutMs: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const client = url.startsWith('https:') ? https : http;
-    const req = client.get(url, { timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
-        try {
-          resolve(JSON.parse(body));
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
 }
 
 /** Starts polling `<url>/metrics`; the first poll is immediate. */

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import { getJson } from '../adapters/get-json';
 import type { CpuTimes } from './figures';
 import { PinError, cpuListText, parseCpuList } from './pinning';
 
@@ -178,23 +178,12 @@ export class TreeSampler {
   }
 }
 
-/** The target's summed RSS and connections (GET /metrics of the reference target; {} from anything else). */
-export function targetMetrics(url: string): Promise<{ rss?: number; connections?: number }> {
-  return new Promise((resolve) => {
-    const req = http.get(`${url}/metrics`, { timeout: 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => {
-        try {
-          const j = JSON.parse(body) as { connections?: number; memory?: { rss?: number } };
-          resolve({ rss: j.memory?.rss, connections: j.connections });
-        } catch {
-          resolve({});
-        }
-      });
-    });
-    req.on('error', () => resolve({}));
-    req.on('timeout', () => req.destroy());
-  });
+/** The target's summed RSS and connections (GET /metrics of the reference target; {} from anything else, within 2 s). */
+export async function targetMetrics(url: string): Promise<{ rss?: number; connections?: number }> {
+  try {
+    const j = (await getJson(`${url}/metrics`, 2000)) as { connections?: number; memory?: { rss?: number } } | null;
+    return { rss: j?.memory?.rss, connections: j?.connections };
+  } catch {
+    return {};
+  }
 }

@@ -23,3 +23,13 @@ export async function until(cond: () => boolean | Promise<boolean>, opts: UntilO
   }
   return Date.now() - started;
 }
+
+/**
+ * `p`'s outcome, or a rejection once `ms` pass first: a bound on a promise that may never settle (what a test of
+ * such a bug waits on), so the test fails in time instead of hanging.
+ */
+export function settlesWithin<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

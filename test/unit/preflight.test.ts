@@ -9,6 +9,7 @@ import { preflightError, preflightHere, preflightSpec, socketIoPolls } from '../
 import { loadScenario } from '../../scripts/scenario';
 import { freePort } from '../aws/moto';
 import { loopbackHttpServer } from '../helpers/http-server';
+import { settlesWithin, until } from '../helpers/wait';
 
 import { probe, connectFailure } from '../../load-generators/lib/preflight';
 
@@ -548,4 +549,55 @@ test("a WebSocket target that checks a header and a subprotocol: the probe sends
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   }
+});
+
+// A first step whose answer never ends (server-sent events, a long poll) used to keep the probe waiting for its 'end',
+// its socket timeout reset by every chunk: `GET /events` on a server streaming a chunk a second kept `npm run
+// loadtest` alive 12+ minutes. The probe needs the status, the headers and the body's first 200 characters.
+describe('a first HTTP step whose answer streams on and never ends', () => {
+  const closed: string[] = [];
+  let port = 0;
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+    // /big: more than the 200 characters the probe reads, at once; /cut: a few, then the connection drops; /silent:
+    // none; /events: a short chunk every 100 ms, forever.
+    if (req.url === '/big') res.write(`data: ${'x'.repeat(300)}\n\n`);
+    if (req.url === '/cut') res.write('data: a\n\n', () => res.destroy());
+    const timer = req.url === '/events' || req.url === '/big' ? setInterval(() => res.write('data: tick\n\n'), 100) : undefined;
+    res.on('close', () => {
+      clearInterval(timer);
+      closed.push(req.url ?? '');
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as import('node:net').AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  test('a trickle of chunks: the probe ends within the step timeout, with the status, and closes the stream', async () => {
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/events' }, httpStatusAdvisory: true, timeoutMs: 1000 }), 10_000);
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /events 200']) });
+    await until(() => closed.includes('/events'), { what: 'the server saw the probe close the stream' });
+  });
+
+  test('headers and then silence: the status is the answer, given at the step timeout (not "no HTTP answer")', async () => {
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/silent' }, timeoutMs: 1000 }), 10_000);
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /silent 200']) });
+    await until(() => closed.includes('/silent'), { what: 'the server saw the probe close the stream' });
+  });
+
+  test("200 characters at once: the probe reads them and goes on, well before the step's timeout", async () => {
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/big' }, timeoutMs: 30_000 }), 10_000);
+    expect(result).toMatchObject({ ok: true, steps: expect.arrayContaining(['http GET /big 200']) });
+    await until(() => closed.includes('/big'), { what: 'the server saw the probe close the stream' });
+  });
+
+  test('an answer cut off before its end and its first 200 characters: the step fails, naming it', async () => {
+    const result = await settlesWithin(probe({ target: `http://127.0.0.1:${port}`, http: { method: 'GET', path: '/cut' }, timeoutMs: 30_000 }), 10_000);
+    expect(result).toMatchObject({ ok: false, step: 'http', config: false, message: expect.stringMatching(/^HTTP GET \/cut failed \(ECONNRESET: /) });
+  });
 });
