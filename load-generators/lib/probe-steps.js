@@ -164,39 +164,53 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
     const client = url.protocol === 'https:' ? https : http;
     /** @type {(() => void) | undefined} settles with the answer read so far, once its headers are in */
     let answered;
-    const timer = setTimeout(() => {
-      if (answered) answered();
-      else req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-    }, timeoutMs);
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
     /** @param {unknown} err */
     const fail = (err) => {
       clearTimeout(timer);
-      req.destroy();
+      req?.destroy();
       reject(err);
     };
-    const req = client.request(url, { method, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
-      let head = '';
-      const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
-      const location = res.headers.location;
-      answered = () => {
-        clearTimeout(timer);
-        res.destroy();
-        resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) });
-      };
-      res.setEncoding('utf8');
-      res.on('data', (/** @type {string} */ d) => {
-        if (head.length < HEAD_CHARS) head += d.slice(0, HEAD_CHARS - head.length);
-        if (head.length >= HEAD_CHARS) answered?.();
-      });
-      res.on('end', () => answered?.());
-      // Cut off before its end (and before the characters the probe reads): an error, as a vuser's request gets.
-      res.on('error', fail);
-      res.on('close', () => {
-        if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }));
-      });
-    });
+    /** @type {import('node:http').ClientRequest | undefined} */
+    let req;
+    try {
+      req = makeRequest();
+    } catch (err) {
+      // Refused before any connection (a header value Node will not send, e.g. a token ending in a newline).
+      reject(err);
+      return;
+    }
+    timer = setTimeout(() => {
+      if (answered) answered();
+      else req?.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
     req.on('error', fail);
     req.end();
+
+    function makeRequest() {
+      return client.request(url, { method, agent: false, headers: { [PROBE_HEADER]: '1', ...(authToken ? { authorization: `Bearer ${authToken}` } : {}) }, ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
+        let head = '';
+        const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).filter(Boolean).join('; ') || undefined;
+        const location = res.headers.location;
+        answered = () => {
+          clearTimeout(timer);
+          res.destroy();
+          resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) });
+        };
+        res.setEncoding('utf8');
+        res.on('data', (/** @type {string} */ d) => {
+          if (head.length < HEAD_CHARS) head += d.slice(0, HEAD_CHARS - head.length);
+          if (head.length >= HEAD_CHARS) answered?.();
+        });
+        res.on('end', () => answered?.());
+        // Cut off before its end (and before the characters the probe reads): an error, as a vuser's request gets.
+        res.on('error', fail);
+        res.on('close', () => {
+          if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }));
+        });
+      });
+    }
   });
 }
 
@@ -250,10 +264,10 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
         else resolve();
       };
       const onConnect = () => settle();
-      // Socket.IO's own answer (a CONNECT_ERROR: a middleware's next(err), "Invalid namespace") has no transport type;
-      // a transport's error or the client's timeout does.
-      const onConnectError = (/** @type {Error & { type?: string }} */ err) =>
-        settle(err && err.type === undefined && err.message !== 'timeout' ? Object.assign(err, { serverAnswer: true }) : err);
+      // Socket.IO's own answer (a CONNECT_ERROR: a middleware's next(err), "Invalid namespace"): socket.io-client sets
+      // its `data`. A transport's error, Engine.IO's "server error" (a polling body that is not Engine.IO's: a 2.x
+      // server, a page) and the client's timeout have none.
+      const onConnectError = (/** @type {Error} */ err) => settle(err && 'data' in err ? Object.assign(err, { serverAnswer: true }) : err);
       // The manager's close settles after the events of the same packet: a CONNECT_ERROR closes it ('forced close',
       // the client's own) just before 'connect_error', which then gives the answer. A DISCONNECT before the CONNECT
       // was answered closes it so too, with no 'connect_error' after it.

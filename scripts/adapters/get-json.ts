@@ -13,13 +13,14 @@ import * as https from 'node:https';
 export function getJson(url: string, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const client = url.startsWith('https:') ? https : http;
+    let req: http.ClientRequest | undefined;
     const fail = (err: Error) => {
       clearTimeout(timer);
-      req.destroy();
+      req?.destroy();
       reject(err);
     };
     const timer = setTimeout(() => fail(new Error(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
-    const req = client.get(url, (res) => {
+    const onAnswer = (res: http.IncomingMessage) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -36,7 +37,12 @@ export function getJson(url: string, timeoutMs: number): Promise<unknown> {
       res.on('close', () => {
         if (!res.complete) fail(new Error('the answer was cut off before its end'));
       });
-    });
+    };
+    try {
+      req = client.get(url, onAnswer);
+    } catch (err) {
+      return fail(err as Error); // refused before any connection (a URL Node will not request)
+    }
     req.on('error', fail);
   });
 }

@@ -395,14 +395,25 @@ describe('why a Socket.IO handshake failed, asked over HTTP', () => {
       s.setHeader('content-type', 'text/plain; charset=UTF-8');
       s.end('97:0{"sid":"3IOqjoLIRKcl8n71AAAA","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000}2:40');
     });
-    const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000 });
-    expect(result).toMatchObject({
-      ok: false,
-      step: 'handshake',
-      config: true,
-      message: expect.stringMatching(/Socket\.IO 2\.x answers at \/socket\.io\/ \(Engine\.IO 3's length-prefixed handshake "97:0\{…"\), and Artillery's Socket\.IO client \(4\.x\) cannot connect to it .*: upgrade the server to Socket\.IO 3 or later/),
-    });
-    expect(result.ok === false && result.message).not.toMatch(/sticky|not a Socket\.IO server/);
+    // Over WebSocket, and polling first (a script naming no transports), whose "server error" is no Socket.IO answer.
+    for (const transports of [undefined, ['polling', 'websocket']]) {
+      const result = await probe({ target, realtime: 'socketio', timeoutMs: 5000, ...(transports ? { realtimeOptions: { transports } } : {}) });
+      expect(result).toMatchObject({
+        ok: false,
+        step: 'handshake',
+        config: true,
+        message: expect.stringMatching(/Socket\.IO 2\.x answers at \/socket\.io\/ \(Engine\.IO 3's length-prefixed handshake "97:0\{…"\), and Artillery's Socket\.IO client \(4\.x\) cannot connect to it .*: upgrade the server to Socket\.IO 3 or later/),
+      });
+      expect(result.ok === false && result.message).not.toMatch(/sticky|not a Socket\.IO server|middleware/);
+    }
+  });
+
+  test('a token Node will not send as a header (a trailing newline): the probe fails at http, and no timer is left to crash the process later', async () => {
+    const target = await serve((_q, s) => s.end('ok'));
+    const result = await probe({ target, http: { method: 'GET', path: '/set-cookie' }, timeoutMs: 300 }, { authToken: 'secret\n' });
+    expect(result).toMatchObject({ ok: false, step: 'http', message: expect.stringMatching(/ERR_INVALID_CHAR/) });
+    // Past the step timeout: a timer left armed without its request threw an uncaught ReferenceError here.
+    await new Promise((r) => setTimeout(r, 500));
   });
 
   test("a Socket.IO server with another parser (socket.io-msgpack-parser): it closes the session on CONNECT; named, exit 2 (was: the probe waited with nothing left to wait for, and the run ended with exit 0)", async () => {
