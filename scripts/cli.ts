@@ -294,7 +294,7 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
     const code = await failedRun(err, { raw, log, awsRun, runInfo: reached.runInfo });
     // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
     // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
-    if (err instanceof InterruptedBeforeStart) process.exit(code);
+    if (err instanceof InterruptedBeforeStart && err.abandonedWork) process.exit(code);
     return code;
   } finally {
     process.off('SIGINT', onSignal);

@@ -36,7 +36,11 @@ export class ScriptFailure extends Error {
  */
 export class InterruptedBeforeStart extends Error {
   override readonly name = 'InterruptedBeforeStart';
-  constructor(message = 'interrupted before the run started; nothing was started') {
+  /**
+   * @param abandonedWork the run stopped waiting for work still in flight in this process (the local preflight's
+   *   probe, which ends by its own timeouts): the entry point exits without waiting for it.
+   */
+  constructor(message = 'interrupted before the run started; nothing was started', readonly abandonedWork = false) {
     super(message);
   }
 }

@@ -244,7 +244,7 @@ function unlessInterrupted<T>(work: Promise<T>, interrupted: Promise<void>): Pro
   return Promise.race([
     work,
     interrupted.then(() => {
-      throw new InterruptedBeforeStart();
+      throw new InterruptedBeforeStart(undefined, true);
     }),
   ]);
 }
