@@ -68,6 +68,11 @@ const MEASURED_BY: Readonly<Record<BuiltInScenario, readonly string[]>> = {
 
 const isBuiltIn = (name: string | undefined): name is BuiltInScenario => (BUILT_IN_SCENARIOS as readonly (string | undefined)[]).includes(name);
 
+/** The processor functions the scenarios Artillery may pick call (weight above 0; in their flows or hooks). */
+function calledFunctions(script: { readonly scenarios: readonly unknown[] }): Set<string> {
+  return new Set(referencedFunctions({ config: {}, scenarios: script.scenarios.filter(scenarioCanRun) }).map((f) => f.name));
+}
+
 /** The functions of every built-in scenario's processor that connect to the target (load-generators/processors/connect.js). */
 export const RIG_CONNECT_FUNCTIONS = ['fetchCookie', 'openSocket'] as const;
 
@@ -78,7 +83,7 @@ export const RIG_CONNECT_FUNCTIONS = ['fetchCookie', 'openSocket'] as const;
  */
 export function rigConnects(script: { readonly config: Record<string, unknown>; readonly scenarios: readonly unknown[] }, processor: string | undefined): boolean {
   if (!isBuiltIn(processor)) return false;
-  const called = new Set(referencedFunctions({ config: {}, scenarios: script.scenarios.filter(scenarioCanRun) }).map((f) => f.name));
+  const called = calledFunctions(script);
   return RIG_CONNECT_FUNCTIONS.some((fn) => called.has(fn));
 }
 
@@ -90,7 +95,7 @@ export function rigConnects(script: { readonly config: Record<string, unknown>; 
  */
 export function rigScenarioOf(script: { readonly config: Record<string, unknown>; readonly scenarios: readonly unknown[]; readonly before?: unknown; readonly after?: unknown }, processor: string | undefined): BuiltInScenario | undefined {
   if (processor === undefined) return undefined;
-  const called = new Set(referencedFunctions({ config: {}, scenarios: script.scenarios.filter(scenarioCanRun) }).map((f) => f.name));
+  const called = calledFunctions(script);
   const makes = (s: BuiltInScenario) => MEASURED_BY[s].every((fn) => called.has(fn));
   if (isBuiltIn(processor) && makes(processor)) return processor;
   return makes('connect') ? 'connect' : undefined;

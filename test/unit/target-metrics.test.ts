@@ -6,13 +6,13 @@
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TARGET_METRICS_PREFIX } from '../../load-generators/lib/run-protocol';
 import { localStore } from '../../load-generators/lib/run-store';
 import { startTargetSampler } from '../../scripts/adapters/target-metrics';
 import { targetMetrics } from '../../scripts/bench/sampling';
+import { loopbackHttpServer } from '../helpers/http-server';
 import { settlesWithin } from '../helpers/wait';
 
 const METRICS = JSON.stringify({ connections: 7, memory: { rss: 1234 } });
@@ -26,7 +26,7 @@ const BROKEN = [
   ['trickling on (a byte every 100 ms)', 'trickle'],
 ] as const;
 let how: How = 'whole';
-const server = http.createServer((_req, res) => {
+const handler: http.RequestListener = (_req, res) => {
   if (how === 'whole') return res.writeHead(200, { 'content-type': 'application/json' }).end(METRICS);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(METRICS.length + 1000) }).flushHeaders();
   if (how === 'cut') res.write(METRICS.slice(0, 5), () => res.socket?.destroy());
@@ -34,16 +34,14 @@ const server = http.createServer((_req, res) => {
     const timer = setInterval(() => res.write(' '), 100);
     res.on('close', () => clearInterval(timer));
   }
-});
+};
 let base = '';
+let server: Awaited<ReturnType<typeof loopbackHttpServer>> | undefined;
 beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await loopbackHttpServer(handler);
+  base = `http://127.0.0.1:${server.port}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+afterAll(async () => server?.close());
 
 describe("the run's target sampler: stop() returns whatever /metrics does", () => {
   /** Samples once at start and once at stop (the interval is never reached); the samples stored. */
