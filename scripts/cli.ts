@@ -24,6 +24,8 @@ import { runLoadTest } from './run';
 import { prepareRunInput, type RunInput } from './run-input';
 import { POLLING_FIX, socketIoPolls } from './preflight';
 import { connectionTargets, enginesUsed } from './engines';
+import { assertBrowserStarts } from './browser';
+import { launchBrowserOnce } from './adapters/browser-launch';
 import { checkTargetUrl } from './target-url';
 import { runEntry, unexpectedFailure } from './entry';
 
@@ -136,6 +138,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
       log,
       socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script),
       socketIoScript: enginesUsed(input.script).has('socketio'),
+      browserCheck: () => assertBrowserStarts(input.script, launchBrowserOnce),
       userScript: !input.scenario.builtIn,
       ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
       // A ws connect step's own URL is checked as --target is (a mistyped one was an unexpected error, exit 3).

@@ -359,6 +359,18 @@ test("--platform aws with a plugin found only here (the user's ARTILLERY_PLUGIN_
   expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
 });
 
+test('--platform aws with a playwright script: exit 2 before anything starts (the generators install no browser), naming --platform local', async () => {
+  const dir = tempDir('rig-aws-browser-');
+  fs.writeFileSync(path.join(dir, 'pw.js'), "module.exports = { visit: async (page) => { await page.goto('/'); } };\n");
+  const script = path.join(dir, 'pw.yml');
+  fs.writeFileSync(script, `config:\n  target: ${target.url}\n  processor: ./pw.js\n  engines:\n    playwright: {}\n  phases:\n    - { duration: 1, arrivalCount: 2 }\nscenarios:\n  - name: shop\n    engine: playwright\n    testFunction: visit\n`);
+  const res = await runCli(['--platform', 'aws', '--scenario', script, '--out', path.join(dir, 'run')], { env: { ...moto.env, AWS_PROFILE: '' }, timeoutMs: 60_000 });
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(/error: scenario "shop" uses the playwright engine, but the AWS generators install Artillery without a browser .*run this script with --platform local/);
+  expect(res.stderr).not.toMatch(/desired capacity|preflight from generator/);
+  expect(fs.existsSync(path.join(dir, 'run'))).toBe(false);
+});
+
 test('--platform aws with a processor loading a package only installed here and a payload outside its folder: exit 2 before anything starts, naming both', async () => {
   const dir = tempDir('rig-aws-ship-');
   const project = path.join(dir, 'project');

@@ -24,6 +24,7 @@ import type { ArtilleryScript } from '../../scenario';
 import { ScriptFiles, assertEnvOnGenerators, assertGeneratorsHaveModules, assertScriptShips, generatorModuleFinder, generatorPackageFinder } from '../../generator-modules';
 import { notShipped, scenarioFolderProblem, shippedFolder } from './bundle';
 import { artilleryPluginFinder, bundledInArtillery } from '../../script-check';
+import { assertNoBrowserOnAws } from '../../browser';
 
 /** The outputs file `npm run deploy` writes (package.json `deploy`). */
 export const OUTPUTS_FILE = 'cdk-outputs.json';
@@ -132,6 +133,7 @@ export function loopbackTargetProblem(target: string | undefined, env: Readonly<
 function assertRunsOnGenerators(p: SelectProps, env: NodeJS.ProcessEnv): void {
   if (!p.script && !p.scriptFiles) return;
   const lock = JSON.parse(fs.readFileSync(path.join(p.root, 'package-lock.json'), 'utf8')) as Lockfile;
+  if (p.script) assertNoBrowserOnAws(p.script);
   if (p.script) assertGeneratorsHaveModules(p.script, artilleryPluginFinder(env.ARTILLERY_PLUGIN_PATH), generatorModuleFinder(lock, bundledInArtillery));
   const files = p.scriptFiles;
   if (!files) return;

@@ -79,6 +79,11 @@ export interface LocalPlatformProps {
   readonly socketIoPolls?: boolean;
   /** A scenario of the run's (user) script uses the socketio engine. */
   readonly socketIoScript?: boolean;
+  /**
+   * Run after the target's preflight, before any generator starts: starts the browser of a script that drives one
+   * (scripts/browser.ts assertBrowserStarts), refusing the run when it does not start. @default none
+   */
+  readonly browserCheck?: () => Promise<void>;
   /** The second octet of this run's loopback aliases ({@link loopbackSourceAddress}). @default a random 1–254 */
   readonly aliasBlock?: number;
 }
@@ -154,7 +159,10 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
           fleet,
           metrics,
           timings: LOCAL_TIMINGS,
-          preflight: (spec) => preflightHere(spec, log, authToken),
+          preflight: async (spec) => {
+            await preflightHere(spec, log, authToken);
+            await opts.browserCheck?.();
+          },
           copyToRunDir: async () => undefined,
           close: () => cleanups.run(),
         };
