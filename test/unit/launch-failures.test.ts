@@ -19,7 +19,7 @@ test('the kinds AWS documents: a vCPU limit or an instance quota and a refused c
   expect(failureKind(VCPU)).toBe('quota');
   expect(failureKind('Your quota allows for 0 more running instance(s). You requested at least 1. Launching EC2 instance failed.')).toBe('quota');
   expect(failureKind('The security group \'sg-0123\' does not exist in VPC \'vpc-0123\'. Launching EC2 instance failed.')).toBe('configuration');
-  expect(failureKind('Value (loadtest-rig) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name. Launching EC2 instance failed.')).toBe('configuration');
+  expect(failureKind('The specified launch template, with template ID lt-0123, does not exist. Launching EC2 instance failed.')).toBe('configuration');
   expect(failureKind(CAPACITY)).toBe('capacity');
   expect(failureKind('Your requested instance type (c5.large) is not supported in your requested Availability Zone (us-east-1e). Launching EC2 instance failed.')).toBe('capacity');
 });
@@ -72,4 +72,21 @@ test('failures from before the wait (an earlier launch, beyond the clock skew) a
   const v = watchLaunch(undefined, { now: T, inService: 0, since: T, activities: [act('Failed', T - ACTIVITY_SKEW_MS - 1, VCPU)] });
   expect(v).toEqual({ next: { inService: 0 }, stop: false });
   expect(watchLaunch(undefined, { now: T, inService: 0, since: T, activities: [act('Failed', T - ACTIVITY_SKEW_MS, VCPU)] }).stop).toBe(true);
+});
+
+const PROFILE = 'Value (arn:aws:iam::123456789012:instance-profile/GeneratorProfile) for parameter iamInstanceProfile.arn is invalid. Invalid IAM Instance Profile ARN. Launching EC2 instance failed.';
+
+test('an instance profile EC2 does not see yet (IAM is eventually consistent right after a deploy) is retried past, not fatal at once', () => {
+  expect(failureKind(PROFILE)).toBe('propagation');
+  expect(failureKind('Value (loadtest-rig) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name. Launching EC2 instance failed.')).toBe('propagation');
+  const activities = [act('Failed', T + 1000, PROFILE)];
+  let v = watchLaunch(undefined, { now: T + 5000, inService: 0, since: T, activities });
+  expect(v).toMatchObject({ stop: false, failure: { kind: 'propagation' } });
+  // The group's retry then launches: progress, the wait goes on.
+  const retried = watchLaunch(v.next, { now: T + 20_000, inService: 0, since: T, activities: [...activities, act('Successful', T + 15_000, undefined, 'Launching a new EC2 instance: i-0def')] });
+  expect(retried.stop).toBe(false);
+  // Still refused with no progress past the grace: the wait ends, naming the role and profile.
+  v = watchLaunch(v.next, { now: T + 5000 + RETRY_GRACE_MS, inService: 0, since: T, activities });
+  expect(v.stop).toBe(true);
+  expect(launchFailureLine('gen', v.failure!)).toBe(`the generator group gen could not launch instances: ${PROFILE} — no launch succeeded or began in the 120 s after it, longer than IAM takes to make a new instance profile visible; check the generator stack's instance role and profile (npm run deploy redeploys them)`);
 });

@@ -70,7 +70,7 @@ export async function waitForInstances(ctx: FleetContext, count: number, deadlin
     watch = verdict.next;
     if (verdict.failure) {
       if (verdict.stop) throw new RigError(launchFailureLine(opts.asgName, verdict.failure));
-      if (verdict.failure.message !== lastFailure) log(`generator group ${opts.asgName}: a launch failed (${verdict.failure.message}); the group retries (in another zone where it can), waiting for it`);
+      if (verdict.failure.message !== lastFailure) log(`generator group ${opts.asgName}: a launch failed (${verdict.failure.message}); the group retries (${verdict.failure.kind === 'propagation' ? 'IAM makes a new instance profile visible to EC2 within moments' : 'in another zone where it can'}), waiting for it`);
       lastFailure = verdict.failure.message;
     }
     const others = [...states.values()].filter((s) => s !== 'InService');

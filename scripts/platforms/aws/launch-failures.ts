@@ -14,7 +14,10 @@
  *   StatusMessage of a vCPU limit ("You have requested more vCPU capacity than your current vCPU limit of …"), an
  *   instance quota ("Your quota allows for 0 more running instance(s)"), or a configuration AWS refuses (a resource
  *   that "does not exist", a parameter that "is invalid", "not authorized") is the same in every zone and on every
- *   retry: no retry fixes it.
+ *   retry: no retry fixes it — except an instance profile EC2 does not see yet.
+ * - IAM User Guide, "Troubleshoot IAM: Changes that I make are not always immediately visible": IAM is eventually
+ *   consistent, and a role or instance profile just created (a `cdk deploy` moments before the run) may be refused by
+ *   EC2 as "Invalid IAM Instance Profile name/ARN" until it has propagated; the group's own retries then launch.
  */
 import type { Activity } from '@aws-sdk/client-auto-scaling';
 
@@ -30,12 +33,16 @@ export const RETRY_GRACE_MS = 120_000;
 /** Activity status codes that are final (API Reference, "Activity"); any other is under way. */
 const FINAL = new Set(['Successful', 'Failed', 'Cancelled']);
 
-/** What a failure's StatusMessage says of it: no retry fixes `quota` or `configuration`; `capacity` the group may retry past. */
-export type LaunchFailureKind = 'quota' | 'configuration' | 'capacity';
+/**
+ * What a failure's StatusMessage says of it: no retry fixes `quota` or `configuration`; the group may retry past
+ * `capacity` (another zone, later) and `propagation` (an instance profile IAM has not yet made visible to EC2).
+ */
+export type LaunchFailureKind = 'quota' | 'configuration' | 'capacity' | 'propagation';
 
 /** A Failed activity's kind, from its StatusMessage. Pure. */
 export function failureKind(message: string): LaunchFailureKind {
   if (/vCPU (capacity|limit)|VcpuLimitExceeded|InstanceLimitExceeded|quota allows for \d+ more/i.test(message)) return 'quota';
+  if (/Invalid IAM Instance Profile/i.test(message)) return 'propagation';
   if (/not authorized|does not exist|is invalid|InvalidParameter|UnauthorizedOperation/i.test(message)) return 'configuration';
   return 'capacity';
 }
@@ -77,7 +84,7 @@ export function watchLaunch(prev: LaunchWatch | undefined, obs: LaunchObservatio
   if (!failed) return { next: { inService: obs.inService }, stop: false };
   const message = (failed.StatusMessage ?? failed.Description ?? 'no message').replace(/\s+/g, ' ').trim();
   const failure = { message, kind: failureKind(message) };
-  if (failure.kind !== 'capacity') return { next: { inService: obs.inService }, failure, stop: true };
+  if (failure.kind === 'quota' || failure.kind === 'configuration') return { next: { inService: obs.inService }, failure, stop: true };
   // A launch under way (a termination under way — "Terminating EC2 instance: …" — brings no instance).
   const launch = (a: Activity) => !/^Terminating/i.test(a.Description ?? '');
   const underWay = (a: Activity) => !FINAL.has(String(a.StatusCode)) && launch(a);
@@ -95,6 +102,7 @@ export function launchFailureLine(groupName: string, failure: NonNullable<Launch
     quota: 'request a quota increase (Service Quotas) or lower --generators',
     configuration: 'check the generator launch template, its subnets and its instance role (npm run deploy redeploys them)',
     capacity: `no launch succeeded or began in the ${RETRY_GRACE_MS / 1000} s after it, in this zone or another; choose another generatorInstanceType, or retry later`,
+    propagation: `no launch succeeded or began in the ${RETRY_GRACE_MS / 1000} s after it, longer than IAM takes to make a new instance profile visible; check the generator stack's instance role and profile (npm run deploy redeploys them)`,
   }[failure.kind];
   return `the generator group ${groupName} could not launch instances: ${failure.message} — ${fix}`;
 }
