@@ -191,6 +191,8 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       bucket: agentBundle.bucket,
       bucketKey: agentBundle.s3ObjectKey,
       localFile: `${RIG_HOME}/load-generators.zip`,
+      // The bucket's regional endpoint, which the VPC's S3 gateway endpoint carries (lib/instance-launch-check.ts).
+      region: Stack.of(this).region,
     });
     // Each step is named in the log before it runs, and the marker is written only after the last one: the
     // SSM command reports a failed boot by its step, and a cloud-init warning with the marker present is a boot.
@@ -198,6 +200,7 @@ export class GeneratorFleet extends Construct implements iam.IGrantable {
       bucket: agentDeps.bucket,
       bucketKey: agentDeps.s3ObjectKey,
       localFile: `${RIG_HOME}/agent-dependencies.zip`,
+      region: Stack.of(this).region,
     });
     userData.addCommands(
       bootStep('unpack agent bundle'),

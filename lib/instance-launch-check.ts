@@ -23,6 +23,11 @@ import { IConstruct } from 'constructs';
  *   incur charges"). The stacks resolve the newest Amazon Linux image at every deploy, and the docs suggest pinning an
  *   image of your own: one whose root persists would leave a billing volume behind every generator of every run. So each
  *   EBS mapping says `DeleteOnTermination: true`.
+ * - **The boot's S3 downloads.** An `aws s3 cp`/`sync` in user data names `--region`: the rig's VPCs behind NAT route
+ *   this region's S3 traffic through a gateway endpoint, which carries only requests to the bucket's regional endpoint
+ *   (VPC User Guide, "Gateway endpoints for Amazon S3"; CDK's S3DownloadOptions.region: "needed for access via VPC
+ *   Gateway"). Without it the CLI asks its default or us-east-1 first: billed NAT traffic at best, and a bucket in an
+ *   opt-in region is not served through the global endpoint. So each one passes `region` to addS3DownloadCommand.
  */
 export class InstanceLaunchCheck implements IAspect {
   public visit(node: IConstruct): void {
@@ -42,6 +47,13 @@ export class InstanceLaunchCheck implements IAspect {
         Annotations.of(node).addError(`${where} does not require IMDSv2 (MetadataOptions.HttpTokens: required); set requireImdsv2: true on the launch template`);
       }
     }
+    for (const line of userDataLines(data.userData)) {
+      if (/\baws s3 (cp|sync)\b/.test(line) && !/\s--region\s+\S/.test(line)) {
+        Annotations.of(node).addError(
+          `${where}: its user data runs \`${line.trim().slice(0, 120)}\` without --region, so the AWS CLI asks its default or us-east-1 first instead of the bucket's regional endpoint (the one the VPC's S3 gateway endpoint carries); pass region to addS3DownloadCommand`,
+        );
+      }
+    }
     for (const m of data.blockDeviceMappings ?? []) {
       if (m.ebs && m.ebs.deleteOnTermination !== true) {
         Annotations.of(node).addError(
@@ -51,6 +63,24 @@ export class InstanceLaunchCheck implements IAspect {
       }
     }
   }
+}
+
+/**
+ * The user data's lines as text, a CloudFormation token (`{ Ref: … }`, `{ "Fn::GetAtt": … }`) standing as `<token>`:
+ * CDK renders user data as `Fn::Base64` of an `Fn::Join` of strings and tokens.
+ */
+function userDataLines(userData: unknown): string[] {
+  const text = (v: unknown): string => {
+    if (typeof v === 'string') return v;
+    if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (o['Fn::Base64'] !== undefined) return text(o['Fn::Base64']);
+      const join = o['Fn::Join'];
+      if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) return join[1].map(text).join(join[0]);
+    }
+    return '<token>';
+  };
+  return userData === undefined ? [] : text(userData).split('\n');
 }
 
 /** The parts of a resolved `LaunchTemplateData` this check reads (CDK's camel-case L1 shape). */

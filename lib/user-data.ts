@@ -2,6 +2,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
@@ -94,6 +95,8 @@ export function addHostTuning(scope: Construct, userData: ec2.UserData, grantee:
     bucket: asset.bucket,
     bucketKey: asset.s3ObjectKey,
     localFile: `${RIG_HOME}/host-tuning.sh`,
+    // The bucket's regional endpoint, which the VPC's S3 gateway endpoint carries (lib/instance-launch-check.ts).
+    region: Stack.of(scope).region,
   });
   userData.addCommands(`bash ${local}`);
 }

@@ -145,7 +145,8 @@ export class Ec2Target extends Construct implements ScaledTarget, ec2.IConnectab
     );
     addHostTuning(this, userData, role);
     userData.addCommands(...installNodeCommands(pinnedNodeVersion()));
-    const zip = userData.addS3DownloadCommand({ bucket: app.bucket, bucketKey: app.s3ObjectKey, localFile: `${RIG_HOME}/target-app.zip` });
+    // The bucket's regional endpoint, which the VPC's S3 gateway endpoint carries (lib/instance-launch-check.ts).
+    const zip = userData.addS3DownloadCommand({ bucket: app.bucket, bucketKey: app.s3ObjectKey, localFile: `${RIG_HOME}/target-app.zip`, region: Stack.of(this).region });
     const appHome = `${RIG_HOME}/target-app`;
     const env = [`PORT=${TARGET_PORT}`, 'HOST=0.0.0.0', ...(props.redisUrl ? [`REDIS_URL=${props.redisUrl}`] : [])];
     userData.addCommands(

@@ -9,6 +9,7 @@ import { App, Aspects, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { InstanceLaunchCheck } from '../../lib/instance-launch-check';
 import { buildTestRig } from './helpers';
 
@@ -111,5 +112,23 @@ describe('synth rule: a launch template leaves neither the metadata endpoint nor
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue()).map((e) => String(e.entry.data))).toEqual([
       expect.stringMatching(/does not set MetadataOptions\.HttpEndpoint to enabled: .*which then read no user data \(the boot never starts\)/),
     ]);
+  });
+
+  // The VPC User Guide, "Gateway endpoints for Amazon S3": the endpoint carries requests to the bucket's regional
+  // endpoint; CDK's S3DownloadOptions.region is "needed for access via VPC Gateway".
+  test("a boot that downloads from S3 without --region is refused; with the bucket's region it passes", () => {
+    const found = (region?: string) => {
+      const app = new App();
+      Aspects.of(app).add(new InstanceLaunchCheck());
+      const stack = new Stack(app, 'Boot', { env: { region: 'eu-west-1' } });
+      const userData = ec2.UserData.forLinux();
+      const bucket = new s3.Bucket(stack, 'B');
+      userData.addS3DownloadCommand({ bucket, bucketKey: 'agent.zip', localFile: '/opt/agent.zip', ...(region ? { region } : {}) });
+      new ec2.LaunchTemplate(stack, 'Lt', { instanceType: new ec2.InstanceType('t3.small'), userData, httpEndpoint: true });
+      app.synth();
+      return Annotations.fromStack(stack).findError('*', Match.anyValue()).map((e) => String(e.entry.data));
+    };
+    expect(found()).toEqual([expect.stringMatching(/^launch template Boot\/Lt\/Resource: its user data runs `aws s3 cp 's3:\/\/<token>\/agent\.zip' '\/opt\/agent\.zip'` without --region, .*pass region to addS3DownloadCommand$/)]);
+    expect(found('eu-west-1')).toEqual([]);
   });
 });
