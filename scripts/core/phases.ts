@@ -214,6 +214,9 @@ export function normalizePhase(p: Phase, index: number): NormalizedPhase {
   if (present.length === 0) {
     throw phaseError(at, `${where} has none of arrivalRate, rampTo, arrivalCount or pause, so it would create no vusers; add one (e.g. arrivalRate: 10 for 10 vusers a second)`);
   }
+  // Artillery 2.0.34 reads a phase with maxVusers 0 as idle (is-idle-phase.ts: it creates no vuser) and its dist.ts drops
+  // a worker whose phases are all idle: refused here rather than run as a silent pause.
+  if (maxVusers !== undefined && maxVusers < 1) throw phaseError(at, `${where}.maxVusers must be at least 1 (got ${maxVusers}): Artillery creates no vuser in a phase whose maxVusers is 0; drop maxVusers, or use { pause: ${JSON.stringify(p.duration ?? 60)} } for a phase that only waits`, 'maxVusers');
   // Missing, so no field holds the bad value: the phase's fields together ask for it.
   if (p.duration === undefined) throw phaseError(at, `${where}.duration is required with ${present.join(', ')}; add one, e.g. duration: 60 (seconds) or "10m"`);
   const seconds = duration('duration');

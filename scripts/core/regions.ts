@@ -50,6 +50,18 @@ function weightedShares(total: number, weights: readonly number[]): number[] {
 }
 
 /**
+ * A phase's maxVusers over the regions that run it: at least 1 each, the rest by weight. Artillery reads a part whose
+ * maxVusers is 0 as idle (is-idle-phase.ts), so a region given none would create nothing; a maxVusers smaller than
+ * the regions that run the phase is refused. `total` is whole (normalizePhase refuses a fraction).
+ */
+function regionMaxVusers(total: number, weights: readonly number[], index: number): number[] {
+  if (total < weights.length) {
+    throw new PlanError('invalid', `config.phases[${index}].maxVusers ${total} is fewer than the ${weights.length} generator regions that run the phase, and a region's part needs at least 1 (Artillery creates no vuser in a phase whose maxVusers is 0); raise it to at least ${weights.length}, or run in fewer regions`);
+  }
+  return largestRemainder(total - weights.length, weights).map((n) => n + 1);
+}
+
+/**
  * A ramp's two ends shared so that every region keeps the ramp's direction. Whole ends: the larger end is
  * apportioned, then the (non-negative) difference, and the smaller end is their difference per region. A
  * fractional end: both ends proportionally (as the planner does per generator).
@@ -93,7 +105,7 @@ export function splitByRegion(phases: Phase[], regions: readonly RegionWeight[])
     else if (phase.arrivalRate === undefined) arrivals = weightedShares(n.rampTo ?? 0, weights).map((rampTo) => ({ rampTo }));
     else arrivals = rampShares(phase.arrivalRate, n.rampTo ?? 0, weights).map((s) => ({ arrivalRate: s.from, rampTo: s.to }));
     // maxVusers goes to the regions that create vusers in the phase, by their weights (all regions when none does).
-    const parts = partsOfPhase(phase, arrivals, (active) => (n.maxVusers === undefined ? undefined : weightedShares(n.maxVusers, active.map((g) => weights[g] ?? 0))));
+    const parts = partsOfPhase(phase, arrivals, (active) => (n.maxVusers === undefined ? undefined : regionMaxVusers(n.maxVusers, active.map((g) => weights[g] ?? 0), i)));
     parts.forEach((part, g) => (out[g] as Phase[]).push(part));
   });
   return out;

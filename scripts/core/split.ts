@@ -53,7 +53,12 @@ export function partsOfPhase(phase: Phase, arrivals: ReadonlyArray<Partial<Phase
   return arrivals.map((share, s) => {
     if (!idle && isZeroShare(share)) return pauseFor(phase);
     const part: Phase = { ...phase, ...share };
-    if (mv !== undefined) part.maxVusers = mv[running.indexOf(s)] ?? 0;
+    if (mv !== undefined) {
+      const cap = mv[running.indexOf(s)] ?? 0;
+      // A phase no part creates vusers in is idle in every part: a part's cap of 0 is left out (normalizePhase refuses 0).
+      if (cap > 0 || !idle) part.maxVusers = cap;
+      else delete part.maxVusers;
+    }
     return part;
   });
 }
@@ -77,6 +82,13 @@ function arrivalShares(phase: Phase, norm: NormalizedPhase, ranks: readonly numb
   });
 }
 
+/** A slot's share of a phase it does not run (a pause in its place: {@link partsOfPhase}). */
+function noShare(phase: Phase, norm: NormalizedPhase): Partial<Phase> {
+  if (norm.kind === 'count') return { arrivalCount: 0 };
+  if (norm.kind === 'rate') return { arrivalRate: 0 };
+  return phase.arrivalRate === undefined ? { rampTo: 0 } : { arrivalRate: 0, rampTo: 0 };
+}
+
 /** What is left over when a whole `total` is shared over `n` (0 for a fraction). */
 const remainderOf = (total: number | undefined, n: number): number => (total !== undefined && Number.isInteger(total) ? total % n : 0);
 
@@ -97,9 +109,16 @@ function splitSlots(phases: Phase[], ranks: readonly number[]): Phase[][] {
       return;
     }
     const phaseRanks = ranks.map((r) => (r - offset + slots) % slots);
-    offset = (offset + remainderOf(n.arrivalCount ?? n.rampTo ?? n.arrivalRate, slots)) % slots;
+    // Artillery reads a phase whose maxVusers is 0 as idle and drops a process whose phases are all idle (its
+    // is-idle-phase.ts, dist.ts): that process ended before the start (a lost generator, exit 3). So every slot
+    // that runs the phase needs a share of maxVusers of at least 1, and at most maxVusers slots run it (the rest pause).
+    const active = n.maxVusers === undefined ? slots : Math.min(slots, n.maxVusers);
+    offset = (offset + remainderOf(n.arrivalCount ?? n.rampTo ?? n.arrivalRate, active)) % slots;
+    const activeShares = arrivalShares(phase, n, phaseRanks.filter((r) => r < active));
+    let next = 0;
+    const shares = phaseRanks.map((r) => (r < active ? (activeShares[next++] as Partial<Phase>) : noShare(phase, n)));
     // maxVusers over the slots that run the phase, ranked among themselves.
-    const parts = partsOfPhase(phase, arrivalShares(phase, n, phaseRanks), (running) => {
+    const parts = partsOfPhase(phase, shares, (running) => {
       if (n.maxVusers === undefined) return undefined;
       const order = [...running].sort((x, y) => (phaseRanks[x] ?? 0) - (phaseRanks[y] ?? 0));
       return sharesByRank(n.maxVusers, running.map((s) => order.indexOf(s)));
@@ -153,6 +172,8 @@ export function generatorPhases(phases: readonly Phase[], processes: readonly Ph
     for (const field of SHARED) {
       if (orig[field] !== undefined) sum[field] = tidy(running.reduce((a, part) => a + (part[field] ?? 0), 0));
     }
+    // An idle phase's parts may carry no cap (partsOfPhase): no cap of 0 either.
+    if (sum.maxVusers === 0) delete sum.maxVusers;
     return sum;
   });
 }

@@ -154,6 +154,19 @@ export const scenarios = [{ flow: [{ function: 'mark' }, { get: { url: '/items/j
     exit: 0,
     expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.codes.200': 2, 'careless.js_script': 2 },
   },
+  {
+    // Split over the rig's two load processes, the cap of 1 gave one of them maxVusers 0, which Artillery reads as an
+    // idle phase: that process ended before the start (was: exit 3, "generator g01 stopped before it was ready").
+    name: 'maxVusers smaller than the load processes (was: exit 3, a load process given maxVusers 0 ended before the start)',
+    script: (port) => `config:
+  target: "http://127.0.0.1:${port}"
+  phases: [ { duration: 1, arrivalRate: 2, maxVusers: 1 } ]
+scenarios:
+  - flow: [ { get: { url: "/items/cap" } } ]
+`,
+    exit: 0,
+    expect: { 'vusers.created': 2, 'vusers.completed': 2, 'http.codes.200': 2 },
+  },
 ];
 
 async function both(c: Case, port: number, rtPort: number): Promise<{ plain: PlainResult; rig: CliResult }> {

@@ -18,7 +18,8 @@ export function randomPhase(rnd: () => number): Phase {
   const num = (max: number): number => (rnd() < 0.5 ? int(max) : Math.round(rnd() * max * 1000) / 1000);
   const duration = rnd() < 0.7 ? 1 + int(120) : `${1 + int(5)}m`;
   // Whole maxVusers and steady rates only: Artillery 2.0.34's dist.js refuses fractions of both (normalizePhase).
-  const withCap = (p: Phase): Phase => (rnd() < 0.3 ? { ...p, maxVusers: int(50) } : p);
+  // maxVusers ≥ 1: Artillery reads 0 as an idle phase, which normalizePhase refuses; small ones are fewer than the slots.
+  const withCap = (p: Phase): Phase => (rnd() < 0.3 ? { ...p, maxVusers: 1 + int(rnd() < 0.5 ? 4 : 49) } : p);
   switch (int(4)) {
     case 0:
       return { name: 'p', pause: rnd() < 0.5 ? 1 + int(60) : '30s' };

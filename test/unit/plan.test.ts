@@ -49,12 +49,19 @@ describe('splitPhases (property)', () => {
             expect(Math.abs(sum - v)).toBeLessThan(1e-9 * Math.max(1, v));
           }
         }
-        // Integer fields among generators that run the phase differ by at most one.
+        // Integer fields among the generators that may run the phase (all of them, or maxVusers of them) differ by at most one.
+        const running = parts.filter((p) => p.pause === undefined);
+        const mayRun = orig.maxVusers === undefined || originalIdle ? m : Math.min(m, orig.maxVusers);
         for (const field of ['arrivalCount', 'arrivalRate', 'rampTo'] as const) {
           const v = orig[field];
           if (v === undefined || !Number.isInteger(v)) continue;
-          const got = parts.map((p) => p[field] ?? 0);
+          const got = [...running.map((p) => p[field] ?? 0), ...Array<number>(mayRun - running.length).fill(0)];
           expect(Math.max(...got) - Math.min(...got)).toBeLessThanOrEqual(1);
+        }
+        // Artillery reads a part with maxVusers 0 as idle and drops a process of idle phases: none is handed out.
+        if (orig.maxVusers !== undefined && !originalIdle) {
+          expect({ ctx, running: running.length <= orig.maxVusers }).toEqual({ ctx, running: true });
+          for (const p of running) expect({ ctx, maxVusers: (p.maxVusers ?? 0) >= 1 }).toEqual({ ctx, maxVusers: true });
         }
         parts.forEach((p) => {
           const zero = (p.arrivalCount ?? 0) === 0 && (p.arrivalRate ?? 0) === 0 && (p.rampTo ?? 0) === 0;
@@ -176,16 +183,26 @@ describe('splitLoad and planLoad: one exact split (property)', () => {
             expectSum(`${ctx} ${field} (g${g.index})`, sumOf(g.processes.map((p) => p.phases[i] as Phase), field), (g.phases[i] as Phase)[field] ?? 0);
           }
         }
-        // No remainder piles up: whole shares of the arrival fields differ by at most one, process to process and generator to generator.
+        const originalIdle = isZero(orig);
+        // A maxVusers below the processes: at most that many run the phase, each with a maxVusers of at least 1 (Artillery
+        // reads 0 as idle and drops a process whose phases are all idle).
+        const limited = orig.maxVusers !== undefined && !originalIdle && orig.maxVusers < procParts.length;
+        const running = procParts.filter((part) => part.pause === undefined);
+        if (orig.maxVusers !== undefined && !originalIdle) {
+          expect({ ctx, running: running.length <= orig.maxVusers }).toEqual({ ctx, running: true });
+          for (const part of running) expect({ ctx, maxVusers: (part.maxVusers ?? 0) >= 1 }).toEqual({ ctx, maxVusers: true });
+        }
+        // No remainder piles up: whole shares of the arrival fields differ by at most one, process to process (among those
+        // that may run the phase) and generator to generator (when every process may).
         for (const field of ['arrivalCount', 'arrivalRate', 'rampTo'] as const) {
           const v = orig[field];
           if (v === undefined || !Number.isInteger(v)) continue;
-          for (const parts of [procParts, plan.generators.map((g) => g.phases[i] as Phase)]) {
-            const got = parts.map((part) => part[field] ?? 0);
+          const processShares = limited ? [...running.map((part) => part[field] ?? 0), ...Array<number>((orig.maxVusers ?? 0) - running.length).fill(0)] : procParts.map((part) => part[field] ?? 0);
+          const generatorShares = limited ? [] : plan.generators.map((g) => (g.phases[i] as Phase)[field] ?? 0);
+          for (const got of [processShares, generatorShares].filter((g) => g.length > 0)) {
             expect({ ctx, field, spread: Math.max(...got) - Math.min(...got) <= 1 }).toEqual({ ctx, field, spread: true });
           }
         }
-        const originalIdle = isZero(orig);
         for (const part of procParts) {
           if (part.pause !== undefined) {
             expect(part.pause).toEqual(orig.duration);
@@ -417,5 +434,17 @@ describe('a whole profile that creates no vusers is refused, as a phase with onl
   test('one phase with arrivals is enough; a slice of one load process may have none (only the profile is checked)', () => {
     expect(normalizeProfile([{ duration: 2, arrivalCount: 0 }, { duration: 1, arrivalRate: 0, rampTo: 2 }])).toHaveLength(2);
     expect(() => splitPhases([{ duration: 2, arrivalCount: 1 }], 2)).not.toThrow();
+  });
+});
+
+// A user's `arrivalRate: 2, maxVusers: 1` over two load processes used to give one of them `maxVusers: 0`, which
+// Artillery 2.0.34 reads as an idle phase (is-idle-phase.ts): that process ended before the start, a lost generator.
+describe('maxVusers smaller than the load processes', () => {
+  test('the phase runs on maxVusers of them, each with a cap of at least 1; the others pause', () => {
+    expect(splitLoad([{ duration: 2, arrivalRate: 2, maxVusers: 1 }], 1, 2)).toEqual([[[{ duration: 2, arrivalRate: 2, maxVusers: 1 }], [{ pause: 2 }]]]);
+    expect(splitLoad([{ duration: 4, arrivalCount: 9, maxVusers: 2 }], 1, 3)).toEqual([[[{ duration: 4, arrivalCount: 5, maxVusers: 1 }], [{ duration: 4, arrivalCount: 4, maxVusers: 1 }], [{ pause: 4 }]]]);
+  });
+  test('a cap of 0 is refused: Artillery creates no vuser in such a phase', () => {
+    expect(() => normalizeProfile([{ duration: 2, arrivalRate: 2, maxVusers: 0 }])).toThrow(/^config\.phases\[0\]\.maxVusers must be at least 1 \(got 0\): Artillery creates no vuser in a phase whose maxVusers is 0; drop maxVusers, or use \{ pause: 2 \} for a phase that only waits$/);
   });
 });

@@ -44,7 +44,17 @@ describe('splitByRegion (property)', () => {
     for (let run = 0; run < 1500; run++) {
       const phases = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => randomPhase(rnd));
       const regions = Array.from({ length: 1 + Math.floor(rnd() * 5) }, (_, k) => ({ region: `r${k}`, weight: 1 + Math.floor(rnd() * 9) }));
-      const byRegion = splitByRegion(phases, regions);
+      let byRegion: Phase[][];
+      try {
+        byRegion = splitByRegion(phases, regions);
+      } catch (err) {
+        // Refused only for a maxVusers smaller than the regions (a region's part of 0 would be idle to Artillery).
+        expect(String(err)).toMatch(/maxVusers (\d+) is fewer than the (\d+) generator regions that run the phase/);
+        const [, mv, k] = /maxVusers (\d+) is fewer than the (\d+)/.exec(String(err)) ?? [];
+        expect(Number(mv)).toBeLessThan(Number(k));
+        expect(Number(k)).toBeLessThanOrEqual(regions.length);
+        continue;
+      }
       expect(byRegion).toHaveLength(regions.length);
       phases.forEach((orig, i) => {
         const parts = byRegion.map((list) => {
@@ -78,6 +88,14 @@ describe('splitByRegion (property)', () => {
   test('a region with no share of a phase pauses for its duration (time-aligned with the shared start)', () => {
     const [, b] = splitByRegion([{ duration: 30, arrivalCount: 1, name: 'warm' }], [{ region: 'a', weight: 1 }, { region: 'b', weight: 1 }]);
     expect(b).toEqual([{ name: 'warm', pause: 30 }]);
+  });
+
+  test("maxVusers: every region that runs the phase gets at least 1 (Artillery reads 0 as idle), the rest by weight; fewer than the regions is refused", () => {
+    const [a, b] = splitByRegion([{ duration: 10, arrivalRate: 10, maxVusers: 3 }], [{ region: 'a', weight: 9 }, { region: 'b', weight: 1 }]);
+    expect([a?.[0]?.maxVusers, b?.[0]?.maxVusers]).toEqual([2, 1]);
+    expect(() => splitByRegion([{ duration: 10, arrivalRate: 10, maxVusers: 1 }], [{ region: 'a', weight: 1 }, { region: 'b', weight: 1 }])).toThrow(
+      'config.phases[0].maxVusers 1 is fewer than the 2 generator regions that run the phase, and a region\'s part needs at least 1 (Artillery creates no vuser in a phase whose maxVusers is 0); raise it to at least 2, or run in fewer regions',
+    );
   });
 
   test('bad weights are refused', () => {
