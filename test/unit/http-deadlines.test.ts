@@ -1,0 +1,104 @@
+/**
+ * Every HTTP request the load processes and the CLI make is bounded as a whole (load-generators/lib/http-deadline.js).
+ * They were bounded by a socket timeout, which every received chunk restarts: a target answering its headers and then
+ * trickling an endless body, or trickling its headers a line at a time, held a vuser's cookie request, a clock sample
+ * or a publisher tick, the CLI's reachability check and the preflight's WebSocket handshake for ever.
+ */
+import { EventEmitter } from 'node:events';
+import { loopbackHttpServer, tricklingAnswer, tricklingHeadersServer } from '../helpers/http-server';
+import { settlesWithin, until } from '../helpers/wait';
+
+type Connect = typeof import('../../load-generators/processors/connect');
+/** A fresh processor module (it reads RIG_SOURCE_ADDRESS when loaded), leaving from `source` (none: the OS's choice). */
+function load<T>(module: string, source?: string): T {
+  const saved = process.env.RIG_SOURCE_ADDRESS;
+  let loaded: T | undefined;
+  try {
+    if (source) process.env.RIG_SOURCE_ADDRESS = source;
+    else delete process.env.RIG_SOURCE_ADDRESS;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      loaded = require(module) as T;
+    });
+  } finally {
+    if (saved === undefined) delete process.env.RIG_SOURCE_ADDRESS;
+    else process.env.RIG_SOURCE_ADDRESS = saved;
+  }
+  return loaded as T;
+}
+
+function counting() {
+  const events = new EventEmitter();
+  const counters: Record<string, number> = {};
+  events.on('counter', (name: string, v: number) => (counters[name] = (counters[name] ?? 0) + v));
+  return { events, counters };
+}
+
+/** Both agents a cookie request may use: the process's shared one, and a source address's (named ports, lib/bound-ports.js). */
+const AGENTS = [
+  ['the OS-chosen source address', undefined],
+  ['a source address (the rig\'s named-port agent)', '127.0.5.1'],
+] as const;
+
+describe("a vuser's cookie request (connect.js fetchCookie)", () => {
+  test.each(AGENTS)('headers trickled for ever, from %s: each attempt fails at its deadline, counted as a timeout is (retried, then cookie.failed)', async (_what, source) => {
+    const connect = load<Connect>('../../load-generators/processors/connect', source);
+    const server = await tricklingHeadersServer();
+    try {
+      const { events, counters } = counting();
+      const context = { vars: { target: `http://127.0.0.1:${server.port}` } };
+      // Four attempts of 150 ms and at most 1.4 s of backoff; unbounded, the first attempt never ended.
+      const err = await settlesWithin(connect.fetchCookieWithin(context, events, 150), 5000).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'COOKIE_FAILED' });
+      expect(counters).toEqual({ 'cookie.retry': 3, 'cookie.retry_reason.ETIMEDOUT': 3, 'cookie.failed': 1 });
+      expect(server.received()).toBe(4);
+      await until(() => server.open() === 0, { what: 'the target saw every timed-out request closed' });
+      if (source) await until(() => connect.boundPorts.held(source) === 0, { what: 'every named port given back' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test.each(AGENTS)("headers then a body that never ends, from %s: the cookie is taken at the headers, and the body's connection cut at the deadline", async (_what, source) => {
+    const connect = load<Connect>('../../load-generators/processors/connect', source);
+    const trickle = tricklingAnswer({ 'set-cookie': 'sid=abc; Path=/; HttpOnly', 'content-type': 'text/plain' });
+    const server = await loopbackHttpServer(trickle.handler);
+    try {
+      const { events, counters } = counting();
+      const context: { vars: Record<string, unknown> } = { vars: { target: `http://127.0.0.1:${server.port}` } };
+      await settlesWithin(connect.fetchCookieWithin(context, events, 300), 5000);
+      expect(counters).toEqual({ 'cookie.ok': 1 });
+      expect(context.vars.cookie).toBe('sid=abc');
+      // Drained, never read, and not for ever: the deadline cuts what is left of the answer.
+      await until(() => trickle.open() === 0, { timeoutMs: 3000, what: 'the target saw the endless answer closed' });
+      if (source) await until(() => connect.boundPorts.held(source) === 0, { what: 'the named port given back' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('headers then a fast endless body: drained only up to its cap, the connection cut long before the deadline', async () => {
+    const connect = load<Connect>('../../load-generators/processors/connect');
+    let open = 0;
+    const chunk = Buffer.alloc(16 * 1024, 'x');
+    const server = await loopbackHttpServer((_req, res) => {
+      open++;
+      res.writeHead(200, { 'set-cookie': 'sid=fast' });
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pump);
+      res.on('close', () => open--);
+      pump();
+    });
+    try {
+      const { events, counters } = counting();
+      const context: { vars: Record<string, unknown> } = { vars: { target: `http://127.0.0.1:${server.port}` } };
+      await settlesWithin(connect.fetchCookieWithin(context, events, 60_000), 5000);
+      expect(counters).toEqual({ 'cookie.ok': 1 });
+      await until(() => open === 0, { what: 'the target saw the answer cut after the drain cap, not at the 60-s deadline' });
+    } finally {
+      await server.close();
+    }
+  });
+});
