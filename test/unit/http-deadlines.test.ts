@@ -9,6 +9,8 @@ import { loopbackHttpServer, tricklingAnswer, tricklingHeadersServer } from '../
 import { settlesWithin, until } from '../helpers/wait';
 
 type Connect = typeof import('../../load-generators/processors/connect');
+type Clock = typeof import('../../load-generators/processors/clock');
+
 /** A fresh processor module (it reads RIG_SOURCE_ADDRESS when loaded), leaving from `source` (none: the OS's choice). */
 function load<T>(module: string, source?: string): T {
   const saved = process.env.RIG_SOURCE_ADDRESS;
@@ -97,6 +99,48 @@ describe("a vuser's cookie request (connect.js fetchCookie)", () => {
       await settlesWithin(connect.fetchCookieWithin(context, events, 60_000), 5000);
       expect(counters).toEqual({ 'cookie.ok': 1 });
       await until(() => open === 0, { what: 'the target saw the answer cut after the drain cap, not at the 60-s deadline' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('requestJson (clock.js: clock samples, the presence monitor, the publisher)', () => {
+  test.each([false, true])('headers then a body that never ends (keepAlive %s): ETIMEDOUT at the deadline, named, and the connection closed', async (keepAlive) => {
+    const clock = load<Clock>('../../load-generators/processors/clock');
+    const trickle = tricklingAnswer({ 'content-type': 'application/json' });
+    const server = await loopbackHttpServer(trickle.handler);
+    try {
+      const started = Date.now();
+      const err = await settlesWithin(clock.requestJson('GET', `http://127.0.0.1:${server.port}/metrics`, undefined, { keepAlive, timeoutMs: 200 }), 5000).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ETIMEDOUT', message: expect.stringContaining('within the 200 ms deadline') });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      await until(() => trickle.open() === 0, { what: 'the target saw the request closed' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('headers trickled for ever (the POST of a publisher tick): ETIMEDOUT at the deadline', async () => {
+    const clock = load<Clock>('../../load-generators/processors/clock');
+    const server = await tricklingHeadersServer();
+    try {
+      const err = await settlesWithin(clock.requestJson('POST', `http://127.0.0.1:${server.port}/publish`, { room: 'r', payload: {} }, { keepAlive: true, timeoutMs: 200 }), 5000).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ETIMEDOUT' });
+      await until(() => server.open() === 0, { what: 'the target saw the request closed' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a body larger than the cap: EBODYTOOLARGE, at once, not read whole', async () => {
+    const clock = load<Clock>('../../load-generators/processors/clock');
+    const server = await loopbackHttpServer((_req, res) => res.end(JSON.stringify({ filler: 'x'.repeat(5000) })));
+    try {
+      const err = await settlesWithin(clock.requestJson('GET', `http://127.0.0.1:${server.port}/metrics`, undefined, { maxBytes: 1000 }), 5000).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'EBODYTOOLARGE', message: expect.stringContaining('larger than 1000 bytes') });
+      // Under the cap, the same answer parses as before.
+      expect(await clock.requestJson('GET', `http://127.0.0.1:${server.port}/metrics`)).toMatchObject({ status: 200, body: { filler: expect.any(String) } });
     } finally {
       await server.close();
     }
