@@ -5,6 +5,8 @@
  * or a publisher tick, the CLI's reachability check and the preflight's WebSocket handshake for ever.
  */
 import { EventEmitter } from 'node:events';
+import { checkReachable } from '../../scripts/adapters/reachability';
+import { TargetFailure } from '../../scripts/errors';
 import { loopbackHttpServer, tricklingAnswer, tricklingHeadersServer } from '../helpers/http-server';
 import { settlesWithin, until } from '../helpers/wait';
 
@@ -141,6 +143,31 @@ describe('requestJson (clock.js: clock samples, the presence monitor, the publis
       expect(err).toMatchObject({ code: 'EBODYTOOLARGE', message: expect.stringContaining('larger than 1000 bytes') });
       // Under the cap, the same answer parses as before.
       expect(await clock.requestJson('GET', `http://127.0.0.1:${server.port}/metrics`)).toMatchObject({ status: 200, body: { filler: expect.any(String) } });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the CLI's reachability check (scripts/adapters/reachability.ts)", () => {
+  test('headers then a body that never ends: passes at the headers and closes the connection at once (was drained for ever)', async () => {
+    const trickle = tricklingAnswer({ 'content-type': 'text/plain' });
+    const server = await loopbackHttpServer(trickle.handler);
+    try {
+      await settlesWithin(checkReachable(`http://127.0.0.1:${server.port}`, 30_000), 5000);
+      await until(() => trickle.open() === 0, { what: 'the target saw the check stop reading, well before its 30-s timeout' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("headers trickled for ever: the target's failure (no HTTP answer) at the timeout, not never", async () => {
+    const server = await tricklingHeadersServer();
+    try {
+      const err = await settlesWithin(checkReachable(`http://127.0.0.1:${server.port}`, 300), 5000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TargetFailure);
+      expect((err as Error).message).toMatch(/accepted the connection but sent no HTTP answer within 0\.3 s/);
+      await until(() => server.open() === 0, { what: 'the target saw the check give up' });
     } finally {
       await server.close();
     }
