@@ -10,6 +10,8 @@ import { TargetFailure } from '../../scripts/errors';
 import { loopbackHttpServer, tricklingAnswer, tricklingHeadersServer } from '../helpers/http-server';
 import { settlesWithin, until } from '../helpers/wait';
 
+import { probe } from '../../load-generators/lib/preflight';
+
 type Connect = typeof import('../../load-generators/processors/connect');
 type Clock = typeof import('../../load-generators/processors/clock');
 
@@ -168,6 +170,19 @@ describe("the CLI's reachability check (scripts/adapters/reachability.ts)", () =
       expect(err).toBeInstanceOf(TargetFailure);
       expect((err as Error).message).toMatch(/accepted the connection but sent no HTTP answer within 0\.3 s/);
       await until(() => server.open() === 0, { what: 'the target saw the check give up' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the preflight's WebSocket handshake (probe-steps.js)", () => {
+  test('an upgrade answer whose headers trickle for ever: the handshake step fails at the step timeout, not never', async () => {
+    const server = await tricklingHeadersServer();
+    try {
+      const result = await settlesWithin(probe({ target: `ws://127.0.0.1:${server.port}/feed`, realtime: 'websocket', timeoutMs: 300 }), 5000);
+      expect(result).toMatchObject({ ok: false, step: 'handshake', message: expect.stringMatching(/^WebSocket handshake with 127\.0\.0\.1:\d+\/feed failed \(Opening handshake has timed out\): the target accepted the connection/) });
+      await until(() => server.open() === 0, { what: 'the target saw the handshake given up' });
     } finally {
       await server.close();
     }
