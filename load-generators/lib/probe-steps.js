@@ -283,16 +283,27 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
   const wsUrl = new URL(extra.url ?? url.href.replace(/^http/, 'ws'));
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, extra.subprotocols ?? [], { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
+    // `handshakeTimeout` is the upgrade request's socket timeout, which every chunk restarts: an answer whose headers
+    // came a line at a time held the probe for ever. Bounded as a whole here, failing in ws's own words.
+    const timer = setTimeout(() => {
+      reject(new Error('Opening handshake has timed out'));
+      ws.terminate();
+    }, timeoutMs);
     ws.once('open', () => {
+      clearTimeout(timer);
       ws.close();
       resolve();
     });
     ws.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
       // Named first: terminate() fails the socket with "closed before the connection was established", which hid the status.
       reject(new Error(`upgrade answered ${res.statusCode}`));
       ws.terminate();
     });
-    ws.once('error', reject);
+    ws.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 

@@ -14,6 +14,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
+const { requestWithin, readText } = require('../lib/http-deadline');
 const { parseSourceAddresses } = require('../lib/source-addresses');
 
 /**
@@ -64,45 +65,43 @@ function boolVar(context, name, dflt) {
   return dflt;
 }
 
+/** How much of an answer requestJson reads (the reference target's /metrics is a few hundred bytes). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 /**
- * One HTTP request with an optional JSON body; resolves with status and parsed JSON (or undefined).
- * @param {string} method @param {string} url @param {unknown} [body] @param {{ keepAlive?: boolean, timeoutMs?: number }} [opts]
+ * One HTTP request with an optional JSON body; resolves with status and parsed JSON (or undefined). The whole answer
+ * must arrive within `timeoutMs` of the call, the connect (and a wait for one of the keep-alive agent's sockets)
+ * included, else it fails with ETIMEDOUT (lib/http-deadline.js: a socket timeout, which every chunk restarted, let
+ * a target trickling its answer hold a clock sample, a presence monitor or a publisher tick for ever); a body longer
+ * than `maxBytes` fails with EBODYTOOLARGE.
+ * @param {string} method @param {string} url @param {unknown} [body]
+ * @param {{ keepAlive?: boolean, timeoutMs?: number, maxBytes?: number }} [opts] timeoutMs: 10 s by default; maxBytes: 1 MiB
  * @returns {Promise<{ status: number, body: any }>}
  */
 function requestJson(method, url, body, opts = {}) {
-  return new Promise((resolve, reject) => {
-    const isHttps = url.startsWith('https:');
-    const client = isHttps ? https : http;
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = client.request(
-      url,
-      {
-        method,
-        localAddress: SOURCE_ADDRESS,
-        agent: opts.keepAlive ? (isHttps ? httpsAgent : httpAgent) : false,
-        timeout: opts.timeoutMs ?? 10_000,
-        headers: text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (data += c));
-        res.on('end', () => {
-          let parsed;
-          try {
-            parsed = data ? JSON.parse(data) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode || 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(text);
-  });
+  const isHttps = url.startsWith('https:');
+  const client = isHttps ? https : http;
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const options = {
+    method,
+    localAddress: SOURCE_ADDRESS,
+    agent: opts.keepAlive ? (isHttps ? httpsAgent : httpAgent) : false,
+    headers: text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+  };
+  return requestWithin(
+    opts.timeoutMs ?? 10_000,
+    (onResponse) => client.request(url, options, onResponse).end(text),
+    (res, done, fail) =>
+      readText(res, opts.maxBytes ?? MAX_ANSWER_BYTES, fail, (data) => {
+        let parsed;
+        try {
+          parsed = data ? JSON.parse(data) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        done({ status: res.statusCode || 0, body: parsed });
+      }),
+  );
 }
 
 /** @type {Map<string, Promise<{ offsetMs: number, rttMs: number, ok: boolean }>>} */

@@ -21,10 +21,14 @@ const https = require('node:https');
 const { io } = require('socket.io-client');
 const { parseSourceAddresses } = require('../lib/source-addresses');
 const { boundAgent, createPortPool, ephemeralRange } = require('../lib/bound-ports');
+const { requestWithin } = require('../lib/http-deadline');
 
 const MAX_RETRIES = 3;
 const BASE_BACKOFF_MS = 200;
+/** How long one cookie request may take, its headers all in (lib/http-deadline.js). */
 const REQUEST_TIMEOUT_MS = 10_000;
+/** How much of a cookie answer's body is drained (never read) before the connection is cut instead. */
+const COOKIE_BODY_DRAIN_BYTES = 64 * 1024;
 const CONNECT_TIMEOUT_MS = 20_000;
 
 /**
@@ -127,36 +131,57 @@ function sourceOf(context) {
 }
 
 /**
- * One GET; resolves with status and the `sid` cookie pair, rejects on a network error/timeout.
+ * One GET; resolves with status and the `sid` cookie pair once the answer's headers are in (all a vuser needs of it),
+ * rejects on a network error, or with ETIMEDOUT when its headers are not all in within `deadlineMs` of the call, the
+ * connect included (lib/http-deadline.js: a socket timeout, which every chunk restarted, let a target trickling its
+ * answer hold the vuser for ever). The body is not read, only drained, and within the same deadline: a short one ends
+ * at once, as before (with `Connection: close` the target closes first, and its side keeps the TIME_WAIT, not the
+ * generator's named ports); one still coming then, or longer than {@link COOKIE_BODY_DRAIN_BYTES}, is cut off.
  * @param {string} url
  * @param {string | undefined} localAddress
+ * @param {number} [deadlineMs]
  * @returns {Promise<{ status: number, cookie: string | undefined }>}
  */
-function getCookieOnce(url, localAddress) {
-  return new Promise((resolve, reject) => {
-    const tls = url.startsWith('https:');
-    const client = tls ? https : http;
-    const headers = AUTH_TOKEN ? { authorization: `Bearer ${AUTH_TOKEN}` } : undefined;
-    const req = client.get(url, { headers, agent: agentFor(localAddress, tls), timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      res.resume();
+function getCookieOnce(url, localAddress, deadlineMs = REQUEST_TIMEOUT_MS) {
+  const tls = url.startsWith('https:');
+  const client = tls ? https : http;
+  const headers = AUTH_TOKEN ? { authorization: `Bearer ${AUTH_TOKEN}` } : undefined;
+  return requestWithin(
+    deadlineMs,
+    // `timeout` still bounds the connect of a source address's agent (lib/bound-ports.js), which a destroy() made
+    // before the socket comes does not stop; the deadline settles the vuser either way.
+    (onResponse) => client.get(url, { headers, agent: agentFor(localAddress, tls), timeout: deadlineMs }, onResponse),
+    (res, done) => {
       const setCookie = res.headers['set-cookie'] || [];
       const sid = setCookie.map((c) => c.split(';')[0]).find((c) => c && c.startsWith('sid='));
-      res.on('end', () => resolve({ status: res.statusCode || 0, cookie: sid }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-  });
+      let drained = 0;
+      res.on('data', (/** @type {Buffer} */ chunk) => {
+        if ((drained += chunk.length) > COOKIE_BODY_DRAIN_BYTES) res.destroy();
+      });
+      done({ status: res.statusCode || 0, cookie: sid });
+    },
+  );
 }
 
-/** @param {any} context @param {import('node:events').EventEmitter} events */
+/**
+ * Artillery's processor function (async: Artillery hands a plain function a callback and waits for it).
+ * @param {any} context @param {import('node:events').EventEmitter} events
+ */
 async function fetchCookie(context, events) {
+  return fetchCookieWithin(context, events, REQUEST_TIMEOUT_MS);
+}
+
+/**
+ * fetchCookie with each request's deadline given (a test's short one).
+ * @param {any} context @param {import('node:events').EventEmitter} events @param {number} deadlineMs
+ */
+async function fetchCookieWithin(context, events, deadlineMs) {
   const url = `${targetOf(context)}/set-cookie`;
   for (let attempt = 0; ; attempt++) {
     /** what the retry is for: `http_<status>` or the network error's code */
     let cause;
     try {
-      const { status, cookie } = await getCookieOnce(url, sourceOf(context));
+      const { status, cookie } = await getCookieOnce(url, sourceOf(context), deadlineMs);
       if (status === 200 && cookie) {
         context.vars.cookie = cookie;
         events.emit('counter', 'cookie.ok', 1);
@@ -232,4 +257,4 @@ async function closeSocket(context, _events) {
   delete context.rigSocket;
 }
 
-module.exports = { fetchCookie, openSocket, closeSocket, backoffMs, boundPorts: PORTS };
+module.exports = { fetchCookie, fetchCookieWithin, openSocket, closeSocket, backoffMs, boundPorts: PORTS };

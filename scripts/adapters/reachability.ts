@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { redactUrl } from '../core/redact';
 import { TargetFailure, UsageError } from '../errors';
+import { requestWithin } from '../../load-generators/lib/http-deadline';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce, schemeMismatch, noAnswer } = require('../../load-generators/lib/probe-steps') as {
@@ -59,7 +60,6 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     const secure = httpUrl.startsWith('https:');
     let connected = false;
     const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy, opts.untrustedFix).then(reject, reject);
-    const timedOut = () => Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' });
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.
       const u = new URL(httpUrl);
@@ -68,12 +68,20 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
       return;
     }
     const client = secure ? https : http;
-    const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, { timeout: timeoutMs, ...(insecureTls ? { rejectUnauthorized: false } : {}) }, (res) => {
-      res.resume();
-      resolve();
-    });
-    req.on('socket', (socket) => socket.once(secure ? 'secureConnect' : 'connect', () => (connected = true)));
-    req.on('timeout', () => req.destroy(timedOut()));
-    req.on('error', failed);
+    // The answer's headers are the proof; the body is not read, and the connection is closed once they are in (it was
+    // drained in the background after the check passed, for ever on an answer that never ends). Nothing may take
+    // longer than `timeoutMs` in all, headers trickled a line at a time included (requestWithin).
+    requestWithin<void>(
+      timeoutMs,
+      (onResponse) => {
+        const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, insecureTls ? { rejectUnauthorized: false } : {}, onResponse);
+        req.on('socket', (socket) => socket.once(secure ? 'secureConnect' : 'connect', () => (connected = true)));
+        return req;
+      },
+      (res, done) => {
+        done();
+        res.destroy();
+      },
+    ).then(resolve, failed);
   });
 }
