@@ -209,6 +209,16 @@ async function fetchCookieWithin(context, events, deadlineMs) {
 
 /** @param {any} context @param {import('node:events').EventEmitter} events */
 async function openSocket(context, events) {
+  return openSocketWithin(context, events, CONNECT_TIMEOUT_MS);
+}
+
+/**
+ * {@link openSocket} with its deadline: socket.io-client's `timeout` bounds only the Engine.IO session's opening, so a
+ * target that opened the session and then never answered the Socket.IO CONNECT (or closed the session before it
+ * answered: a 'disconnect' with no 'connect_error') held the vuser for ever. The whole connect is bounded here.
+ * @param {any} context @param {import('node:events').EventEmitter} events @param {number} timeoutMs
+ */
+async function openSocketWithin(context, events, timeoutMs) {
   const startedAt = Date.now();
   const localAddress = sourceOf(context);
   const { origin, path } = socketTarget(context);
@@ -217,7 +227,7 @@ async function openSocket(context, events) {
     transports: ['websocket'],
     forceNew: true,
     reconnection: false,
-    timeout: CONNECT_TIMEOUT_MS,
+    timeout: timeoutMs,
     extraHeaders: context.vars.cookie ? { cookie: context.vars.cookie } : {},
     ...(AUTH_TOKEN ? { auth: { token: AUTH_TOKEN } } : {}),
     // engine.io-client hands the agent to `ws`: the upgrade leaves from the source address on a named port.
@@ -225,8 +235,19 @@ async function openSocket(context, events) {
   });
   try {
     await new Promise((resolve, reject) => {
-      socket.once('connect', () => resolve(undefined));
-      socket.once('connect_error', reject);
+      const settle = (/** @type {Error | undefined} */ err) => {
+        clearTimeout(timer);
+        socket.off('connect', onConnect).off('connect_error', settle).off('disconnect', onDisconnect);
+        if (err) reject(err);
+        else resolve(undefined);
+      };
+      const onConnect = () => settle(undefined);
+      // Closed before the CONNECT was answered: the reason ('transport close', 'io server disconnect') is the failure.
+      const onDisconnect = (/** @type {string} */ reason) => settle(new Error(String(reason)));
+      const timer = setTimeout(() => settle(new Error('timeout')), timeoutMs);
+      socket.once('connect', onConnect);
+      socket.once('connect_error', settle);
+      socket.once('disconnect', onDisconnect);
     });
   } catch (err) {
     socket.close();
@@ -257,4 +278,4 @@ async function closeSocket(context, _events) {
   delete context.rigSocket;
 }
 
-module.exports = { fetchCookie, fetchCookieWithin, openSocket, closeSocket, backoffMs, boundPorts: PORTS };
+module.exports = { fetchCookie, fetchCookieWithin, openSocket, openSocketWithin, closeSocket, backoffMs, boundPorts: PORTS };
