@@ -292,8 +292,9 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
   } catch (err) {
     settling = true;
     const code = await failedRun(err, { raw, log, awsRun, runInfo: reached.runInfo });
-    // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
-    // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
+    // Interrupted before the start: the run stopped what it had started and aborted what it waited on (the local
+    // preflight's probe closes its connections), so the process ends by returning. Except for work nothing can abort:
+    // a DNS lookup the probe left running (getaddrinfo has no cancel) would hold the exit up to the resolver's timeout.
     if (err instanceof InterruptedBeforeStart && err.abandonedWork) process.exit(code);
     return code;
   } finally {

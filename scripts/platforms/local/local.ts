@@ -154,7 +154,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
           fleet,
           metrics,
           timings: LOCAL_TIMINGS,
-          preflight: (spec) => preflightHere(spec, log, authToken),
+          preflight: (spec, signal) => preflightHere(spec, log, authToken, signal),
           copyToRunDir: async () => undefined,
           close: () => cleanups.run(),
         };
