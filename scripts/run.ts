@@ -177,7 +177,7 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     launched = true;
   };
   try {
-    run = await platform.open({ runId, runDir, plan, sessionSeconds });
+    run = await platform.open({ runId, runDir, plan, sessionSeconds, signal: interrupt.signal });
     if (interrupt.isInterrupted()) throw new InterruptedBeforeStart();
     const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted, stopping: interrupt.signal, beforeLaunch, onStart: () => (started = true) });
     if (outcome.outcome.interrupted && !started) throw interruptedBeforeStart(launched);

@@ -20,6 +20,8 @@ export interface OpenRequest {
    * @default 0 (the phases only)
    */
   readonly sessionSeconds?: number;
+  /** Aborted at the run's first Ctrl-C: what opening waits on (the local --target's reachability check) ends at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** How long the run sequence waits on this platform. */
