@@ -259,13 +259,19 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
   // Set once main is settling an error: a signal still queued behind it (a child killed by the same Ctrl-C
   // surfaced first) says nothing more.
   let settling = false;
+  // Ends the process now, bypassing main's return (a Ctrl-C before the run's handler, a second Ctrl-C): the summary is
+  // written first, synchronously (write-then-rename), since nothing runs after process.exit (README: --output is
+  // written whatever the exit code).
+  const exitNow = (code: number, error: string): never => {
+    emitSummary(raw, { ...reached.runInfo, status: 'interrupted', exitCode: code, error });
+    process.exit(code);
+  };
   const onSignal = () => {
     abort.abort();
     if (!running && !settling) {
       const err = new InterruptedBeforeStart();
       log(err.message);
-      emitSummary(raw, { status: 'interrupted', exitCode: ExitCode.interrupted, error: err.message });
-      process.exit(ExitCode.interrupted);
+      exitNow(ExitCode.interrupted, err.message);
     }
   };
   process.on('SIGINT', onSignal);
@@ -286,7 +292,7 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
       running = true;
       return onInterrupt(handler);
     };
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: exitNow, heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {

@@ -39,8 +39,11 @@ export interface RunContext {
   readonly log: (line: string) => void;
   /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
   readonly onInterrupt: (handler: () => void) => () => void;
-  /** Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit. */
-  readonly exit: (code: number) => never;
+  /**
+   * Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit,
+   * after it wrote what it writes for a run that ended with `error` and no report (the CLI: its --output/--json summary).
+   */
+  readonly exit: (code: number, error: string) => never;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
@@ -222,8 +225,9 @@ function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, c
       hear();
       abort.abort();
     } else {
-      ctx.log(launched() ? `forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)` : 'forced stop before the generators were launched; nothing was measured');
-      void closeRun().finally(() => ctx.exit(ExitCode.interrupted));
+      const line = launched() ? `forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)` : 'forced stop before the generators were launched; nothing was measured';
+      ctx.log(line);
+      void closeRun().finally(() => ctx.exit(ExitCode.interrupted, line));
     }
   });
   return { interrupted, signal: abort.signal, isInterrupted: () => count > 0, remove };
