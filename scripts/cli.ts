@@ -331,8 +331,14 @@ function keepStack(runDir: string, err: unknown): string | undefined {
   }
 }
 
-if (require.main === module) {
-  const argv = process.argv.slice(2);
+/**
+ * The CLI as its process's entry (scripts/entry.ts): main's code is the exit code, and an exit code that is not main's
+ * own (it rejected, or the process ran out of work first) still writes the failure summary. `run` is main (a test's
+ * stand-in).
+ */
+export function runCli(argv: string[], run: (argv: string[], reached: RunReached) => Promise<number> = main): void {
   const reached: RunReached = { runInfo: {} };
-  runEntry('npm run loadtest', () => main(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
+  runEntry('npm run loadtest', () => run(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
 }
+
+if (require.main === module) runCli(process.argv.slice(2));
