@@ -262,13 +262,19 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
   // Set once main is settling an error: a signal still queued behind it (a child killed by the same Ctrl-C
   // surfaced first) says nothing more.
   let settling = false;
+  // Ends the process now, bypassing main's return (a Ctrl-C before the run's handler, a second Ctrl-C): the summary is
+  // written first, synchronously (write-then-rename), since nothing runs after process.exit (README: --output is
+  // written whatever the exit code).
+  const exitNow = (code: number, error: string): never => {
+    emitSummary(raw, { ...reached.runInfo, status: 'interrupted', exitCode: code, error });
+    process.exit(code);
+  };
   const onSignal = () => {
     abort.abort();
     if (!running && !settling) {
       const err = new InterruptedBeforeStart();
       log(err.message);
-      emitSummary(raw, { status: 'interrupted', exitCode: ExitCode.interrupted, error: err.message });
-      process.exit(ExitCode.interrupted);
+      exitNow(ExitCode.interrupted, err.message);
     }
   };
   process.on('SIGINT', onSignal);
@@ -289,14 +295,15 @@ async function main(argv: string[], reached: RunReached): Promise<number> {
       running = true;
       return onInterrupt(handler);
     };
-    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: (c) => process.exit(c), heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
+    const { summary, exitCode } = await runLoadTest(input, platform, { root: ROOT, log, onInterrupt: runHandles, exit: exitNow, heartbeatTimeoutMs, onRunStarted: (r) => (reached.runInfo = r) });
     emitSummary(raw, summary);
     return exitCode;
   } catch (err) {
     settling = true;
     const code = await failedRun(err, { raw, log, awsRun, runInfo: reached.runInfo });
-    // Interrupted before the start: the run stopped what it had started; what this process still has in flight (the
-    // local preflight's probe, whose wait run.ts left at the signal) must not hold the exit for up to its step timeout.
+    // Interrupted before the start: the run stopped what it had started and aborted what it waited on (the local
+    // preflight's probe closes its connections), so the process ends by returning. Except for work nothing can abort:
+    // a DNS lookup the probe left running (getaddrinfo has no cancel) would hold the exit up to the resolver's timeout.
     if (err instanceof InterruptedBeforeStart && err.abandonedWork) process.exit(code);
     return code;
   } finally {
@@ -327,8 +334,14 @@ function keepStack(runDir: string, err: unknown): string | undefined {
   }
 }
 
-if (require.main === module) {
-  const argv = process.argv.slice(2);
+/**
+ * The CLI as its process's entry (scripts/entry.ts): main's code is the exit code, and an exit code that is not main's
+ * own (it rejected, or the process ran out of work first) still writes the failure summary. `run` is main (a test's
+ * stand-in).
+ */
+export function runCli(argv: string[], run: (argv: string[], reached: RunReached) => Promise<number> = main): void {
   const reached: RunReached = { runInfo: {} };
-  runEntry('npm run loadtest', () => main(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
+  runEntry('npm run loadtest', () => run(argv, reached), unexpectedFailure, { onFailure: entryFailureSummary(argv, reached) });
 }
+
+if (require.main === module) runCli(process.argv.slice(2));

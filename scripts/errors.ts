@@ -37,8 +37,9 @@ export class ScriptFailure extends Error {
 export class InterruptedBeforeStart extends Error {
   override readonly name = 'InterruptedBeforeStart';
   /**
-   * @param abandonedWork the run stopped waiting for work still in flight in this process (the local preflight's
-   *   probe, which ends by its own timeouts): the entry point exits without waiting for it.
+   * @param abandonedWork work of this process's own is still in flight and cannot be aborted (a DNS lookup of the local
+   *   preflight: Node has no way to cancel getaddrinfo, which ends by the system resolver's timeout): the entry point
+   *   exits without waiting for it. Everything else the run waits on is aborted at the signal and ends with it.
    */
   constructor(message = 'interrupted before the run started; nothing was started', readonly abandonedWork = false) {
     super(message);

@@ -8,13 +8,13 @@ import { RIG_CONNECT_FUNCTIONS } from './rig-processor';
 import { isRecord } from './core/is-record';
 import { redactUrl } from './core/redact';
 import { enginesUsed, scenarioCanRun, scenarioEngine } from './engines';
-import { TargetFailure, UsageError } from './errors';
+import { InterruptedBeforeStart, TargetFailure, UsageError } from './errors';
 import type { ArtilleryScript } from './scenario';
 import { checkTargetUrl } from './target-url';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const probeModule = require('../load-generators/lib/preflight') as {
-  probe(spec: ProbeSpec, opts?: { localAddress?: string; authToken?: string }): Promise<ProbeResult>;
+  probe(spec: ProbeSpec, opts?: { localAddress?: string; authToken?: string; signal?: AbortSignal }): Promise<ProbeResult>;
   SPEC_KEY: string;
   RESULT_KEY: string;
 };
@@ -383,9 +383,20 @@ export function preflightError(result: ProbeResult, from: string): UsageError | 
   return result.config ? new UsageError(line) : new TargetFailure(line);
 }
 
-/** Probes from this machine (the local platform); throws the run-stopping error on failure. */
-export async function preflightHere(spec: ProbeSpec, log: (line: string) => void, authToken?: string): Promise<void> {
-  const result = await probeModule.probe(spec, authToken ? { authToken } : {});
+/**
+ * Probes from this machine (the local platform); throws the run-stopping error on failure. Once `signal` aborts (the
+ * run's Ctrl-C), the probe closes its connections and this throws InterruptedBeforeStart at once, having said nothing:
+ * not even a probe that passed with the signal. Its `abandonedWork` is set only when a DNS lookup is still running,
+ * which Node cannot cancel (load-generators/lib/preflight.js `probe`).
+ */
+export async function preflightHere(spec: ProbeSpec, log: (line: string) => void, authToken?: string, signal?: AbortSignal): Promise<void> {
+  let result: ProbeResult;
+  try {
+    result = await probeModule.probe(spec, { ...(authToken ? { authToken } : {}), ...(signal ? { signal } : {}) });
+  } catch (err) {
+    if (signal?.aborted) throw new InterruptedBeforeStart(undefined, (err as { lookupInFlight?: boolean }).lookupInFlight === true);
+    throw err;
+  }
   const err = preflightError(result, 'this machine');
   if (err) throw err;
   log(preflightPassedLine(result, 'this machine'));

@@ -39,8 +39,11 @@ export interface RunContext {
   readonly log: (line: string) => void;
   /** Registers the run's interrupt handler (SIGINT/SIGTERM); returns its removal. */
   readonly onInterrupt: (handler: () => void) => () => void;
-  /** Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit. */
-  readonly exit: (code: number) => never;
+  /**
+   * Ends the process at once with this code (a second Ctrl-C, once the cleanups ran): the entry point's process.exit,
+   * after it wrote what it writes for a run that ended with `error` and no report (the CLI: its --output/--json summary).
+   */
+  readonly exit: (code: number, error: string) => never;
   /** How long agents keep running without the orchestrator's heartbeat before they stop themselves. */
   readonly heartbeatTimeoutMs?: number;
   /** Told the run id and folder once the folder exists (so a failure can still name them). */
@@ -177,9 +180,9 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
     launched = true;
   };
   try {
-    run = await platform.open({ runId, runDir, plan, sessionSeconds });
+    run = await platform.open({ runId, runDir, plan, sessionSeconds, signal: interrupt.signal });
     if (interrupt.isInterrupted()) throw new InterruptedBeforeStart();
-    const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted, beforeLaunch, onStart: () => (started = true) });
+    const outcome = await executeRun(run, { input, platform, ctx, plan, regional, runId, runDir, phaseSeconds, sessionSeconds, interrupted: interrupt.interrupted, stopping: interrupt.signal, beforeLaunch, onStart: () => (started = true) });
     if (outcome.outcome.interrupted && !started) throw interruptedBeforeStart(launched);
     return await reportRun(run, { input, platform, ctx, plan, regional, runId, runDir, baselineDifferences, ...outcome });
   } catch (err) {
@@ -200,13 +203,17 @@ export async function runLoadTest(input: RunInput, platform: Platform, ctx: RunC
   }
 }
 
-/** Ctrl-C once: the run stops and reports what it has; twice: everything opened is closed and the process exits 130. */
-function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, closeRun: () => Promise<void>, markInterrupted: () => void): { interrupted: Promise<void>; isInterrupted: () => boolean; remove: () => void } {
+/**
+ * Ctrl-C once: the run stops and reports what it has (`interrupted` resolves, `signal` aborts: what is in flight before
+ * the start, the preflight's probe, ends with it); twice: everything opened is closed and the process exits 130.
+ */
+function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, closeRun: () => Promise<void>, markInterrupted: () => void): { interrupted: Promise<void>; signal: AbortSignal; isInterrupted: () => boolean; remove: () => void } {
   let count = 0;
-  let signal: () => void = () => undefined;
+  let hear: () => void = () => undefined;
   const interrupted = new Promise<void>((resolve) => {
-    signal = resolve;
+    hear = resolve;
   });
+  const abort = new AbortController();
   const remove = ctx.onInterrupt(() => {
     count++;
     if (count === 1) {
@@ -215,13 +222,15 @@ function onInterrupt(ctx: RunContext, runDir: string, launched: () => boolean, c
         ctx.log('interrupted: stopping generators; the partial report follows if any vuser ran (Ctrl-C again to force)');
         markInterrupted();
       }
-      signal();
+      hear();
+      abort.abort();
     } else {
-      ctx.log(launched() ? `forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)` : 'forced stop before the generators were launched; nothing was measured');
-      void closeRun().finally(() => ctx.exit(ExitCode.interrupted));
+      const line = launched() ? `forced stop: no report written; what was saved is in ${runDir} (\`npm run report -- ${runDir}\` builds the report from it)` : 'forced stop before the generators were launched; nothing was measured';
+      ctx.log(line);
+      void closeRun().finally(() => ctx.exit(ExitCode.interrupted, line));
     }
   });
-  return { interrupted, isInterrupted: () => count > 0, remove };
+  return { interrupted, signal: abort.signal, isInterrupted: () => count > 0, remove };
 }
 
 /** What executing and reporting a run share. */
@@ -236,21 +245,8 @@ interface RunStage {
   readonly runDir: string;
 }
 
-/**
- * `work`'s result, unless the run is interrupted first: then InterruptedBeforeStart at once. What `work` still does
- * ends by its own timeouts, its outcome unheard (the entry point does not wait for it: scripts/cli.ts).
- */
-function unlessInterrupted<T>(work: Promise<T>, interrupted: Promise<void>): Promise<T> {
-  return Promise.race([
-    work,
-    interrupted.then(() => {
-      throw new InterruptedBeforeStart(undefined, true);
-    }),
-  ]);
-}
-
 /** Preflight, slices, fleet, the load: the run sequence on an opened run, until the load has ended. */
-async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
+async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; sessionSeconds: number; interrupted: Promise<void>; stopping: AbortSignal; beforeLaunch: () => void; onStart: () => void }): Promise<{ outcome: RunOutcome; generators: GeneratorSpec[] }> {
   const { input, platform, ctx, plan, runId, runDir } = s;
   const { target, store, fleet } = run;
   ctx.log(`run ${runId}: ${plan.totalArrivals} vusers over ${plan.generators.length} generator(s) (${countsList(plan.generators.map((g) => g.arrivals))})`);
@@ -259,8 +255,10 @@ async function executeRun(run: OpenRun, s: RunStage & { phaseSeconds: number; se
   const secretTarget = platform.secretsInEnvironment && redactUrl(target.url) !== target.url;
   const script = withTarget(input.script, secretTarget ? redactUrl(target.url) : target.url);
   // Reachability before anything scales or starts: one probe, one line naming what failed (scripts/preflight.ts).
-  // Up to a step timeout per step, so a Ctrl-C ends the wait at once (it used to be heard only once the probe ended).
-  await unlessInterrupted(run.preflight(preflightSpec(script, target.url, input.rigConnect, input.testRunId)), s.interrupted);
+  // Up to a step timeout per step; a Ctrl-C aborts it at once, connections and all (it used to be heard only once the
+  // probe ended, then left running unheard, and the CLI had to end the process to stop it).
+  await run.preflight(preflightSpec(script, target.url, input.rigConnect, input.testRunId), s.stopping);
+  if (s.stopping.aborted) throw new InterruptedBeforeStart();
   // A user's vusers read $dirname and $scenarioFile as the script's, not the load process's folder (scripts/config-env.ts).
   const placed = input.scenario.builtIn ? script : { ...script, config: withScriptPlaceVariables(script.config, path.basename(input.scenario.file)) };
   const generators = generatorSpecs(plan, placed, platform, input.scenario.builtIn);

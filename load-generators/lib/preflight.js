@@ -11,8 +11,9 @@
  */
 const dns = require('node:dns');
 const net = require('node:net');
+const { setTimeout: sleep } = require('node:timers/promises');
 const { redactQuery } = require('./redact-query');
-const { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
+const { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, PROBE_HEADER, UNTRUSTED_CERT_FIX, abortError, unlessAborted, connectFailure, withTimeout, errCode, oneLine, connectOnce, request, handshake, socketIoDiagnosis, schemeMismatch, noAnswer, hostPort } = require('./probe-steps');
 
 /**
  * @typedef {object} ProbeSpec
@@ -47,14 +48,29 @@ const { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, PR
 const HTTP_ATTEMPTS = 3;
 
 /**
- * Runs the probe. Never throws: every failure comes back as a result naming its step.
+ * @typedef {object} ProbeOptions
+ * @property {string} [localAddress]
+ * @property {string} [authToken] the scenario secret the built-in connect flow sends (RIG_SECRET_AUTH_TOKEN) as
+ *   `Authorization: Bearer` and Socket.IO `auth.token`; never part of the spec, which the run store keeps
+ * @property {AbortSignal} [signal] the CLI's Ctrl-C during the local preflight (the generator's own probe has none)
+ */
+
+/**
+ * Runs the probe. Never throws but when aborted: every failure comes back as a result naming its step. Once `signal`
+ * aborts, the step in progress closes what it opened and the probe rejects at once with an AbortError (probe-steps.js
+ * abortError), nothing asked after it: no diagnosis, and no result for what had passed. Its `lookupInFlight` is true
+ * when a DNS lookup was still running: Node cannot cancel one (getaddrinfo, in libuv's thread pool), and it keeps the
+ * process alive until the system resolver answers or gives up.
  * @param {ProbeSpec} spec
- * @param {{ localAddress?: string, authToken?: string }} [opts] authToken: the scenario secret the built-in connect
- *   flow sends (RIG_SECRET_AUTH_TOKEN) as `Authorization: Bearer` and Socket.IO `auth.token`; never part of the spec,
- *   which the run store keeps
+ * @param {ProbeOptions} [opts]
  * @returns {Promise<ProbeResult>}
  */
 async function probe(spec, opts = {}) {
+  const { signal } = opts;
+  const stopIfAborted = () => {
+    if (signal?.aborted) throw abortError(signal);
+  };
+  stopIfAborted();
   const started = Date.now();
   /** @type {string[]} */
   const steps = [];
@@ -76,21 +92,24 @@ async function probe(spec, opts = {}) {
 
   // DNS
   let address;
+  let lookupInFlight = false;
   try {
-    const found = net.isIP(host) ? [{ address: host }] : await withTimeout(dns.promises.lookup(host, { all: true }), timeoutMs, 'ETIMEOUT');
+    const found = net.isIP(host) ? [{ address: host }] : await withTimeout(unlessAborted(lookup(host, (running) => (lookupInFlight = running)), signal), timeoutMs, 'ETIMEOUT');
     address = found[0]?.address;
     if (!address) throw Object.assign(new Error('no addresses'), { code: 'ENODATA' });
     steps.push(`dns ${host} → ${found.map((a) => a.address).join(', ')}`);
   } catch (err) {
+    if (signal?.aborted) throw Object.assign(abortError(signal), { lookupInFlight });
     const code = errCode(err);
     return fail('dns', `DNS: ${host} does not resolve (${code}): check the target URL (a deleted stack leaves a stale URL behind; an internal load balancer's name resolves to private addresses only)`, code !== 'ETIMEOUT' && code !== 'EAI_AGAIN');
   }
 
   // TCP (and TLS)
   try {
-    await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress, spec.insecureTls === true);
+    await connectOnce(address, port, host, secure, timeoutMs, opts.localAddress, spec.insecureTls === true, signal);
     steps.push(`tcp ${hostPort(address, port)}${secure ? ' + tls' : ''}`);
   } catch (err) {
+    stopIfAborted();
     const f = connectFailure(err, host, address, port, timeoutMs);
     return fail(f.step, spec.untrustedCertFix ? f.message.replace(UNTRUSTED_CERT_FIX, spec.untrustedCertFix) : f.message, f.config);
   }
@@ -99,6 +118,7 @@ async function probe(spec, opts = {}) {
   let cookie;
   if (spec.http) {
     const answer = await httpStep(spec, spec.http, timeoutMs, opts);
+    stopIfAborted();
     if ('message' in answer) return fail('http', answer.message, answer.config);
     steps.push(answer.line);
     cookie = answer.cookie;
@@ -110,14 +130,29 @@ async function probe(spec, opts = {}) {
     steps.push(`${spec.realtime} handshake not probed (${spec.realtimeUnknown})`);
   } else if (spec.realtime) {
     try {
-      await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
+      await handshake(spec, url, cookie, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true, signal);
       steps.push(`${spec.realtime} handshake`);
     } catch (err) {
-      const f = await handshakeFailure(spec, url, err, cookie, timeoutMs, opts.localAddress);
+      stopIfAborted();
+      const f = await handshakeFailure(spec, url, err, cookie, timeoutMs, opts.localAddress, signal);
+      stopIfAborted();
       return fail('handshake', f.message, f.config);
     }
   }
+  // An answer that came with the abort is not given: the run has stopped, and says so.
+  stopIfAborted();
   return { ok: true, steps, ms: Date.now() - started };
+}
+
+/**
+ * The addresses of `host` (every one), telling `running` when the lookup starts and ends: an abort does not end it.
+ * @param {string} host @param {(running: boolean) => void} running
+ */
+function lookup(host, running) {
+  running(true);
+  const found = dns.promises.lookup(host, { all: true });
+  found.then(() => running(false), () => running(false));
+  return found;
 }
 
 
@@ -147,10 +182,10 @@ const authHint = (token) =>
  * Why the handshake failed, in one line: no answer at all (the target's), a wrong scheme, a Socket.IO server behind
  * a ws-engine script, or Socket.IO's own answer over HTTP; config when the URL or the script is the likely cause.
  * @param {ProbeSpec} spec @param {URL} url @param {unknown} err @param {string | undefined} cookie @param {number} timeoutMs
- * @param {string | undefined} localAddress
+ * @param {string | undefined} localAddress @param {AbortSignal} [signal] aborts the questions asked after the failure
  * @returns {Promise<{ message: string, config: boolean }>}
  */
-async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress) {
+async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress, signal) {
   const sio = spec.realtime === 'socketio';
   const path = spec.realtimePath ?? (sio ? '/socket.io' : url.pathname);
   const head = `${sio ? 'Socket.IO' : 'WebSocket'} handshake with ${url.host}${path} failed (${oneLine(err)})`;
@@ -181,16 +216,16 @@ async function handshakeFailure(spec, url, err, cookie, timeoutMs, localAddress)
     return { message: `${head}: the server's Socket.IO middleware refused the connection with "${said}": check the auth, headers or query it expects`, config: true };
   }
   const answered = refused || /answered \d{3}/.test(said);
-  const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress);
+  const scheme = answered ? undefined : await schemeMismatch(err, url, timeoutMs, localAddress, signal);
   if (scheme) return { message: `${head}: ${scheme}`, config: true };
   const insecure = spec.insecureTls === true;
   if (!sio && !answered) {
     // A ws-engine script at a Socket.IO server: its upgrade at the target's path is dropped; Socket.IO answers at its own.
-    const known = await socketIoDiagnosis(url, '/socket.io', timeoutMs, localAddress, insecure);
+    const known = await socketIoDiagnosis(url, '/socket.io', timeoutMs, localAddress, insecure, signal);
     if (known?.socketIo) return { message: `${head}: this looks like a Socket.IO server (it answers Engine.IO's handshake at /socket.io/): use engine: socketio in your script`, config: true };
   }
   // Socket.IO: asked again over plain HTTP, which names the cause instead of listing three.
-  const known = sio && !refused ? await socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) : undefined;
+  const known = sio && !refused ? await socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure, signal) : undefined;
   // A script that polls first (its transports, or Socket.IO's default): Socket.IO answering a fresh poll means the
   // probe's own polling session broke between requests, not an upgrade.
   if (known?.socketIo && spec.realtimeOptions?.transports?.[0] === 'polling') {
@@ -229,25 +264,33 @@ const BUILT_IN_PROTOCOL_HINT =
 /**
  * The scenario's first HTTP step (retried on a 5xx where its status is judged).
  * @param {ProbeSpec} spec @param {{ method: string, path: string }} step @param {number} timeoutMs
- * @param {{ localAddress?: string, authToken?: string }} opts
- * @returns {Promise<{ line: string, cookie?: string } | { message: string, config: boolean }>}
+ * @param {ProbeOptions} opts
+ * @returns {Promise<{ line: string, cookie?: string } | { message: string, config: boolean }>} once aborted, what it
+ *   had (the probe does not read it)
  */
 async function httpStep(spec, step, timeoutMs, opts) {
+  const { signal } = opts;
   const httpUrl = stepUrl(spec.target, step.path);
   const shown = shownPath(httpUrl);
   let res;
   for (let attempt = 1; ; attempt++) {
     try {
-      res = await request(step.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true);
+      res = await request(step.method, httpUrl, timeoutMs, opts.localAddress, opts.authToken, spec.insecureTls === true, signal);
     } catch (err) {
       const head = `HTTP ${step.method} ${shown} failed (${errCode(err)}: ${oneLine(err)})`;
       if (errCode(err) === 'ETIMEDOUT') return { message: `${head}: the target ${noAnswer(timeoutMs)}`, config: false };
-      const scheme = await schemeMismatch(err, new URL(spec.target), timeoutMs, opts.localAddress);
+      // Aborted: nothing more is asked (the probe stops at its next check).
+      if (signal?.aborted) return { message: head, config: false };
+      const scheme = await schemeMismatch(err, new URL(spec.target), timeoutMs, opts.localAddress, signal);
       return scheme ? { message: `${head}: ${scheme}`, config: true } : { message: head, config: false };
     }
     // A 5xx is asked again only where it fails the probe: a user's own step is sent once (its status is not judged).
     if (res.status < 500 || spec.httpStatusAdvisory || attempt >= HTTP_ATTEMPTS) break;
-    await new Promise((r) => setTimeout(r, 100 * attempt));
+    try {
+      await sleep(100 * attempt, undefined, { signal });
+    } catch {
+      break; // aborted: the probe stops at its next check
+    }
   }
   if (spec.httpStatusAdvisory) {
     // A user's own first step: its status is the target's answer, which the load test itself measures (a script

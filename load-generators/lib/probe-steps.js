@@ -3,7 +3,9 @@
 /**
  * The preflight probe's network steps (./preflight.js runs them in order): a TCP connect with TLS when the URL
  * asks for it, one HTTP request, the Socket.IO or WebSocket handshake, each bounded by a timeout, and the
- * one-line cause of a failed connect.
+ * one-line cause of a failed connect. Each takes an optional AbortSignal: once it aborts (the CLI's Ctrl-C during the
+ * local preflight), the step closes what it opened and rejects at once with {@link abortError}, instead of running on
+ * to its timeout with nobody listening.
  */
 const http = require('node:http');
 const https = require('node:https');
@@ -35,16 +37,17 @@ const noAnswer = (timeoutMs) => `accepted the connection but sent no HTTP answer
  * http:// or ws://, a failure without an HTTP answer where the same port completes a TLS handshake (one more
  * connection, made only after a failure). Undefined otherwise.
  * @param {unknown} err @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
+ * @param {AbortSignal} [signal] aborts the extra connection (then undefined)
  * @returns {Promise<string | undefined>}
  */
-async function schemeMismatch(err, url, timeoutMs, localAddress) {
+async function schemeMismatch(err, url, timeoutMs, localAddress, signal) {
   const ws = url.protocol === 'ws:' || url.protocol === 'wss:';
   if (url.protocol === 'https:' || url.protocol === 'wss:') {
     return PLAIN_BEHIND_TLS.test(`${errCode(err)} ${oneLine(err)}`) ? `the target speaks plain HTTP there: use ${ws ? 'ws://' : 'http://'}` : undefined;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   try {
-    await connectOnce(host, Number(url.port || 80), host, true, Math.min(timeoutMs, 2000), localAddress, true);
+    await connectOnce(host, Number(url.port || 80), host, true, Math.min(timeoutMs, 2000), localAddress, true, signal);
   } catch {
     return undefined;
   }
@@ -98,6 +101,55 @@ function withTimeout(p, ms, code) {
   return /** @type {Promise<T>} */ (Promise.race([p, t]).finally(() => clearTimeout(timer)));
 }
 
+/**
+ * What an aborted step (and the probe) rejects with: an AbortError (name and code as Node's own aborted calls give
+ * them), the signal's reason as its cause.
+ * @param {AbortSignal | undefined} signal
+ */
+function abortError(signal) {
+  return Object.assign(new Error('the preflight was aborted', { cause: signal?.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
+/**
+ * Calls `stop` once when `signal` aborts (at once when it already has); returns the listener's removal, for a step
+ * that settled first.
+ * @param {AbortSignal | undefined} signal @param {() => void} stop
+ * @returns {() => void}
+ */
+function whenAborted(signal, stop) {
+  if (!signal) return () => undefined;
+  if (signal.aborted) {
+    stop();
+    return () => undefined;
+  }
+  signal.addEventListener('abort', stop, { once: true });
+  return () => signal.removeEventListener('abort', stop);
+}
+
+/**
+ * `p`'s outcome, or {@link abortError} as soon as `signal` aborts: for work that has no way to be aborted itself (a
+ * DNS lookup), which then ends on its own, unheard.
+ * @template T
+ * @param {Promise<T>} p @param {AbortSignal | undefined} signal
+ * @returns {Promise<T>}
+ */
+function unlessAborted(p, signal) {
+  if (!signal) return p;
+  return new Promise((resolve, reject) => {
+    const removed = whenAborted(signal, () => reject(abortError(signal)));
+    p.then(
+      (v) => {
+        removed();
+        resolve(v);
+      },
+      (err) => {
+        removed();
+        reject(err);
+      },
+    );
+  });
+}
+
 /** @param {unknown} err */
 function errCode(err) {
   return String(/** @type {any} */ (err)?.code ?? /** @type {any} */ (err)?.name ?? 'error');
@@ -112,35 +164,45 @@ function oneLine(err) {
  * @param {string} address @param {number} port @param {string} servername @param {boolean} secure
  * @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {boolean} [insecure] the script's config.tls.rejectUnauthorized is false: accept any certificate
+ * @param {AbortSignal} [signal] closes the connection and rejects with {@link abortError}
  * @returns {Promise<void>}
  */
-function connectOnce(address, port, servername, secure, timeoutMs, localAddress, insecure = false) {
+function connectOnce(address, port, servername, secure, timeoutMs, localAddress, insecure = false, signal = undefined) {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
     const socket = net.connect({ host: address, port, ...(localAddress ? { localAddress } : {}) });
+    /** @type {import('node:tls').TLSSocket | undefined} */
+    let secured;
+    /** @param {unknown} [err] */
+    const settle = (err) => {
+      clearTimeout(timer);
+      removed();
+      if (err) reject(err);
+      else resolve();
+    };
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      settle(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
     }, timeoutMs);
-    socket.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
+    const removed = whenAborted(signal, () => {
+      secured?.destroy();
+      socket.destroy();
+      settle(abortError(signal));
     });
+    socket.once('error', (err) => settle(err));
     socket.once('connect', () => {
       if (!secure) {
-        clearTimeout(timer);
         socket.end();
-        return resolve();
+        return settle();
       }
-      const secured = tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, ...(insecure ? { rejectUnauthorized: false } : {}) });
+      secured = tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, ...(insecure ? { rejectUnauthorized: false } : {}) });
       secured.once('secureConnect', () => {
-        clearTimeout(timer);
-        secured.end();
-        resolve();
+        secured?.end();
+        settle();
       });
       secured.once('error', (err) => {
-        clearTimeout(timer);
         socket.destroy();
-        reject(Object.assign(err, { tls: true }));
+        settle(Object.assign(err, { tls: true }));
       });
     });
   });
@@ -157,18 +219,24 @@ const HEAD_CHARS = 200;
  * first step at a server-sent event stream kept the probe, and the run, waiting forever.
  * @param {string} method @param {URL} url @param {number} timeoutMs @param {string | undefined} localAddress
  * @param {string | undefined} authToken @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
+ * @param {AbortSignal} [signal] destroys the request (its connection, and an answer being read) and rejects with
+ *   {@link abortError}
  * @returns {Promise<{ status: number, cookie: string | undefined, head: string, type: string, location?: string }>} head: the body's first 200 characters
  */
-function request(method, url, timeoutMs, localAddress, authToken, insecure = false) {
+function request(method, url, timeoutMs, localAddress, authToken, insecure = false, signal = undefined) {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
     const client = url.protocol === 'https:' ? https : http;
     /** @type {(() => void) | undefined} settles with the answer read so far, once its headers are in */
     let answered;
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
+    /** @type {() => void} */
+    let removed = () => undefined;
     /** @param {unknown} err */
     const fail = (err) => {
       clearTimeout(timer);
+      removed();
       req?.destroy();
       reject(err);
     };
@@ -185,6 +253,7 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
       if (answered) answered();
       else req?.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
     }, timeoutMs);
+    removed = whenAborted(signal, () => fail(abortError(signal)));
     req.on('error', fail);
     req.end();
 
@@ -195,6 +264,7 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
         const location = res.headers.location;
         answered = () => {
           clearTimeout(timer);
+          removed();
           res.destroy();
           resolve({ status: res.statusCode ?? 0, cookie, head, type: String(res.headers['content-type'] ?? ''), ...(location ? { location } : {}) });
         };
@@ -219,90 +289,126 @@ function request(method, url, timeoutMs, localAddress, authToken, insecure = fal
  *   the probe's handshake (its ProbeSpec), with what the script's engine sends @param {URL} url @param {string | undefined} cookie @param {number} timeoutMs
  * @param {string | undefined} localAddress @param {string | undefined} authToken
  * @param {boolean} [insecure] accept any certificate (config.tls.rejectUnauthorized: false)
+ * @param {AbortSignal} [signal] closes the client and every connection it opened, and rejects with {@link abortError}
  * @returns {Promise<void>}
  */
-function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecure = false) {
+function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecure = false, signal = undefined) {
+  if (signal?.aborted) return Promise.reject(abortError(signal));
   const extra = spec.realtimeOptions ?? {};
   /** @type {Record<string, string>} */
   const headers = { ...(extra.headers ?? {}), [PROBE_HEADER]: '1', ...(cookie ? { cookie } : {}) };
-  const agent = localAddress ? new (url.protocol === 'https:' || url.protocol === 'wss:' ? https : http).Agent({ localAddress, ...(insecure ? { rejectUnauthorized: false } : {}) }) : undefined;
+  const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+  const agentOpts = { ...(localAddress ? { localAddress } : {}), ...(insecure ? { rejectUnauthorized: false } : {}) };
   const tlsOpts = insecure ? { rejectUnauthorized: false } : {};
   if (spec.realtime === 'socketio') {
-    const { io } = require('socket.io-client');
-    // A user's script: the whole target, as Artillery's engine passes it (its path is the namespace, its query goes
-    // with the handshake). The built-ins: the origin, their path prefix already in realtimePath (namespace /, connect.js).
-    const base = spec.realtimeAtOrigin ? url.origin.replace(/^ws/, 'http') : url.href.replace(/^ws/, 'http');
-    return new Promise((resolve, reject) => {
-      const socket = io(base, {
-        path: spec.realtimePath ?? '/socket.io',
-        transports: extra.transports ?? ['websocket'],
-        forceNew: true,
-        reconnection: false,
-        timeout: timeoutMs,
-        extraHeaders: headers,
-        ...(extra.query ? { query: extra.query } : {}),
-        ...(authToken ? { auth: { ...(extra.auth ?? {}), token: authToken } } : extra.auth ? { auth: extra.auth } : {}),
-        ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
-        ...tlsOpts,
-      });
-      // Settled once, by whichever comes first. A server that closes the session on Socket.IO's CONNECT packet (one
-      // built with another parser, e.g. socket.io-msgpack-parser, cannot read it) gives neither 'connect' nor
-      // 'connect_error', only the transport's close: without it the probe waited with nothing left to wait for, and
-      // Node ended the run with exit 0.
-      // The session opened and CONNECT went unanswered (a middleware that never calls next()): not "no answer".
-      const timer = setTimeout(() => settle(new Error(socket.io.engine?.readyState === 'open' ? `${UNANSWERED_CONNECT} within ${(timeoutMs + 1000) / 1000} s` : 'timed out')), timeoutMs + 1000);
-      let settled = false;
-      /** @param {Error} [err] */
-      const settle = (err) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        socket.off('connect', onConnect).off('connect_error', onConnectError);
-        socket.io.off('close', onClose);
-        socket.close();
-        if (err) reject(err);
-        else resolve();
-      };
-      const onConnect = () => settle();
-      // Socket.IO's own answer (a CONNECT_ERROR: a middleware's next(err), "Invalid namespace"): socket.io-client sets
-      // its `data`. A transport's error, Engine.IO's "server error" (a polling body that is not Engine.IO's: a 2.x
-      // server, a page) and the client's timeout have none.
-      const onConnectError = (/** @type {Error} */ err) => settle(err && 'data' in err ? Object.assign(err, { serverAnswer: true }) : err);
-      // The manager's close settles after the events of the same packet: a CONNECT_ERROR closes it ('forced close',
-      // the client's own) just before 'connect_error', which then gives the answer. A DISCONNECT before the CONNECT
-      // was answered closes it so too, with no 'connect_error' after it.
-      const onClose = (/** @type {string} */ reason) =>
-        setImmediate(() => settle(new Error(reason === 'forced close' ? ENDED_AT_CONNECT : `${CLOSED_AT_CONNECT} (${reason})`)));
-      socket.once('connect', onConnect);
-      socket.once('connect_error', onConnectError);
-      socket.io.once('close', onClose);
-    });
+    // With a signal, an agent of its own, which an abort destroys: closing the client mid-handshake ends a WebSocket
+    // transport's upgrade, but leaves a polling transport's request in flight (engine.io-client closes polling only
+    // once it is open).
+    const agent = localAddress || signal ? new (secure ? https : http).Agent(agentOpts) : undefined;
+    return socketIoHandshake(spec, url, { headers, agent, tlsOpts, timeoutMs, authToken, signal });
   }
+  const agent = localAddress ? new (secure ? https : http).Agent(agentOpts) : undefined;
   const WebSocket = require('ws');
   // The target as it is (credentials, path, query), as Artillery's ws engine opens it, unless a connect step names another.
   const wsUrl = new URL(extra.url ?? url.href.replace(/^http/, 'ws'));
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, extra.subprotocols ?? [], { headers, handshakeTimeout: timeoutMs, ...(agent ? { agent } : {}), ...tlsOpts });
+    /** @type {() => void} */
+    let removed = () => undefined;
     // `handshakeTimeout` is the upgrade request's socket timeout, which every chunk restarts: an answer whose headers
     // came a line at a time held the probe for ever. Bounded as a whole here, failing in ws's own words.
     const timer = setTimeout(() => {
-      reject(new Error('Opening handshake has timed out'));
+      settle(new Error('Opening handshake has timed out'));
       ws.terminate();
     }, timeoutMs);
-    ws.once('open', () => {
+    /** @param {Error} [err] */
+    const settle = (err) => {
       clearTimeout(timer);
-      ws.close();
-      resolve();
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      clearTimeout(timer);
-      // Named first: terminate() fails the socket with "closed before the connection was established", which hid the status.
-      reject(new Error(`upgrade answered ${res.statusCode}`));
+      removed();
+      if (err) reject(err);
+      else resolve();
+    };
+    // terminate() during the upgrade destroys its request and connection (and fails the socket: 'error', heard below).
+    removed = whenAborted(signal, () => {
+      settle(abortError(signal));
       ws.terminate();
     });
-    ws.once('error', (err) => {
+    ws.once('open', () => {
+      ws.close();
+      settle();
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      // Named first: terminate() fails the socket with "closed before the connection was established", which hid the status.
+      settle(new Error(`upgrade answered ${res.statusCode}`));
+      ws.terminate();
+    });
+    ws.on('error', settle);
+  });
+}
+
+/**
+ * The Socket.IO handshake of {@link handshake}.
+ * @param {Parameters<typeof handshake>[0]} spec @param {URL} url
+ * @param {{ headers: Record<string, string>, agent: import('node:http').Agent | undefined, tlsOpts: { rejectUnauthorized?: boolean }, timeoutMs: number, authToken: string | undefined, signal: AbortSignal | undefined }} o
+ * @returns {Promise<void>}
+ */
+function socketIoHandshake(spec, url, { headers, agent, tlsOpts, timeoutMs, authToken, signal }) {
+  const extra = spec.realtimeOptions ?? {};
+  const { io } = require('socket.io-client');
+  // A user's script: the whole target, as Artillery's engine passes it (its path is the namespace, its query goes
+  // with the handshake). The built-ins: the origin, their path prefix already in realtimePath (namespace /, connect.js).
+  const base = spec.realtimeAtOrigin ? url.origin.replace(/^ws/, 'http') : url.href.replace(/^ws/, 'http');
+  return new Promise((resolve, reject) => {
+    const socket = io(base, {
+      path: spec.realtimePath ?? '/socket.io',
+      transports: extra.transports ?? ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      timeout: timeoutMs,
+      extraHeaders: headers,
+      ...(extra.query ? { query: extra.query } : {}),
+      ...(authToken ? { auth: { ...(extra.auth ?? {}), token: authToken } } : extra.auth ? { auth: extra.auth } : {}),
+      ...(agent ? { agent: /** @type {any} */ (agent) } : {}),
+      ...tlsOpts,
+    });
+    /** @type {() => void} */
+    let removed = () => undefined;
+    // Settled once, by whichever comes first. A server that closes the session on Socket.IO's CONNECT packet (one
+    // built with another parser, e.g. socket.io-msgpack-parser, cannot read it) gives neither 'connect' nor
+    // 'connect_error', only the transport's close: without it the probe waited with nothing left to wait for, and
+    // Node ended the run with exit 0.
+    // The session opened and CONNECT went unanswered (a middleware that never calls next()): not "no answer".
+    const timer = setTimeout(() => settle(new Error(socket.io.engine?.readyState === 'open' ? `${UNANSWERED_CONNECT} within ${(timeoutMs + 1000) / 1000} s` : 'timed out')), timeoutMs + 1000);
+    let settled = false;
+    /** @param {Error} [err] */
+    const settle = (err) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      reject(err);
+      removed();
+      socket.off('connect', onConnect).off('connect_error', onConnectError);
+      socket.io.off('close', onClose);
+      socket.close();
+      if (err) reject(err);
+      else resolve();
+    };
+    const onConnect = () => settle();
+    // Socket.IO's own answer (a CONNECT_ERROR: a middleware's next(err), "Invalid namespace"): socket.io-client sets
+    // its `data`. A transport's error, Engine.IO's "server error" (a polling body that is not Engine.IO's: a 2.x
+    // server, a page) and the client's timeout have none.
+    const onConnectError = (/** @type {Error} */ err) => settle(err && 'data' in err ? Object.assign(err, { serverAnswer: true }) : err);
+    // The manager's close settles after the events of the same packet: a CONNECT_ERROR closes it ('forced close',
+    // the client's own) just before 'connect_error', which then gives the answer. A DISCONNECT before the CONNECT
+    // was answered closes it so too, with no 'connect_error' after it.
+    const onClose = (/** @type {string} */ reason) =>
+      setImmediate(() => settle(new Error(reason === 'forced close' ? ENDED_AT_CONNECT : `${CLOSED_AT_CONNECT} (${reason})`)));
+    socket.once('connect', onConnect);
+    socket.once('connect_error', onConnectError);
+    socket.io.once('close', onClose);
+    // Aborted: the client closed (its manager with it: forceNew) and every connection it opened destroyed.
+    removed = whenAborted(signal, () => {
+      settle(abortError(signal));
+      agent?.destroy();
     });
   });
 }
@@ -312,18 +418,18 @@ function handshake(spec, url, cookie, timeoutMs, localAddress, authToken, insecu
  * same path. Socket.IO's own answer (`0{"sid":…`) means the server is there and the upgrade is what fails; a 404 or
  * any other answer means nothing speaks Socket.IO at that path. Undefined when the question gets no answer.
  * @param {URL} url the target @param {string} path Socket.IO's path @param {number} timeoutMs
- * @param {string | undefined} localAddress @param {boolean} insecure
+ * @param {string | undefined} localAddress @param {boolean} insecure @param {AbortSignal} [signal] aborts the question (then undefined)
  * @returns {Promise<{ why: string, config: boolean, socketIo?: boolean } | undefined>} config: the target URL or path is the likely cause;
  *   socketIo: Socket.IO answered there
  */
-async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure) {
+async function socketIoDiagnosis(url, path, timeoutMs, localAddress, insecure, signal = undefined) {
   // The target's credentials and query go along, as with the handshake.
   const polling = new URL(url.href.replace(/^ws/, 'http'));
   polling.pathname = `${path.replace(/\/+$/, '')}/`;
   polling.search = `${url.search ? `${url.search}&` : '?'}EIO=4&transport=polling`;
   let res;
   try {
-    res = await request('GET', polling, timeoutMs, localAddress, undefined, insecure);
+    res = await request('GET', polling, timeoutMs, localAddress, undefined, insecure, signal);
   } catch {
     return undefined;
   }
@@ -355,4 +461,4 @@ const ENDED_AT_CONNECT = 'the server sent DISCONNECT instead of answering CONNEC
 const UNANSWERED_CONNECT = 'the Engine.IO session opened, and CONNECT got no answer';
 const POLLING_FIX = 'Set transports: ["websocket"] under config.socketio, and under every scenario\'s (and a before/after section\'s) own socketio: that names transports';
 
-module.exports = { CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };
+module.exports = { abortError, unlessAborted, CLOSED_AT_CONNECT, ENDED_AT_CONNECT, UNANSWERED_CONNECT, POLLING_FIX, socketIoDiagnosis, PROBE_HEADER, UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectFailure, schemeMismatch, noAnswer, hostPort, withTimeout, errCode, oneLine, connectOnce, request, handshake };

@@ -5,14 +5,14 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { redactUrl } from '../core/redact';
-import { TargetFailure, UsageError } from '../errors';
+import { InterruptedBeforeStart, TargetFailure, UsageError } from '../errors';
 import { requestWithin } from '../../load-generators/lib/http-deadline';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { UNTRUSTED_CERT, UNTRUSTED_CERT_FIX, connectOnce, schemeMismatch, noAnswer } = require('../../load-generators/lib/probe-steps') as {
   UNTRUSTED_CERT: RegExp;
   UNTRUSTED_CERT_FIX: string;
-  connectOnce(address: string, port: number, servername: string, secure: boolean, timeoutMs: number, localAddress: string | undefined, insecure: boolean): Promise<void>;
+  connectOnce(address: string, port: number, servername: string, secure: boolean, timeoutMs: number, localAddress: string | undefined, insecure: boolean, signal?: AbortSignal): Promise<void>;
   schemeMismatch(err: unknown, url: URL, timeoutMs: number, localAddress: string | undefined): Promise<string | undefined>;
   noAnswer(timeoutMs: number): string;
 };
@@ -46,6 +46,8 @@ export interface ReachableOptions {
   readonly namedBy?: string;
   /** The fix an untrusted certificate's line names. @default UNTRUSTED_CERT_FIX (-k, or config.tls.rejectUnauthorized: false) */
   readonly untrustedFix?: string;
+  /** The run's Ctrl-C: the check's connection is closed and it rejects with InterruptedBeforeStart at once. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -54,17 +56,20 @@ export interface ReachableOptions {
  * `insecureTls`: the script's `config.tls.rejectUnauthorized` is false, so any certificate is accepted, as Artillery does.
  */
 export function checkReachable(url: string, timeoutMs = 5000, insecureTls = false, opts: ReachableOptions = {}): Promise<void> {
+  const { signal } = opts;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedBeforeStart());
     // A ws:// or wss:// target (engine: ws) answers HTTP on the same port: any response proves it is up.
     const httpUrl = url.replace(/^ws(s?):/i, 'http$1:');
     const secure = httpUrl.startsWith('https:');
     let connected = false;
-    const failed = (err: NodeJS.ErrnoException) => void reachError(err, url, connected, timeoutMs, opts.namedBy, opts.untrustedFix).then(reject, reject);
+    // Aborted: nothing more is asked (reachError's scheme check would open another connection).
+    const failed = (err: NodeJS.ErrnoException) => (signal?.aborted ? reject(new InterruptedBeforeStart()) : void reachError(err, url, connected, timeoutMs, opts.namedBy, opts.untrustedFix).then(reject, reject));
     if (opts.http === false) {
       // The preflight's own connect step (TCP, then TLS for https/wss): nothing is written on the connection.
       const u = new URL(httpUrl);
       const host = u.hostname.replace(/^\[|\]$/g, '');
-      connectOnce(host, Number(u.port) || (secure ? 443 : 80), host, secure, timeoutMs, undefined, insecureTls).then(resolve, failed);
+      connectOnce(host, Number(u.port) || (secure ? 443 : 80), host, secure, timeoutMs, undefined, insecureTls, signal).then(resolve, failed);
       return;
     }
     const client = secure ? https : http;
@@ -74,7 +79,7 @@ export function checkReachable(url: string, timeoutMs = 5000, insecureTls = fals
     requestWithin<void>(
       timeoutMs,
       (onResponse) => {
-        const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, insecureTls ? { rejectUnauthorized: false } : {}, onResponse);
+        const req = client.get(`${httpUrl}/socket.io/?EIO=4&transport=polling`, { ...(insecureTls ? { rejectUnauthorized: false } : {}), ...(signal ? { signal } : {}) }, onResponse);
         req.on('socket', (socket) => socket.once(secure ? 'secureConnect' : 'connect', () => (connected = true)));
         return req;
       },

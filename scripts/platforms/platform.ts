@@ -20,6 +20,8 @@ export interface OpenRequest {
    * @default 0 (the phases only)
    */
   readonly sessionSeconds?: number;
+  /** Aborted at the run's first Ctrl-C: what opening waits on (the local --target's reachability check) ends at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** How long the run sequence waits on this platform. */
@@ -42,9 +44,10 @@ export interface OpenRun {
   /**
    * Proves a client reaches the target before the fleet starts (scripts/preflight.ts); throws the
    * run-stopping error. Local: the probe from this machine, now; AWS: from the first ready generator as
-   * the fleet launches, before it scales out.
+   * the fleet launches, before it scales out (this only hands it the spec). Once `signal` aborts (the run's Ctrl-C),
+   * it settles at once, with nothing of it left running: InterruptedBeforeStart.
    */
-  preflight(spec: ProbeSpec): Promise<void>;
+  preflight(spec: ProbeSpec, signal?: AbortSignal): Promise<void>;
   /** Makes the run folder hold the store's data (AWS: copies S3 into it; local: the store is the folder). */
   copyToRunDir(): Promise<void>;
   /** Stops everything the run started (fleet, metrics, target, scaled capacity), in reverse. Idempotent. */

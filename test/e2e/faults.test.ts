@@ -95,9 +95,11 @@ describe('faults during a local run', () => {
     if (summary.runId) await until(() => pidsOfRun(summary.runId).length === 0, { timeoutMs: 10_000, what: 'every process of the run to stop', pollMs: 100 });
   }, 90_000);
 
-  it('Ctrl-C twice: the second forces the stop (the run\'s cleanups, then exit 130 from the CLI), nothing left running', async () => {
-    const out = path.join(tempDir('rig-force-'), 'run');
-    const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '30s', '--hold', '10s', '--out', out, '--json']);
+  it('Ctrl-C twice: the second forces the stop (the run\'s cleanups, then exit 130 from the CLI, its summary written), nothing left running', async () => {
+    const dir = tempDir('rig-force-');
+    const out = path.join(dir, 'run');
+    const summaryFile = path.join(dir, 'summary.json');
+    const cli = startCli(['--vusers', '40', '--generators', '1', '--ramp', '30s', '--hold', '10s', '--out', out, '--json', '--output', summaryFile]);
     const runId = (await cli.waitFor(RUN_ID))[1] as string;
     await cli.waitFor(/shared start at/, 90_000);
     process.kill(-cli.pid, 'SIGINT');
@@ -108,6 +110,11 @@ describe('faults during a local run', () => {
     expect(result.stderr).toMatch(new RegExp(`forced stop: no report written; what was saved is in ${out} \\(\`npm run report -- ${out}\` builds the report from it\\)`));
     // Forced: the CLI ended the process once the cleanups ran, without waiting for the partial report.
     expect(fs.existsSync(path.join(out, 'report.json'))).toBe(false);
+    // README: --output is written whatever the exit code; --json says the same on stdout (was: neither, at a forced stop).
+    const forced = { runId, runDir: out, status: 'interrupted', exitCode: 130, error: expect.stringMatching(/^forced stop: no report written; what was saved is in /) };
+    expect(JSON.parse(fs.readFileSync(summaryFile, 'utf8'))).toEqual(forced);
+    expect(result.json).toEqual(forced);
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     await until(() => pidsOfRun(runId).length === 0, { timeoutMs: 25_000, what: 'every process of the run to stop', pollMs: 100 });
     // The report rebuilt from the folder calls it what it was: interrupted, not a generator lost to a signal.
     const rebuilt = await runCli([out], { script: 'report-cli.ts', timeoutMs: 60_000 });

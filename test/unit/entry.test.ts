@@ -110,4 +110,23 @@ describe('onFailure: told of every exit code that is not main\'s own, for the CL
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(summary);
     expect(JSON.parse(r.stdout)).toEqual(summary);
   });
+
+  // The tests above build the CLI's wiring themselves; this one runs the CLI's own (scripts/cli.ts runCli, what
+  // `npm run loadtest` runs), with a stand-in for main: a CLI that dropped its hook would pass them all.
+  test.each([
+    ['main never settles', 'new Promise(() => {})', /^npm run loadtest stopped before it finished, with nothing left to wait for: a rig bug/],
+    ['main rejects once its run has opened', "(async () => { reached.runInfo = { runId: 'r1', runDir: '/runs/r1' }; throw new Error('boom\\n    at main'); })()", /^boom$/],
+  ])("the CLI's own entry (cli.ts runCli) hands its hook to runEntry: %s, exit 3, and --output and --json hold the summary", (_case, body, error) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-entry-summary-'));
+    const file = path.join(dir, 'summary.json');
+    const argv = ['--json', '--output', file];
+    const cli = path.join(__dirname, '..', '..', 'scripts', 'cli.ts');
+    const code = `require(${JSON.stringify(cli)}).runCli(${JSON.stringify(argv)}, (_argv, reached) => ${body});`;
+    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', code], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(3);
+    const ran = body.includes('runId') ? { runId: 'r1', runDir: '/runs/r1' } : {};
+    const summary = { ...ran, status: 'rig-failure', exitCode: 3, error: expect.stringMatching(error) };
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(summary);
+    expect(JSON.parse(r.stdout)).toEqual(summary);
+  });
 });

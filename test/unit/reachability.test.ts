@@ -4,11 +4,13 @@
  * got a `GET /socket.io/?EIO=4&transport=polling` its script never sends.
  */
 import * as http from 'node:http';
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { checkReachable } from '../../scripts/adapters/reachability';
 import { connectionTargets } from '../../scripts/engines';
-import { TargetFailure } from '../../scripts/errors';
+import { InterruptedBeforeStart, TargetFailure } from '../../scripts/errors';
 import { freePort } from '../aws/moto';
+import { settlesWithin, until } from '../helpers/wait';
 
 describe('checkReachable', () => {
   const requests: string[] = [];
@@ -63,5 +65,36 @@ describe('connectionTargets: what the reachability check is asked about (was: al
   test('a scenario of weight 0 never runs, and a URL templated per vuser is not known before the run', () => {
     expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/ws'), { weight: 0, flow: [{ get: { url: '/' } }] }] }, 'http://h:9')).toEqual(['ws://h:1/ws']);
     expect(connectionTargets({ config: {}, scenarios: [ws('ws://h:1/{{ room }}')] }, 'http://h:9')).toEqual([]);
+  });
+});
+
+// The run's Ctrl-C while the local platform checks a --target that accepts and never answers: the check ran on to its
+// 5-s timeout before the run heard the signal (and then asked once more, for the scheme).
+describe('checkReachable under the run\'s interrupt: InterruptedBeforeStart at once, its connection closed', () => {
+  test.each([
+    ['the polling handshake, unanswered', { http: true }],
+    ['the connection alone, its TLS handshake unanswered', { http: false }],
+  ] as const)('%s', async (_case, how) => {
+    const connections: Array<{ closed: boolean; socket: net.Socket }> = [];
+    const silent = net.createServer((s) => {
+      const seen = { closed: false, socket: s };
+      connections.push(seen);
+      s.on('error', () => undefined).once('end', () => (seen.closed = true)).once('close', () => (seen.closed = true));
+      s.resume();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const abort = new AbortController();
+      const checking = checkReachable(`${how.http ? 'http' : 'https'}://127.0.0.1:${port}`, 30_000, false, { ...how, signal: abort.signal });
+      await until(() => connections.length > 0, { what: 'the check connected' });
+      abort.abort();
+      await expect(settlesWithin(checking, 1000)).rejects.toBeInstanceOf(InterruptedBeforeStart);
+      await until(() => connections.every((c) => c.closed), { timeoutMs: 1000, what: "the check's connection closed" });
+      expect(connections).toHaveLength(1);
+    } finally {
+      for (const c of connections) c.socket.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 });

@@ -101,11 +101,12 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
   // The built-in connect flow's token, which the preflight sends as a vuser would.
   const authToken = opts.env.RIG_SECRET_AUTH_TOKEN || undefined;
 
-  const prepareTarget = async (plan: Plan, runId: string): Promise<TargetHandle> => {
+  const prepareTarget = async (plan: Plan, runId: string, signal: AbortSignal | undefined): Promise<TargetHandle> => {
     if (options.target) {
       // A Socket.IO polling handshake is what the built-in scenarios' and a Socket.IO script's clients send anyway;
       // any other script's target only gets a connection.
-      const how = { http: !opts.userScript || opts.socketIoScript === true };
+      // A Ctrl-C aborts the check (the run's signal).
+      const how = { http: !opts.userScript || opts.socketIoScript === true, ...(signal ? { signal } : {}) };
       for (const url of opts.connectTargets ?? [options.target]) {
         const trust = options.untrustedCertFix ? { untrustedFix: options.untrustedCertFix } : {};
         await checkReachable(url, undefined, options.insecureTls === true, url === options.target ? { ...how, ...trust } : { ...how, ...trust, namedBy: 'the ws connect step that names it' });
@@ -143,10 +144,10 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
     secretsInEnvironment: true,
     sourceAddress: (g, k) => loopbackSourceAddress(g * processes + k, aliasBlock),
 
-    async open({ runId, runDir, plan }) {
+    async open({ runId, runDir, plan, signal }) {
       const cleanups = cleanupStack();
       try {
-        const target = await prepareTarget(plan, runId);
+        const target = await prepareTarget(plan, runId, signal);
         cleanups.push(() => target.stop());
         const store = localStore(runDir);
         const metrics = targetMetricsSource({ url: target.url, store, referenceTarget: !options.target });
@@ -159,8 +160,8 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
           fleet,
           metrics,
           timings: LOCAL_TIMINGS,
-          preflight: async (spec) => {
-            await preflightHere(spec, log, authToken);
+          preflight: async (spec, signal) => {
+            await preflightHere(spec, log, authToken, signal);
             await opts.browserCheck?.();
           },
           copyToRunDir: async () => undefined,
