@@ -235,3 +235,23 @@ test('several regions: one total (what --max-cost is compared with), each region
   expect(sum.lines.map((l) => l.item)).toContain('eu-west-2 NAT gateway data');
   expect(maxCostRefusal(sum, Math.max(a.totalUsd, b.totalUsd) + 0.01)).toMatch(/^the run is estimated at \$[\d.]+ \(all 2 regions\), above --max-cost/);
 });
+
+// Elastic Load Balancing pricing: an LCU is the largest of new connections/s ÷ 25, active connections ÷ 3,000 and GB/h
+// processed. The home region's load balancer serves every region's generators (the target is there), so the other
+// regions' load adds to its capacity units; before, the home estimate counted its own generators' only.
+test("the home region's load balancer capacity units count the other regions' connections too", () => {
+  const plan = (peak: number, rate: number) => ({ generators: [], processes: [], totalArrivals: peak, peakConcurrent: peak, capacityPerGenerator: 50000, bindingLimit: 'memory', generatorsNeeded: 1, peakArrivalRate: rate, warnings: [] }) as unknown as Plan;
+  const outputs = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [], flowLogTraffic: 'REJECT' as const };
+  const platform = { limits: { processes: 2 } } as unknown as Platform;
+  const lines: string[] = [];
+  checkRunCost([
+    { region: 'us-east-1', weight: 2, platform, cost: { outputs: { ...outputs, targetAsgName: 't', targetInstanceType: 't3.small', targetMaxCapacity: 4 }, externalTarget: false } },
+    { region: 'eu-west-2', weight: 1, platform, natAddresses: 2, cost: { outputs, externalTarget: true } },
+  ], (k) => (k === 0 ? plan(64_000, 2000) : plan(32_000, 1000)), undefined, (l) => lines.push(l));
+  // 96,000 active ÷ 3,000 = 32 LCU (was 64,000 ÷ 3,000 = 21.3); 3,000 new/s ÷ 25 = 120 LCU is the largest (was 80).
+  expect(lines.find((l) => l.startsWith('  us-east-1 load balancer capacity units'))).toMatch(/120\.0 LCU \(max of 3000 new\/s ÷ 25, 96000 active ÷ 3,000, GB\/h, this region's generators and the other regions'\)/);
+  expect(lines.find((l) => l.startsWith('  eu-west-2 load balancer capacity units'))).toBeUndefined();
+  // One region: its own load only, said as before.
+  const alone = estimateRunCost({ region: 'us-east-1', generatorInstanceType: 'c5.large', generators: 2, processesPerGenerator: 2, loadSeconds: 600, peakConnections: 6000, peakArrivalRate: 100, target: { kind: 'ec2', instanceType: 't3.small', maxCapacity: 2 }, viaLoadBalancer: true });
+  expect(alone.lines.find((l) => l.item === 'load balancer capacity units')?.basis).toMatch(/^4\.0 LCU \(max of 100 new\/s ÷ 25, 6000 active ÷ 3,000, GB\/h\) × /);
+});

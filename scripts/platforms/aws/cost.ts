@@ -137,7 +137,12 @@ export interface CostInputs {
    * The other regions' generators' load on this region's target (the home region of a run over several): their
    * connections cross this VPC's load balancer and target interfaces, whose flow logs bill here.
    */
-  readonly remoteLoad?: { readonly peakConnections: number; readonly connectionsOpened: number };
+  readonly remoteLoad?: {
+    readonly peakConnections: number;
+    readonly connectionsOpened: number;
+    /** Their new connections per second at the peak (the load balancer's capacity units count them too). @default 0 */
+    readonly peakArrivalRate?: number;
+  };
 }
 
 /** One priced item. */
@@ -191,8 +196,15 @@ export function estimateRunCost(i: CostInputs): CostEstimate {
 
   const gb = (i.peakConnections * bps * i.loadSeconds) / 1e9;
   if (i.viaLoadBalancer && t) {
-    const lcu = Math.max(i.peakArrivalRate / PRICES.lcuNewPerSecond, i.peakConnections / PRICES.lcuActive, gb / loadHours / PRICES.lcuGbPerHour);
-    lines.push({ item: 'load balancer capacity units', usd: lcu * loadHours * PRICES.albLcuHour, basis: `${lcu.toFixed(1)} LCU (max of ${i.peakArrivalRate.toFixed(0)} new/s ÷ 25, ${i.peakConnections} active ÷ 3,000, GB/h) × ${loadHours.toFixed(2)} h × $${PRICES.albLcuHour}` });
+    // The load balancer is this region's: the other regions' generators (remoteLoad) connect to it too. The regions share
+    // one start instant and split one profile by weight, so their peaks coincide and add.
+    const remote = i.remoteLoad;
+    const newPerSecond = i.peakArrivalRate + (remote?.peakArrivalRate ?? 0);
+    const active = i.peakConnections + (remote?.peakConnections ?? 0);
+    const lbGb = gb + (remote ? (remote.peakConnections * bps * i.loadSeconds) / 1e9 : 0);
+    const lcu = Math.max(newPerSecond / PRICES.lcuNewPerSecond, active / PRICES.lcuActive, lbGb / loadHours / PRICES.lcuGbPerHour);
+    const whose = remote ? ', this region\'s generators and the other regions\'' : '';
+    lines.push({ item: 'load balancer capacity units', usd: lcu * loadHours * PRICES.albLcuHour, basis: `${lcu.toFixed(1)} LCU (max of ${newPerSecond.toFixed(0)} new/s ÷ 25, ${active} active ÷ 3,000, GB/h${whose}) × ${loadHours.toFixed(2)} h × $${PRICES.albLcuHour}` });
   }
   // Generators behind NAT are in another region than the target: each way leaves one region for the other.
   if (i.viaNat) lines.push({ item: 'data between regions', usd: gb * 2 * PRICES.interRegionGb, basis: `${gb.toFixed(2)} GB × 2 ways × $${PRICES.interRegionGb}/GB, each billed by the region it leaves` });

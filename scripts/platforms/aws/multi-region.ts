@@ -42,6 +42,7 @@ export function checkRunCost(parts: readonly RegionPart[], planOf: (k: number) =
   const remoteLoad = {
     peakConnections: others.reduce((a, o) => a + o.plan.peakConcurrent, 0),
     connectionsOpened: others.reduce((a, o) => a + o.plan.totalArrivals, 0),
+    peakArrivalRate: others.reduce((a, o) => a + o.plan.peakArrivalRate, 0),
   };
   const estimate = sumRegions(parts.map((p, k) => ({
     region: p.region,
