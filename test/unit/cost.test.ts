@@ -86,15 +86,21 @@ test('flowLogTraffic=ALL over several regions: the other regions\' connections c
   expect(flowLine({ ...ALL, target: undefined, viaLoadBalancer: false, remoteLoad: { peakConnections: 48_000, connectionsOpened: 48_000 } })?.basis).not.toMatch(/other regions/);
 });
 
-test('checkRunCost gives the home region the other regions\' load on its target (flow logs of all traffic)', () => {
-  const plan = (peak: number) => ({ generators: [], processes: [], totalArrivals: peak, peakConcurrent: peak, capacityPerGenerator: 50000, bindingLimit: 'memory', generatorsNeeded: 1, peakArrivalRate: 80, warnings: [] }) as unknown as Plan;
-  const outputs = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [], flowLogTraffic: 'ALL' as const };
+/** checkRunCost's lines for a home region (us-east-1, the rig's target) and eu-west-2 behind NAT, each with its plan. */
+function twoRegionLines(flowLogTraffic: 'ALL' | 'REJECT', plans: readonly [{ peak: number; rate: number }, { peak: number; rate: number }]): string[] {
+  const plan = ({ peak, rate }: { peak: number; rate: number }) => ({ generators: [], processes: [], totalArrivals: peak, peakConcurrent: peak, capacityPerGenerator: 50000, bindingLimit: 'memory', generatorsNeeded: 1, peakArrivalRate: rate, warnings: [] }) as unknown as Plan;
+  const outputs = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [], flowLogTraffic };
   const platform = { limits: { processes: 2 } } as unknown as Platform;
   const lines: string[] = [];
   checkRunCost([
     { region: 'us-east-1', weight: 2, platform, cost: { outputs: { ...outputs, targetAsgName: 't', targetInstanceType: 't3.small', targetMaxCapacity: 4 }, externalTarget: false } },
     { region: 'eu-west-2', weight: 1, platform, natAddresses: 2, cost: { outputs, externalTarget: true } },
-  ], (k) => plan(k === 0 ? 64_000 : 32_000), undefined, (l) => lines.push(l));
+  ], (k) => plan(plans[k === 0 ? 0 : 1]), undefined, (l) => lines.push(l));
+  return lines;
+}
+
+test('checkRunCost gives the home region the other regions\' load on its target (flow logs of all traffic)', () => {
+  const lines = twoRegionLines('ALL', [{ peak: 64_000, rate: 80 }, { peak: 32_000, rate: 80 }]);
   expect(lines.find((l) => l.startsWith('  us-east-1 VPC flow logs'))).toMatch(/\+ \(32000 held × \d+ 1-min window\(s\) \+ 32000 opened\) from other regions/);
   expect(lines.find((l) => l.startsWith('  eu-west-2 VPC flow logs'))).not.toMatch(/other regions/);
 });
@@ -240,14 +246,7 @@ test('several regions: one total (what --max-cost is compared with), each region
 // processed. The home region's load balancer serves every region's generators (the target is there), so the other
 // regions' load adds to its capacity units; before, the home estimate counted its own generators' only.
 test("the home region's load balancer capacity units count the other regions' connections too", () => {
-  const plan = (peak: number, rate: number) => ({ generators: [], processes: [], totalArrivals: peak, peakConcurrent: peak, capacityPerGenerator: 50000, bindingLimit: 'memory', generatorsNeeded: 1, peakArrivalRate: rate, warnings: [] }) as unknown as Plan;
-  const outputs = { source: 'test', generatorAsgName: 'g', generatorAgentHome: '/opt', resultsBucketName: 'b', stackNames: [], flowLogTraffic: 'REJECT' as const };
-  const platform = { limits: { processes: 2 } } as unknown as Platform;
-  const lines: string[] = [];
-  checkRunCost([
-    { region: 'us-east-1', weight: 2, platform, cost: { outputs: { ...outputs, targetAsgName: 't', targetInstanceType: 't3.small', targetMaxCapacity: 4 }, externalTarget: false } },
-    { region: 'eu-west-2', weight: 1, platform, natAddresses: 2, cost: { outputs, externalTarget: true } },
-  ], (k) => (k === 0 ? plan(64_000, 2000) : plan(32_000, 1000)), undefined, (l) => lines.push(l));
+  const lines = twoRegionLines('REJECT', [{ peak: 64_000, rate: 2000 }, { peak: 32_000, rate: 1000 }]);
   // 96,000 active ÷ 3,000 = 32 LCU (was 64,000 ÷ 3,000 = 21.3); 3,000 new/s ÷ 25 = 120 LCU is the largest (was 80).
   expect(lines.find((l) => l.startsWith('  us-east-1 load balancer capacity units'))).toMatch(/120\.0 LCU \(max of 3000 new\/s ÷ 25, 96000 active ÷ 3,000, GB\/h, this region's generators and the other regions'\)/);
   expect(lines.find((l) => l.startsWith('  eu-west-2 load balancer capacity units'))).toBeUndefined();
