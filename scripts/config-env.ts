@@ -30,6 +30,25 @@ function resolveDeep(value: unknown, env: Readonly<Record<string, string | undef
 }
 
 /**
+ * `value` with its environment templates filled from `env` where the variable is set, as Artillery fills a config's;
+ * `complete` is false when a template is left (an unset variable, or one Artillery fills per vuser). Pure.
+ */
+export function fillEnvTemplates(value: unknown, env: Readonly<Record<string, string | undefined>>): { value: unknown; complete: boolean } {
+  let complete = true;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const filled = v.replace(TEMPLATE, (all, _kind: string, name: string) => env[name] ?? all);
+      if (filled.includes('{{')) complete = false;
+      return filled;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { value: walk(value), complete };
+}
+
+/**
  * The config with the environment templates of `phases`, `processor` and every payload's `path` resolved (the
  * rest as it was). `name` is the script's, for the error line.
  */

@@ -32,9 +32,11 @@ function deadlineError(ms) {
  *   the request with `onResponse` as its response callback and ends it; a throw (a header Node will not send, a URL
  *   it will not request) rejects
  * @param {(res: import('node:http').IncomingMessage, done: (value: T) => void, fail: (err: Error) => void) => void} onAnswer
+ * @param {{ fromSocket?: boolean }} [opts] fromSocket: the deadline runs from when the request gets its socket, not
+ *   from the call: a wait in the process's own keep-alive pool (its maxSockets all busy) is not the target's time
  * @returns {Promise<T>}
  */
-function requestWithin(deadlineMs, send, onAnswer) {
+function requestWithin(deadlineMs, send, onAnswer, opts = {}) {
   return new Promise((resolve, reject) => {
     let settled = false;
     /** @type {import('node:http').ClientRequest | undefined} */
@@ -54,7 +56,12 @@ function requestWithin(deadlineMs, send, onAnswer) {
       resolve(value);
     };
     const over = () => clearTimeout(timer);
-    const timer = setTimeout(() => fail(deadlineError(deadlineMs)), deadlineMs);
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const arm = () => {
+      if (timer === undefined && !settled) timer = setTimeout(() => fail(deadlineError(deadlineMs)), deadlineMs);
+    };
+    if (!opts.fromSocket) arm();
     try {
       req = send((res) => {
         res.on('error', fail);
@@ -67,6 +74,7 @@ function requestWithin(deadlineMs, send, onAnswer) {
       return;
     }
     req.on('error', fail);
+    if (opts.fromSocket) req.once('socket', arm);
   });
 }
 

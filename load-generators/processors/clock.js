@@ -70,8 +70,9 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * One HTTP request with an optional JSON body; resolves with status and parsed JSON (or undefined). The whole answer
- * must arrive within `timeoutMs` of the call, the connect (and a wait for one of the keep-alive agent's sockets)
- * included, else it fails with ETIMEDOUT (lib/http-deadline.js: a socket timeout, which every chunk restarted, let
+ * must arrive within `timeoutMs`, the connect included, else it fails with ETIMEDOUT; with keepAlive the time runs
+ * from when the request gets one of the agent's 16 sockets (a wait behind the process's own other requests, a
+ * publisher's rooms over 16, is not the target's time) (lib/http-deadline.js: a socket timeout, which every chunk restarted, let
  * a target trickling its answer hold a clock sample, a presence monitor or a publisher tick for ever); a body longer
  * than `maxBytes` fails with EBODYTOOLARGE.
  * @param {string} method @param {string} url @param {unknown} [body]
@@ -101,6 +102,7 @@ function requestJson(method, url, body, opts = {}) {
         }
         done({ status: res.statusCode || 0, body: parsed });
       }),
+    { fromSocket: Boolean(opts.keepAlive) },
   );
 }
 

@@ -105,7 +105,13 @@ export function splitByRegion(phases: Phase[], regions: readonly RegionWeight[])
     else if (phase.arrivalRate === undefined) arrivals = weightedShares(n.rampTo ?? 0, weights).map((rampTo) => ({ rampTo }));
     else arrivals = rampShares(phase.arrivalRate, n.rampTo ?? 0, weights).map((s) => ({ arrivalRate: s.from, rampTo: s.to }));
     // maxVusers goes to the regions that create vusers in the phase, by their weights (all regions when none does).
-    const parts = partsOfPhase(phase, arrivals, (active) => (n.maxVusers === undefined ? undefined : regionMaxVusers(n.maxVusers, active.map((g) => weights[g] ?? 0), i)));
+    // A phase no region creates vusers in is idle everywhere: its cap goes by weight (a share of 0 is left out: partsOfPhase).
+    const idle = arrivals.every((a) => !a.arrivalCount && !a.arrivalRate && !a.rampTo);
+    const parts = partsOfPhase(phase, arrivals, (active) => {
+      if (n.maxVusers === undefined) return undefined;
+      const activeWeights = active.map((g) => weights[g] ?? 0);
+      return idle ? weightedShares(n.maxVusers, activeWeights) : regionMaxVusers(n.maxVusers, activeWeights, i);
+    });
     parts.forEach((part, g) => (out[g] as Phase[]).push(part));
   });
   return out;

@@ -61,12 +61,13 @@ test('a browser that does not start is refused before anything starts (exit 2, n
   }
 }, 120_000);
 
-test("with an installed Chromium as the script's executablePath, the script runs: each vuser's page reaches the target", async () => {
+// Read from the environment, as Artillery fills a config's {{ $env.NAME }} (the check once launched the template itself).
+test("with an installed Chromium as the script's executablePath, from the environment, the script runs: each vuser's page reaches the target", async () => {
   expect(fs.existsSync(CHROMIUM)).toBe(true);
   const { server, port, seen } = await pageServer();
   try {
     const dir = tempDir('rig-browser-ok-');
-    const r = await runCli(['--scenario', writeScript(dir, port, CHROMIUM), '--out', path.join(dir, 'run'), '--json']);
+    const r = await runCli(['--scenario', writeScript(dir, port, '{{ $env.RIG_TEST_CHROMIUM }}'), '--out', path.join(dir, 'run'), '--json'], { env: { RIG_TEST_CHROMIUM: CHROMIUM } });
     expect(r.code).toBe(0);
     expect(r.json.aggregate.counters['vusers.completed']).toBe(2);
     expect(r.json.aggregate.counters['browser.page.codes.200']).toBe(2);

@@ -188,3 +188,35 @@ describe("the preflight's WebSocket handshake (probe-steps.js)", () => {
     }
   });
 });
+
+// The publisher's POSTs share a keep-alive agent of 16 sockets: with more rooms than that, a POST waits for a socket
+// behind the process's own others. That wait is not the target's (the review found it counted as a target timeout).
+describe('requestWithin fromSocket: the deadline runs from the socket, not from a wait in the own pool', () => {
+  test("a request queued behind a slow one in a one-socket pool gets its whole deadline once it has the socket; from the call it would time out", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { requestWithin } = require('../../load-generators/lib/http-deadline') as typeof import('../../load-generators/lib/http-deadline');
+    const http = await import('node:http');
+    const server = await loopbackHttpServer((req, res) => {
+      if (req.url === '/slow') setTimeout(() => res.end('slow'), 400);
+      else res.end('fast');
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (p: string, deadlineMs: number, fromSocket: boolean) =>
+      requestWithin<string>(deadlineMs, (onResponse) => http.get(`http://127.0.0.1:${server.port}${p}`, { agent }, onResponse), (res, done) => {
+        res.resume();
+        res.on('end', () => done(String(res.statusCode)));
+      }, { fromSocket });
+    try {
+      const slow = get('/slow', 5000, false);
+      // Queued behind /slow for ~400 ms; 250 ms to answer once it has the socket.
+      await expect(settlesWithin(get('/fast', 250, true), 5000)).resolves.toBe('200');
+      await slow;
+      const slowAgain = get('/slow', 5000, false);
+      await expect(settlesWithin(get('/fast', 250, false), 5000)).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+      await slowAgain;
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+  });
+});

@@ -50,9 +50,12 @@ describe('splitByRegion (property)', () => {
       } catch (err) {
         // Refused only for a maxVusers smaller than the regions (a region's part of 0 would be idle to Artillery).
         expect(String(err)).toMatch(/maxVusers (\d+) is fewer than the (\d+) generator regions that run the phase/);
-        const [, mv, k] = /maxVusers (\d+) is fewer than the (\d+)/.exec(String(err)) ?? [];
+        const [, index, mv, k] = /config\.phases\[(\d+)\]\.maxVusers (\d+) is fewer than the (\d+)/.exec(String(err)) ?? [];
         expect(Number(mv)).toBeLessThan(Number(k));
         expect(Number(k)).toBeLessThanOrEqual(regions.length);
+        // Only a phase that creates vusers (an idle one's cap is left out where it is 0).
+        const refused = phases[Number(index)] as Phase;
+        expect((refused.arrivalCount ?? 0) + (refused.arrivalRate ?? 0) + (refused.rampTo ?? 0)).toBeGreaterThan(0);
         continue;
       }
       expect(byRegion).toHaveLength(regions.length);
@@ -96,6 +99,11 @@ describe('splitByRegion (property)', () => {
     expect(() => splitByRegion([{ duration: 10, arrivalRate: 10, maxVusers: 1 }], [{ region: 'a', weight: 1 }, { region: 'b', weight: 1 }])).toThrow(
       'config.phases[0].maxVusers 1 is fewer than the 2 generator regions that run the phase, and a region\'s part needs at least 1 (Artillery creates no vuser in a phase whose maxVusers is 0); raise it to at least 2, or run in fewer regions',
     );
+  });
+
+  test('an idle phase with a cap below the regions is not refused: nobody creates vusers in it', () => {
+    const split = splitByRegion([{ duration: 10, arrivalRate: 0, maxVusers: 1 }, { duration: 10, arrivalRate: 5 }], [{ region: 'a', weight: 1 }, { region: 'b', weight: 1 }]);
+    expect(split.map((list) => list[0])).toEqual([{ duration: 10, arrivalRate: 0, maxVusers: 1 }, { duration: 10, arrivalRate: 0 }]);
   });
 
   test('bad weights are refused', () => {
