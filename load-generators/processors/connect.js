@@ -233,6 +233,16 @@ async function openSocketWithin(context, events, timeoutMs) {
     // engine.io-client hands the agent to `ws`: the upgrade leaves from the source address on a named port.
     ...(localAddress ? { agent: /** @type {any} */ (agentFor(localAddress, origin.startsWith('https:'))) } : {}),
   });
+  // Listening for a drop from the CONNECT's answer on: a DISCONNECT that came in the same read as it is emitted before
+  // this function resumes after the wait, and a listener added then missed it (a target dropping every connection at
+  // once read as 0 dropped, each vuser holding a dead socket).
+  const state = { socket, closing: false, dropped: false, connected: false };
+  socket.on('disconnect', (reason) => {
+    if (!state.connected || state.closing || state.dropped) return;
+    state.dropped = true;
+    events.emit('counter', 'ws.dropped', 1);
+    events.emit('counter', `ws.dropped.${String(reason).replace(/\s+/g, '_')}`, 1);
+  });
   try {
     await new Promise((resolve, reject) => {
       const settle = (/** @type {Error | undefined} */ err) => {
@@ -241,7 +251,10 @@ async function openSocketWithin(context, events, timeoutMs) {
         if (err) reject(err);
         else resolve(undefined);
       };
-      const onConnect = () => settle(undefined);
+      const onConnect = () => {
+        state.connected = true;
+        settle(undefined);
+      };
       // Closed before the CONNECT was answered: the reason ('transport close', 'io server disconnect') is the failure.
       const onDisconnect = (/** @type {string} */ reason) => settle(new Error(String(reason)));
       const timer = setTimeout(() => settle(new Error('timeout')), timeoutMs);
@@ -259,13 +272,6 @@ async function openSocketWithin(context, events, timeoutMs) {
   }
   events.emit('counter', 'ws.connected', 1);
   events.emit('histogram', 'ws.connect_time', Date.now() - startedAt);
-  const state = { socket, closing: false, dropped: false };
-  socket.on('disconnect', (reason) => {
-    if (state.closing || state.dropped) return;
-    state.dropped = true;
-    events.emit('counter', 'ws.dropped', 1);
-    events.emit('counter', `ws.dropped.${String(reason).replace(/\s+/g, '_')}`, 1);
-  });
   context.rigSocket = state;
 }
 

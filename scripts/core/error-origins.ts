@@ -38,9 +38,11 @@ const ENGINE_TARGET_SIDE =
 /**
  * engine.io/socket.io-client's own messages, whole and in their own case (a processor's "Server error: expected 200"
  * is the script's): with `Error: ` when Artillery counts the Error itself. A script's own error whose message is
- * exactly `timeout` cannot be told apart from Socket.IO's, and is counted as the target's.
+ * exactly `timeout` cannot be told apart from Socket.IO's, and is counted as the target's. The client's reasons for a
+ * session that closed (`transport close`, `io server disconnect`, `ping timeout`, `parse error`) are what the rig's
+ * plugin fails a connection with when the target closed it before answering its CONNECT (callbacks-once.js).
  */
-const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|fetch read error|fetch write error|websocket error|webtransport error|transport error|server error|parser error|timeout)$/;
+const SOCKET_IO_CLIENT = /^(Error: )?(xhr poll error|xhr post error|fetch read error|fetch write error|websocket error|webtransport error|transport error|server error|parser error|timeout|transport close|io server disconnect|ping timeout|parse error)$/;
 
 /**
  * Where the run's `errors.*` can come from besides the script's own code, for telling them apart. Absent (a run folder

@@ -128,6 +128,44 @@ describe.each([
   }, 30_000);
 });
 
+/**
+ * A Socket.IO server whose middleware never calls next(): the Engine.IO session opens, the CONNECT is never answered.
+ * The scenario's socketio `timeout` is 300 ms (socket.io-client's bound on the session's opening only).
+ */
+const unanswered = (reconnection: boolean, closeAtConnect: boolean) => `
+  const { Server } = require('socket.io');
+  const http = require('node:http');
+  const server = http.createServer();
+  const io = new Server(server);
+  io.use((socket) => { if (${closeAtConnect}) socket.conn.close(); });
+  server.listen(0, '127.0.0.1', () => {
+    const engine = new engines.socketio.default({ config: { target: 'http://127.0.0.1:' + server.address().port, socketio: { transports: ['websocket'], timeout: 300, reconnection: ${reconnection} } } });
+    const scenario = engine.createScenario({ flow: [{ emit: { channel: 'echo', data: 'hi' } }] }, ee);
+    const started = Date.now();
+    const guard = setTimeout(() => done({ hung: true, errors }), 5000);
+    scenario({ vars: {}, funcs: {} }, (err) => { clearTimeout(guard); done({ err: err ? String(err.message || err) : null, errors, ms: Date.now() - started }); });
+  });
+`;
+
+describe("Artillery's socketio engine: a connection whose CONNECT is never answered", () => {
+  test('unwrapped, the vuser waits for ever (plain `artillery run` never ends)', async () => {
+    expect((await run(unanswered(false, false), false)).out).toEqual({ hung: true, errors: [] });
+  }, 30_000);
+
+  test('wrapped, it fails after the client\'s timeout and a second, as a timeout of the client\'s (the target\'s failure)', async () => {
+    const { out } = await run(unanswered(true, false), true);
+    expect(out).toMatchObject({ err: 'timeout', errors: ['Error: timeout'] });
+    expect(out.ms).toBeGreaterThanOrEqual(1300);
+    expect(out.ms).toBeLessThan(4000);
+  }, 30_000);
+
+  test('wrapped, a session closed at the CONNECT with reconnection off fails at once with the close reason', async () => {
+    const { out } = await run(unanswered(false, true), true);
+    expect(out).toMatchObject({ err: 'transport close', errors: ['Error: transport close'] });
+    expect(out.ms).toBeLessThan(1300);
+  }, 30_000);
+});
+
 test('where a hook is missing (a later Artillery), the guard says so instead of reporting itself done', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const m = require(MODULE) as { callbacksOnce(e: object): void };

@@ -74,4 +74,23 @@ describe('openSocket: the whole Socket.IO connect within its deadline', () => {
       await target.close();
     }
   });
+
+  // The review's case: a DISCONNECT in the same read as the CONNECT's answer came before the drop listener was added.
+  test('a connection the target drops as soon as it is made: connected, then counted as dropped', async () => {
+    const { Server } = await import('socket.io');
+    const server = http.createServer();
+    const io = new Server(server);
+    io.on('connection', (socket) => socket.disconnect(true));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { events, counters } = counting();
+      const context: { vars: Record<string, string>; rigSocket?: { dropped: boolean; socket: { close(): void } } } = { vars: { target: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } };
+      await settlesWithin(connect.openSocketWithin(context, events, 2000), 5000);
+      expect(counters).toEqual({ 'ws.connected': 1, 'ws.dropped': 1, 'ws.dropped.io_server_disconnect': 1 });
+      expect(context.rigSocket?.dropped).toBe(true);
+      context.rigSocket?.socket.close();
+    } finally {
+      await io.close();
+    }
+  });
 });

@@ -116,18 +116,56 @@ function socketConnectOnce(Engine) {
     this[EVENTS] = ee;
     return createScenario.call(this, spec, ee, ...rest);
   }
-  /** @this {any} @param {string} namespace @param {unknown} context @param {(...a: unknown[]) => unknown} cb */
+  /** @this {any} @param {string} namespace @param {any} context @param {(...a: unknown[]) => unknown} cb */
   function loadContextSocketOnce(namespace, context, cb) {
     if (typeof cb !== 'function') return loadContextSocket.call(this, namespace, context, cb);
     const ee = this[EVENTS];
     const counted = (/** @type {unknown} */ err) => {
       if (err && ee) ee.emit('error', namespace === '' ? err : /** @type {Error} */ (err).message ?? err);
     };
-    return loadContextSocket.call(this, namespace, context, once(cb, counted));
+    const opened = Boolean(context?.sockets?.[namespace]);
+    const first = once(cb, counted);
+    const result = loadContextSocket.call(this, namespace, context, first);
+    const socket = opened ? undefined : context?.sockets?.[namespace];
+    if (socket && !socket.connected) connectWithin(socket, first);
+    return result;
   }
   proto.createScenario = mark(createScenarioKeepingEvents);
   proto.loadContextSocket = mark(loadContextSocketOnce);
   return true;
+}
+
+/**
+ * Bounds a new connection's wait for Socket.IO's answer to its CONNECT. socket.io-client's `timeout` (20 s unless the
+ * script's config.socketio says otherwise) bounds only the Engine.IO session's opening: a target that opened the
+ * session and then never answered the CONNECT (a middleware that never calls next(), a server under a load it cannot
+ * serve), or closed it first with reconnection off, held the vuser for ever, and the run ended only at the rig's
+ * overrun stop (exit 3, blamed on the script). It fails after that timeout and one more second (so the client's own
+ * `timeout` wins where it applies) with `timeout`, as the client does, or at once with the close's reason. The
+ * target's failure, counted as the engine counts a failed connection.
+ * @param {any} socket a socket.io-client Socket, not yet connected @param {(err?: unknown) => unknown} cb the connect step's (once)
+ */
+function connectWithin(socket, cb) {
+  const manager = socket.io;
+  const ms = Number(typeof manager?.timeout === 'function' ? manager.timeout() : 20_000);
+  if (!(ms > 0)) return; // `timeout: false`: the script asked for no bound
+  const done = () => {
+    clearTimeout(timer);
+    socket.off('connect', done).off('connect_error', done).off('disconnect', onDisconnect);
+  };
+  const onDisconnect = (/** @type {string} */ reason) => {
+    // With reconnection on, the client tries again (and may connect): the timer bounds that.
+    if (typeof manager?.reconnection === 'function' && manager.reconnection()) return;
+    done();
+    cb(new Error(String(reason)));
+  };
+  const timer = setTimeout(() => {
+    done();
+    cb(new Error('timeout'));
+  }, ms + 1000);
+  socket.once('connect', done);
+  socket.once('connect_error', done);
+  socket.on('disconnect', onDisconnect);
 }
 
 /** Artillery's package folder. */
