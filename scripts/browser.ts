@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { fillEnvTemplates } from './config-env';
 import { isRecord } from './core/is-record';
 import { enginesUsed } from './engines';
-import { UsageError } from './errors';
+import { InterruptedBeforeStart, UsageError } from './errors';
 
 interface ScriptShape {
   readonly config: Record<string, unknown>;
@@ -78,6 +78,7 @@ export async function assertBrowserStarts(script: ScriptShape, check: BrowserChe
   try {
     await check.launch(need.launchOptions);
   } catch (err) {
+    if (err instanceof InterruptedBeforeStart) throw err;
     // Playwright's messages run over several lines (a framed hint follows the first): the first says what failed.
     const first = String((err as Error)?.message ?? err).split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'no error message';
     if ((err as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(first)) {

@@ -138,7 +138,7 @@ async function openPlatform(input: RunInput, o: CliFlags, log: Log, signal: Abor
       log,
       socketIoPolls: !input.scenario.builtIn && socketIoPolls(input.script),
       socketIoScript: enginesUsed(input.script).has('socketio'),
-      browserCheck: () => assertBrowserStarts(input.script, { env: process.env, launch: launchBrowserOnce, log }),
+      browserCheck: (signal) => assertBrowserStarts(input.script, { env: process.env, launch: (o) => launchBrowserOnce(o, signal), log }),
       userScript: !input.scenario.builtIn,
       ...(!input.scenario.builtIn && typeof target === 'string' ? { scriptTarget: target } : {}),
       // A ws connect step's own URL is checked as --target is (a mistyped one was an unexpected error, exit 3).

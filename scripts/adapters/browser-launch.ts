@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
+import { InterruptedBeforeStart } from '../errors';
 
 /** How long the browser may take to start before the check gives up (Playwright's own default is 180 s). */
 export const BROWSER_LAUNCH_TIMEOUT_MS = 30_000;
@@ -18,9 +19,23 @@ function enginesChromium(): Chromium {
   return (createRequire(engine)('playwright') as { chromium: Chromium }).chromium;
 }
 
-/** Starts the browser with `options` (a `timeout` of their own kept when shorter) and closes it; rejects with Playwright's error. */
-export async function launchBrowserOnce(options: Record<string, unknown>): Promise<void> {
+/**
+ * Starts the browser with `options` (a `timeout` of their own kept when shorter) and closes it; rejects with
+ * Playwright's error. Playwright's own signal handlers are off (by default a launch installs a SIGINT handler that
+ * closes the browser and calls process.exit(130), which bypassed the CLI's interrupted line and summary): the run's
+ * Ctrl-C aborts `signal`, which rejects at once with InterruptedBeforeStart. A launch cannot be aborted and its browser
+ * runs in a process group of its own (the Ctrl-C does not reach it), so that is abandoned work: the CLI exits once it
+ * has said so, and Playwright's exit handler kills what it started.
+ */
+export function launchBrowserOnce(options: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new InterruptedBeforeStart());
   const own = typeof options.timeout === 'number' && options.timeout > 0 ? options.timeout : Infinity;
-  const browser = await enginesChromium().launch({ ...options, timeout: Math.min(own, BROWSER_LAUNCH_TIMEOUT_MS) });
-  await browser.close();
+  const launching = enginesChromium().launch({ ...options, timeout: Math.min(own, BROWSER_LAUNCH_TIMEOUT_MS), handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  const closed = launching.then((browser) => browser.close());
+  if (!signal) return closed;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new InterruptedBeforeStart(undefined, true));
+    signal.addEventListener('abort', onAbort, { once: true });
+    closed.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -4,12 +4,15 @@
  * every load process at its first vuser and end as a rig failure (exit 3); now it is refused (exit 2, no run folder)
  * with the fix, and with a browser it runs.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { runCli, tempDir } from '../helpers/cli';
+import { runCli, startCli, tempDir } from '../helpers/cli';
+import { until } from '../helpers/wait';
 import { CHROMIUM } from '../report/browser';
+
 
 function pageServer(): Promise<{ server: http.Server; port: number; seen: string[] }> {
   const seen: string[] = [];
@@ -76,3 +79,34 @@ test("with an installed Chromium as the script's executablePath, from the enviro
     await new Promise((r) => server.close(r));
   }
 }, 120_000);
+
+// Playwright's launch installs a SIGINT handler that closes the browser and calls process.exit(130) (the review found
+// a Ctrl-C during the check exiting with no interrupted line, no --output summary and the run folder left behind).
+test('Ctrl-C while the browser starts: exit 130 at once, the interrupted line last, the --output summary, no run folder', async () => {
+  const { server, port } = await pageServer();
+  const dir = tempDir('rig-browser-interrupt-');
+  // A browser slow to start: it says it began, then waits (bounded) before it would start Chromium.
+  const began = path.join(dir, 'began');
+  const slow = path.join(dir, 'slow-chromium.sh');
+  fs.writeFileSync(slow, `#!/bin/sh\ntouch ${JSON.stringify(began)}\nsleep 20\nexec ${JSON.stringify(CHROMIUM)} "$@"\n`, { mode: 0o755 });
+  const out = path.join(dir, 'run');
+  const summaryFile = path.join(dir, 'summary.json');
+  try {
+    const cli = startCli(['--scenario', writeScript(dir, port, slow), '--out', out, '--output', summaryFile]);
+    const runId = (await cli.waitFor(/run (\d{8}-\d{6}-[0-9a-f]{4}):/))[1] as string;
+    await until(() => fs.existsSync(began), { timeoutMs: 30_000, what: 'the browser check under way' });
+    const sentAt = Date.now();
+    process.kill(-cli.pid, 'SIGINT');
+    const result = await cli.exited;
+    expect(result.code).toBe(130);
+    expect(Date.now() - sentAt).toBeLessThan(5000);
+    expect(result.stderr.trim().split('\n').pop()).toBe('interrupted before the run started; nothing was started');
+    expect(result.stderr).not.toMatch(/rig failure|error:/);
+    expect(JSON.parse(fs.readFileSync(summaryFile, 'utf8'))).toMatchObject({ status: 'interrupted', exitCode: 130, runId });
+    expect(fs.existsSync(out) ? fs.readdirSync(out) : []).toEqual([]);
+    // Nothing of the launch left running (its browser has a process group of its own: Playwright's exit handler kills it).
+    await until(() => !execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(slow), { what: 'the slow browser gone' });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}, 90_000);

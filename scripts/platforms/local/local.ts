@@ -83,7 +83,7 @@ export interface LocalPlatformProps {
    * Run after the target's preflight, before any generator starts: starts the browser of a script that drives one
    * (scripts/browser.ts assertBrowserStarts), refusing the run when it does not start. @default none
    */
-  readonly browserCheck?: () => Promise<void>;
+  readonly browserCheck?: (signal?: AbortSignal) => Promise<void>;
   /** The second octet of this run's loopback aliases ({@link loopbackSourceAddress}). @default a random 1–254 */
   readonly aliasBlock?: number;
 }
@@ -162,7 +162,7 @@ export function localPlatform(opts: LocalPlatformProps): Platform {
           timings: LOCAL_TIMINGS,
           preflight: async (spec, signal) => {
             await preflightHere(spec, log, authToken, signal);
-            await opts.browserCheck?.();
+            await opts.browserCheck?.(signal);
           },
           copyToRunDir: async () => undefined,
           close: () => cleanups.run(),
