@@ -11,7 +11,8 @@ import { UsageError } from './errors';
 import { PlanError } from './core/phases';
 import { type ChosenEnvironment, phaseRefusal } from './phase-origin';
 
-const TEMPLATE = /\{\{\s*\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+// Artillery's own pattern takes a third brace each side too (engine_util.js: `{{{ $env.X }}}`).
+const TEMPLATE = /\{\{\{?\s*\$(env|processEnvironment)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\}?/g;
 
 /** One string with its environment templates replaced; an unset variable is bad input, named with where it is read. */
 function resolveString(value: string, env: Readonly<Record<string, string | undefined>>, where: string): string {
@@ -30,19 +31,22 @@ function resolveDeep(value: unknown, env: Readonly<Record<string, string | undef
 }
 
 /**
- * `value` with its environment templates filled from `env` where the variable is set, as Artillery fills a config's;
- * `complete` is false when a template is left (an unset variable, or one Artillery fills per vuser). Pure.
+ * `value` with its environment templates filled from `env` as Artillery fills a config's: a string that is one template
+ * of an unset variable becomes undefined (its key dropped), one inside other text "undefined"; `complete` is false
+ * when another template is left (one Artillery fills per vuser). Pure.
  */
 export function fillEnvTemplates(value: unknown, env: Readonly<Record<string, string | undefined>>): { value: unknown; complete: boolean } {
   let complete = true;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const filled = v.replace(TEMPLATE, (all, _kind: string, name: string) => env[name] ?? all);
+      const whole = new RegExp(`^${TEMPLATE.source}$`).exec(v.trim());
+      if (whole) return env[whole[2] as string];
+      const filled = v.replace(TEMPLATE, (_all, _kind: string, name: string) => env[name] ?? 'undefined');
       if (filled.includes('{{')) complete = false;
       return filled;
     }
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]).filter(([, x]) => x !== undefined));
     return v;
   };
   return { value: walk(value), complete };

@@ -53,14 +53,27 @@ describe('assertBrowserStarts', () => {
     expect(lines).toEqual(["note: scenario \"shop\": the playwright engine's browser did not start within the check's time (browserType.launch: Timeout 30000ms exceeded.); the run goes on, and its own launches wait longer"]);
   });
   // Artillery fills a config's {{ $env.NAME }} before the run (the review found the check launching the template itself).
-  test('launch options read from the environment are filled as Artillery fills them; one left unfilled is not tried, and said', async () => {
+  test('launch options read from the environment are filled as Artillery fills them (set or not); one filled per vuser is not tried, and said', async () => {
     const templated = script({ engines: { playwright: { launchOptions: { executablePath: '{{ $env.MY_CHROME }}' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
     const seen: Array<Record<string, unknown>> = [];
     await assertBrowserStarts(templated, checking(async (o) => void seen.push(o), { MY_CHROME: '/usr/bin/chromium' }).check);
     expect(seen.map((o) => o.executablePath)).toEqual(['/usr/bin/chromium']);
+    // {{{ }}} as Artillery's own pattern takes it (the review found "{/usr/bin/chromium}" refused as a relative path).
+    const triple = script({ engines: { playwright: { launchOptions: { executablePath: '{{{ $processEnvironment.MY_CHROME }}}' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
+    await assertBrowserStarts(triple, checking(async (o) => void seen.push(o), { MY_CHROME: '/usr/bin/chromium' }).check);
+    expect(seen.map((o) => o.executablePath)).toEqual(['/usr/bin/chromium', '/usr/bin/chromium']);
+    // An unset variable, as Artillery renders it: the whole value undefined (Playwright's own browser then), "undefined" inside text.
     const unset = checking(async (o) => void seen.push(o));
     await assertBrowserStarts(templated, unset.check);
-    expect(seen).toHaveLength(1);
+    expect(seen[2]).not.toHaveProperty('executablePath');
+    const inText = script({ engines: { playwright: { launchOptions: { executablePath: '/opt/{{ $env.NOPE }}/chrome' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
+    await assertBrowserStarts(inText, unset.check);
+    expect(seen[3]?.executablePath).toBe('/opt/undefined/chrome');
+    expect(unset.lines).toEqual([]);
+    // A template Artillery fills per vuser is not tried, and said.
+    const perVuser = script({ engines: { playwright: { launchOptions: { executablePath: '{{ chrome }}' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
+    await assertBrowserStarts(perVuser, unset.check);
+    expect(seen).toHaveLength(4);
     expect(unset.lines).toEqual(["note: scenario 1: the playwright engine's browser is not started before the run: config.engines.playwright.launchOptions hold a template Artillery fills at run time"]);
   });
   test('a relative executablePath is refused: each load process would read it from its own folder in the run folder', async () => {

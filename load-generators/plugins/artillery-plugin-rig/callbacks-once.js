@@ -124,10 +124,20 @@ function socketConnectOnce(Engine) {
       if (err && ee) ee.emit('error', namespace === '' ? err : /** @type {Error} */ (err).message ?? err);
     };
     const opened = Boolean(context?.sockets?.[namespace]);
-    const first = once(cb, counted);
+    // The bound below ends as soon as the step is called back, by whoever: Artillery's own 'connect' listener runs
+    // first, and a flow that goes on synchronously may disconnect within that same emit (review: its 'disconnect' was
+    // then counted as a failure of a vuser that had connected).
+    let called = false;
+    /** @type {() => void} */
+    let disarm = () => undefined;
+    const first = once((...args) => {
+      called = true;
+      disarm();
+      return cb(...args);
+    }, counted);
     const result = loadContextSocket.call(this, namespace, context, first);
     const socket = opened ? undefined : context?.sockets?.[namespace];
-    if (socket && !socket.connected) connectWithin(socket, first);
+    if (socket && !socket.connected && !called) disarm = connectWithin(socket, first);
     return result;
   }
   proto.createScenario = mark(createScenarioKeepingEvents);
@@ -137,35 +147,47 @@ function socketConnectOnce(Engine) {
 
 /**
  * Bounds a new connection's wait for Socket.IO's answer to its CONNECT. socket.io-client's `timeout` (20 s unless the
- * script's config.socketio says otherwise) bounds only the Engine.IO session's opening: a target that opened the
+ * script's config.socketio says otherwise) bounds only each opening of the Engine.IO session: a target that opened the
  * session and then never answered the CONNECT (a middleware that never calls next(), a server under a load it cannot
  * serve), or closed it first with reconnection off, held the vuser for ever, and the run ended only at the rig's
- * overrun stop (exit 3, blamed on the script). It fails after that timeout and one more second (so the client's own
- * `timeout` wins where it applies) with `timeout`, as the client does, or at once with the close's reason. The
- * target's failure, counted as the engine counts a failed connection.
+ * overrun stop (exit 3, blamed on the script). Each time the session opens, the CONNECT's answer gets that same
+ * `timeout`, then the connection fails with `timeout`, as the client's own does; a session closed before the answer
+ * fails it at once with the close's reason when reconnection is off (with it on, the client opens a session again,
+ * and its wait starts again). The target's failure, counted as the engine counts a failed connection.
  * @param {any} socket a socket.io-client Socket, not yet connected @param {(err?: unknown) => unknown} cb the connect step's (once)
+ * @returns {() => void} ends the bound (the step was called back)
  */
 function connectWithin(socket, cb) {
   const manager = socket.io;
   const ms = Number(typeof manager?.timeout === 'function' ? manager.timeout() : 20_000);
-  if (!(ms > 0)) return; // `timeout: false`: the script asked for no bound
+  if (!(ms > 0) || typeof manager?.on !== 'function') return () => undefined; // `timeout: false`: the script asked for no bound
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
   const done = () => {
     clearTimeout(timer);
     socket.off('connect', done).off('connect_error', done).off('disconnect', onDisconnect);
+    manager.off('open', onOpen);
+  };
+  const onOpen = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      done();
+      cb(new Error('timeout'));
+    }, ms);
   };
   const onDisconnect = (/** @type {string} */ reason) => {
-    // With reconnection on, the client tries again (and may connect): the timer bounds that.
-    if (typeof manager?.reconnection === 'function' && manager.reconnection()) return;
+    clearTimeout(timer);
+    // With reconnection on, the client opens a session again (and may connect): its wait starts at that 'open'.
+    if (typeof manager.reconnection === 'function' && manager.reconnection()) return;
     done();
     cb(new Error(String(reason)));
   };
-  const timer = setTimeout(() => {
-    done();
-    cb(new Error('timeout'));
-  }, ms + 1000);
   socket.once('connect', done);
   socket.once('connect_error', done);
   socket.on('disconnect', onDisconnect);
+  manager.on('open', onOpen);
+  if (manager._readyState === 'open') onOpen();
+  return done;
 }
 
 /** Artillery's package folder. */
