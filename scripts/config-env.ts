@@ -39,7 +39,8 @@ export function fillEnvTemplates(value: unknown, env: Readonly<Record<string, st
   let complete = true;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const whole = new RegExp(`^${TEMPLATE.source}$`).exec(v.trim());
+      // Whole as Artillery tells it (the string itself, spaces included: `" {{ $env.X }}"` is text around a template).
+      const whole = new RegExp(`^${TEMPLATE.source}$`).exec(v);
       if (whole) return env[whole[2] as string];
       const filled = v.replace(TEMPLATE, (_all, _kind: string, name: string) => env[name] ?? 'undefined');
       if (filled.includes('{{')) complete = false;

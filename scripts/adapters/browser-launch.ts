@@ -22,8 +22,8 @@ function enginesChromium(): Chromium {
 /**
  * Starts the browser with `options` (a `timeout` of their own kept when shorter) and closes it; rejects with
  * Playwright's error. Playwright's SIGINT and SIGTERM handlers are off: by default a launch installs ones that close
- * the browser and call process.exit(130), which bypassed the CLI's interrupted line and summary (its SIGHUP one stays:
- * the CLI has none, and it closes the browser when the terminal goes). The run's
+ * the browser and call process.exit(130), which bypassed the CLI's interrupted line and summary; its SIGHUP one is
+ * replaced (below). The run's
  * Ctrl-C aborts `signal`, which rejects at once with InterruptedBeforeStart. A launch cannot be aborted and its browser
  * runs in a process group of its own (the Ctrl-C does not reach it), so that is abandoned work: the CLI exits once it
  * has said so, and Playwright's exit handler kills what it started.
@@ -31,8 +31,14 @@ function enginesChromium(): Chromium {
 export function launchBrowserOnce(options: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(new InterruptedBeforeStart());
   const own = typeof options.timeout === 'number' && options.timeout > 0 ? options.timeout : Infinity;
-  const launching = enginesChromium().launch({ ...options, timeout: Math.min(own, BROWSER_LAUNCH_TIMEOUT_MS), handleSIGINT: false, handleSIGTERM: false });
+  const launching = enginesChromium().launch({ ...options, timeout: Math.min(own, BROWSER_LAUNCH_TIMEOUT_MS), handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
   const closed = launching.then((browser) => browser.close());
+  // A hangup (the terminal gone): Playwright's own handler closed the browser but never exited, and the CLI has none.
+  // The browser (in a process group of its own, which the hangup does not reach) is closed once it is up, then the
+  // hangup ends the process as it would have.
+  const onHangup = () => void closed.catch(() => undefined).finally(() => process.kill(process.pid, 'SIGHUP'));
+  process.once('SIGHUP', onHangup);
+  void closed.catch(() => undefined).finally(() => process.off('SIGHUP', onHangup));
   if (!signal) return closed;
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => reject(new InterruptedBeforeStart(undefined, true));

@@ -80,15 +80,23 @@ test("with an installed Chromium as the script's executablePath, from the enviro
   }
 }, 120_000);
 
+/** A browser slow to start, in its own folder: it says it began (`began` exists), waits `seconds`, then starts Chromium. */
+function slowBrowser(prefix: string, seconds: number): { dir: string; began: string; slow: string } {
+  const dir = tempDir(prefix);
+  const began = path.join(dir, 'began');
+  const slow = path.join(dir, 'slow-chromium.sh');
+  fs.writeFileSync(slow, `#!/bin/sh\ntouch ${JSON.stringify(began)}\nsleep ${seconds}\nexec ${JSON.stringify(CHROMIUM)} "$@"\n`, { mode: 0o755 });
+  return { dir, began, slow };
+}
+
+/** Whether any process is still running `file`. */
+const running = (file: string) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(file);
+
 // Playwright's launch installs a SIGINT handler that closes the browser and calls process.exit(130) (the review found
 // a Ctrl-C during the check exiting with no interrupted line, no --output summary and the run folder left behind).
 test('Ctrl-C while the browser starts: exit 130 at once, the interrupted line last, the --output summary, no run folder', async () => {
   const { server, port } = await pageServer();
-  const dir = tempDir('rig-browser-interrupt-');
-  // A browser slow to start: it says it began, then waits (bounded) before it would start Chromium.
-  const began = path.join(dir, 'began');
-  const slow = path.join(dir, 'slow-chromium.sh');
-  fs.writeFileSync(slow, `#!/bin/sh\ntouch ${JSON.stringify(began)}\nsleep 20\nexec ${JSON.stringify(CHROMIUM)} "$@"\n`, { mode: 0o755 });
+  const { dir, began, slow } = slowBrowser('rig-browser-interrupt-', 20);
   const out = path.join(dir, 'run');
   const summaryFile = path.join(dir, 'summary.json');
   try {
@@ -105,7 +113,26 @@ test('Ctrl-C while the browser starts: exit 130 at once, the interrupted line la
     expect(JSON.parse(fs.readFileSync(summaryFile, 'utf8'))).toMatchObject({ status: 'interrupted', exitCode: 130, runId });
     expect(fs.existsSync(out) ? fs.readdirSync(out) : []).toEqual([]);
     // Nothing of the launch left running (its browser has a process group of its own: Playwright's exit handler kills it).
-    await until(() => !execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(slow), { what: 'the slow browser gone' });
+    await until(() => !running(slow), { what: 'the slow browser gone' });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}, 90_000);
+
+// A hangup (the terminal gone) while the browser starts: Playwright's own handler closed the browser but never exited
+// (the run then went on with no terminal, or was refused as bad input); without it the browser was left running.
+test('a hangup while the browser starts: once it is up it is closed, and the hangup ends the CLI', async () => {
+  const { server, port } = await pageServer();
+  const { dir, began, slow } = slowBrowser('rig-browser-hangup-', 2);
+  try {
+    const cli = startCli(['--scenario', writeScript(dir, port, slow), '--out', path.join(dir, 'run')]);
+    await until(() => fs.existsSync(began), { timeoutMs: 30_000, what: 'the browser check under way' });
+    process.kill(-cli.pid, 'SIGHUP');
+    const result = await cli.exited;
+    // Ended by the hangup (the launcher re-raises its child's signal, or reports it as 128 + 1).
+    expect([result.signal, result.code]).toContainEqual(result.signal === 'SIGHUP' ? 'SIGHUP' : 129);
+    expect(result.stderr).not.toMatch(/launching|error:/);
+    await until(() => !running(slow), { what: 'the browser gone' });
   } finally {
     await new Promise((r) => server.close(r));
   }

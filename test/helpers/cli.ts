@@ -14,6 +14,8 @@ const LAUNCH = path.join(ROOT, 'scripts', 'launch.js');
 /** What a CLI run left behind. */
 export interface CliResult {
   readonly code: number | null;
+  /** The signal that ended the process, when one did (startCli). */
+  readonly signal?: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
   /** The parsed summary when `--json` was passed and the run produced one. */
@@ -97,14 +99,14 @@ export function startCli(args: readonly string[], opts: { env?: NodeJS.ProcessEn
     for (const w of [...watchers]) w();
   });
   const exited = new Promise<CliResult>((resolve) => {
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       let json: unknown;
       try {
         json = args.includes('--json') && stdout.trim() ? JSON.parse(stdout) : undefined;
       } catch {
         json = undefined;
       }
-      resolve({ code, stdout, stderr, json });
+      resolve({ code, signal, stdout, stderr, json });
     });
   });
   return {

@@ -70,6 +70,9 @@ describe('assertBrowserStarts', () => {
     await assertBrowserStarts(inText, unset.check);
     expect(seen[3]?.executablePath).toBe('/opt/undefined/chrome');
     expect(unset.lines).toEqual([]);
+    // Text around a template (spaces too) stays text, as Artillery renders it: " {{ $env.NOPE }}" is " undefined".
+    const spaced = script({ engines: { playwright: { launchOptions: { executablePath: ' {{ $env.NOPE }}' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
+    expect(browserNeed(spaced)?.launchOptions.executablePath).toBe(' undefined');
     // A template Artillery fills per vuser is not tried, and said.
     const perVuser = script({ engines: { playwright: { launchOptions: { executablePath: '{{ chrome }}' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
     await assertBrowserStarts(perVuser, unset.check);

@@ -159,6 +159,16 @@ describe("Artillery's socketio engine: a connection whose CONNECT is never answe
     expect(out.ms).toBeLessThan(4000);
   }, 30_000);
 
+  // The server's DISCONNECT of the namespace (a packet of type 1 before the CONNECT's answer): the client destroys that
+  // socket and never reconnects it, reconnection on or not.
+  test('wrapped, a DISCONNECT instead of the CONNECT\'s answer (reconnection on) fails at once as io server disconnect', async () => {
+    const body = unanswered(true, false).replace("io.use((socket) => { if (false) socket.conn.close(); });", 'io.use((socket) => { socket.packet({ type: 1 }); });');
+    expect(body).toContain('socket.packet');
+    const { out } = await run(body, true);
+    expect(out).toMatchObject({ err: 'io server disconnect', errors: ['Error: io server disconnect'] });
+    expect(out.ms).toBeLessThan(1300);
+  }, 30_000);
+
   test('wrapped, a session closed at the CONNECT with reconnection off fails at once with the close reason', async () => {
     const { out } = await run(unanswered(false, true), true);
     expect(out).toMatchObject({ err: 'transport close', errors: ['Error: transport close'] });

@@ -177,8 +177,10 @@ function connectWithin(socket, cb) {
   };
   const onDisconnect = (/** @type {string} */ reason) => {
     clearTimeout(timer);
-    // With reconnection on, the client opens a session again (and may connect): its wait starts at that 'open'.
-    if (typeof manager.reconnection === 'function' && manager.reconnection()) return;
+    // With reconnection on, the client opens a session again (and may connect): its wait starts at that 'open'. Not
+    // after the server's DISCONNECT of the namespace (`io server disconnect`): the client destroyed the socket, and
+    // no 'open' comes for it (socket.active false).
+    if (typeof manager.reconnection === 'function' && manager.reconnection() && socket.active) return;
     done();
     cb(new Error(String(reason)));
   };
