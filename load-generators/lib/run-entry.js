@@ -12,7 +12,7 @@
  */
 
 /**
- * @typedef {{ once(event: 'beforeExit', listener: () => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null }} Proc
+ * @typedef {{ once(event: 'beforeExit' | 'uncaughtException', listener: (err?: any) => void): unknown, stderr: { write(s: string): unknown }, exitCode?: number | string | null, exit?: (code: number) => void }} Proc
  * @typedef {{ exitCode: number, error: string }} EntryFailure
  * @typedef {object} EntryOptions
  * @property {Proc} [proc] the process (a test's stand-in)
@@ -49,6 +49,26 @@ function runEntry(name, main, onError, opts = {}) {
     proc.stderr.write(`rig failure: ${error}\n`);
     proc.exitCode = 3;
     failed({ exitCode: 3, error });
+  });
+  // An exception nothing caught (thrown from a callback, a rejection nothing handled): Node printed its stack and
+  // exited 1, which the README gives to a breached threshold. Now what a rejection of main gets (onError's line and
+  // code, the failure summary); after main settled, the run's own code stands (its summary is written) and the
+  // error is one line.
+  proc.once('uncaughtException', (err) => {
+    if (settled) {
+      proc.stderr.write(`rig failure: ${name} failed after it finished (${firstLine(err)}): a rig bug (${opts.report ?? 'please report it'})\n`);
+    } else {
+      settled = true;
+      let code = 3;
+      try {
+        code = onError(err);
+      } catch {
+        proc.stderr.write(`rig failure: ${firstLine(err)}\n`);
+      }
+      proc.exitCode = code;
+      failed({ exitCode: code, error: firstLine(err) });
+    }
+    if (proc.exit) proc.exit(Number(proc.exitCode ?? 3));
   });
   main().then(
     (code) => {

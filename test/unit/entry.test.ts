@@ -53,6 +53,16 @@ describe('runEntry: a command never ends with exit 0 by running out of work', ()
     expect([failed.proc.exitCode, failed.written]).toEqual([3, []]);
   });
 
+  test("an exception nothing caught after main settled: the run's own code stands (its summary is written), one line", async () => {
+    const { proc, events, written } = fakeProcess();
+    const exits: number[] = [];
+    runEntry('npm run loadtest', async () => 1, () => 9, { proc: Object.assign(proc, { exit: (c: number) => void exits.push(c) }) as never });
+    await flush();
+    events.emit('uncaughtException', new Error('late\n    at cb'));
+    expect([proc.exitCode, exits]).toEqual([1, [1]]);
+    expect(written).toEqual(['rig failure: npm run loadtest failed after it finished (late): a rig bug (please report it with the command you ran)\n']);
+  });
+
   test('a real Node process whose main never settles exits 3, not 0', () => {
     const code = `require(${JSON.stringify(ENTRY)}).runEntry('t', () => new Promise(() => {}), () => 9);`;
     const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', code], { encoding: 'utf8', timeout: 60_000 });
@@ -116,6 +126,8 @@ describe('onFailure: told of every exit code that is not main\'s own, for the CL
   test.each([
     ['main never settles', 'new Promise(() => {})', /^npm run loadtest stopped before it finished, with nothing left to wait for: a rig bug/],
     ['main rejects once its run has opened', "(async () => { reached.runInfo = { runId: 'r1', runDir: '/runs/r1' }; throw new Error('boom\\n    at main'); })()", /^boom$/],
+    // Node's own end of an uncaught exception was exit 1 with a stack, which the README gives to a breached threshold.
+    ['an exception nothing caught, thrown from a callback', "new Promise(() => setTimeout(() => { throw new Error('kaput\\n    at cb'); }, 10))", /^kaput$/],
   ])("the CLI's own entry (cli.ts runCli) hands its hook to runEntry: %s, exit 3, and --output and --json hold the summary", (_case, body, error) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-entry-summary-'));
     const file = path.join(dir, 'summary.json');
