@@ -32,25 +32,14 @@ function resolveDeep(value: unknown, env: Readonly<Record<string, string | undef
 
 /**
  * `value` with its environment templates filled from `env` as Artillery fills a config's: a string that is one template
- * of an unset variable becomes undefined (its key dropped), one inside other text "undefined"; `complete` is false
+ * of an unset variable becomes undefined, one inside other text "undefined"; `complete` is false
  * when another template is left (one Artillery fills per vuser). Pure.
  */
 export function fillEnvTemplates(value: unknown, env: Readonly<Record<string, string | undefined>>): { value: unknown; complete: boolean } {
-  let complete = true;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      // Whole as Artillery tells it (the string itself, spaces included: `" {{ $env.X }}"` is text around a template).
-      const whole = new RegExp(`^${TEMPLATE.source}$`).exec(v);
-      if (whole) return env[whole[2] as string];
-      const filled = v.replace(TEMPLATE, (_all, _kind: string, name: string) => env[name] ?? 'undefined');
-      if (filled.includes('{{')) complete = false;
-      return filled;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]).filter(([, x]) => x !== undefined));
-    return v;
-  };
-  return { value: walk(value), complete };
+  // Artillery's rendering of known templates (resolveKnownTemplates), with the environment as what `$env` and
+  // `$processEnvironment` name.
+  const filled = resolveKnownTemplates(value, { $env: env, $processEnvironment: env }, new Set());
+  return { value: filled, complete: !(JSON.stringify(filled) ?? '').includes('{{') };
 }
 
 /**

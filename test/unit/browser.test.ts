@@ -65,7 +65,7 @@ describe('assertBrowserStarts', () => {
     // An unset variable, as Artillery renders it: the whole value undefined (Playwright's own browser then), "undefined" inside text.
     const unset = checking(async (o) => void seen.push(o));
     await assertBrowserStarts(templated, unset.check);
-    expect(seen[2]).not.toHaveProperty('executablePath');
+    expect(seen[2]?.executablePath).toBeUndefined();
     const inText = script({ engines: { playwright: { launchOptions: { executablePath: '/opt/{{ $env.NOPE }}/chrome' } } } }, [{ engine: 'playwright', testFunction: 'f' }]);
     await assertBrowserStarts(inText, unset.check);
     expect(seen[3]?.executablePath).toBe('/opt/undefined/chrome');
